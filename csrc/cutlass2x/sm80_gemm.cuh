@@ -1,0 +1,134 @@
+// CUTLASS 2.x GEMM for SM80 and everything after it that is not Hopper-specific:
+// multistage cp.async + mma.sync tensor-op kernels, and SIMT kernels for IEEE float32 and
+// for 16-bit operands too misaligned for cp.async.
+//
+// One instantiation per translation unit (the gemm_*_sm80.cu files, written by
+// generate.py). setup.py builds this family as compute_80 PTX compiled to sm_80 and sm_90
+// machine code (sm_80 code does not run on sm_90) plus the PTX itself, so the kernels run
+// on A100, the SM86/89 parts, H100 and, through the driver's JIT, newer GPUs.
+#pragma once
+
+#include <type_traits>
+
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/thread/linear_combination.h"
+#include "cutlass/gemm/device/gemm_universal.h"
+#include "cutlass/gemm/threadblock/threadblock_swizzle.h"
+
+#include "common/launch.h"
+#include "dispatch/configs.h"
+#include "dispatch/kernel.h"
+
+namespace cutlass_ops::sm80 {
+
+// Storage element, accumulator and tensor-core instruction shape of each precision.
+template <Precision P>
+struct PrecisionTraits;
+template <>
+struct PrecisionTraits<Precision::kF16> {
+  using Element = cutlass::half_t;
+  using Accumulator = float;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 16>;
+};
+template <>
+struct PrecisionTraits<Precision::kBF16> {
+  using Element = cutlass::bfloat16_t;
+  using Accumulator = float;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 16>;
+};
+// float operands with OpMultiplyAdd: CUTLASS converts each fp32 value to TF32 in registers
+// and issues TF32 mma.sync (warp/default_mma_tensor_op_sm80.h).
+template <>
+struct PrecisionTraits<Precision::kTF32> {
+  using Element = float;
+  using Accumulator = float;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
+};
+template <>
+struct PrecisionTraits<Precision::kF32> {
+  using Element = float;
+  using Accumulator = float;
+  using Instruction = cutlass::gemm::GemmShape<1, 1, 1>;  // SIMT only
+};
+template <>
+struct PrecisionTraits<Precision::kF64> {
+  using Element = double;
+  using Accumulator = double;
+  using Instruction = cutlass::gemm::GemmShape<8, 8, 4>;
+};
+
+template <Layout L>
+using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::RowMajor,
+                                     cutlass::layout::ColumnMajor>;
+
+// `Alignment` (elements) applies to A, B and D alike; the SIMT epilogue stores one
+// element per access whatever the operands allow.
+template <class Config, Precision P, Layout LA, Layout LB, int Alignment>
+struct Sm80Gemm {
+  using Traits = PrecisionTraits<P>;
+  using Element = typename Traits::Element;
+  using Accumulator = typename Traits::Accumulator;
+  using OpClass = std::conditional_t<Config::kSimt, cutlass::arch::OpClassSimt, cutlass::arch::OpClassTensorOp>;
+  using InstructionShape =
+      std::conditional_t<Config::kSimt, cutlass::gemm::GemmShape<1, 1, 1>, typename Traits::Instruction>;
+  static constexpr int kAlignD = Config::kSimt ? 1 : Alignment;
+
+  // ScaleType::Nothing: D = accumulator, converted; the source matrix is never read.
+  using EpilogueOp = cutlass::epilogue::thread::LinearCombination<
+      Element, kAlignD, Accumulator, Accumulator, cutlass::epilogue::thread::ScaleType::Nothing>;
+
+  using Gemm = cutlass::gemm::device::GemmUniversal<
+      Element, LayoutTag<LA>, Element, LayoutTag<LB>, Element, cutlass::layout::RowMajor, Accumulator,
+      OpClass, cutlass::arch::Sm80,
+      cutlass::gemm::GemmShape<Config::kTileM, Config::kTileN, Config::kTileK>,
+      cutlass::gemm::GemmShape<Config::kWarpM, Config::kWarpN, Config::kWarpK>, InstructionShape,
+      EpilogueOp, cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>, Config::kStages,
+      Alignment, Alignment, cutlass::arch::OpMultiplyAdd>;
+  using Arguments = typename Gemm::Arguments;
+
+  static Arguments make_arguments(const GemmArgs& g) {
+    const cutlass::gemm::GemmCoord problem(static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k));
+    return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_count=*/1,
+                     typename EpilogueOp::Params(), g.a, g.b, /*ptr_C=*/g.d, g.d,
+                     /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd);
+  }
+
+  static size_t workspace_bytes(const GemmArgs& g) { return Gemm::get_workspace_size(make_arguments(g)); }
+
+  static KernelStatus can_implement(const GemmArgs& g) {
+    if (Gemm::can_implement(make_arguments(g)) == cutlass::Status::kSuccess) return {};
+    return {KernelStatus::kNotSupported, "CUTLASS can_implement() rejected the problem"};
+  }
+
+  static KernelStatus run(const GemmArgs& g) {
+    // GemmUniversalBase caches the device's SM count and the shared-memory opt-in in
+    // thread-local statics per device, so initialize() is cheap after the first call.
+    Gemm gemm;
+    cutlass::Status status = gemm.initialize(make_arguments(g), g.workspace, g.stream);
+    if (status != cutlass::Status::kSuccess) return from_cutlass(status);
+    return from_cutlass(gemm.run(g.stream));
+  }
+
+  static KernelInfo info(const char* name) {
+    return KernelInfo{name,
+                      "cutlass2x",
+                      Config::kName,
+                      P,
+                      LA,
+                      LB,
+                      Alignment,
+                      Alignment,
+                      kAlignD,
+                      /*min_cc=*/80,
+                      /*max_cc=*/kAnyNewerCC,
+                      Config::kTileM,
+                      Config::kTileN,
+                      Config::kTileK,
+                      static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
+                      &workspace_bytes,
+                      &can_implement,
+                      &run};
+  }
+};
+
+}  // namespace cutlass_ops::sm80

@@ -1,0 +1,177 @@
+// CUTLASS 3.x GEMM for SM90 (H100/H200): TMA loads, WGMMA, warp-specialized persistent
+// kernels, assembled with CUTLASS's CollectiveBuilder from a config in dispatch/configs.h.
+//
+// One instantiation per translation unit (the gemm_*_sm90.cu files, written by
+// generate.py), compiled for sm_90a only: WGMMA and setmaxnreg exist on that target alone.
+//
+// The run sequence is CUTLASS's own (examples/48, 49; GemmUniversalAdapter): arguments,
+// can_implement, workspace, initialize, run; but the shared-memory opt-in happens once per
+// device instead of on every call, and the params go straight to the static
+// GemmUniversalAdapter::run.
+#pragma once
+
+#include <type_traits>
+
+#include "cute/tensor.hpp"
+#include "cutlass/cutlass.h"
+#include "cutlass/epilogue/collective/collective_builder.hpp"
+#include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/device/gemm_universal_adapter.h"
+#include "cutlass/gemm/dispatch_policy.hpp"
+#include "cutlass/gemm/kernel/gemm_universal.hpp"
+#include "cutlass/gemm/kernel/tile_scheduler.hpp"
+
+#include "common/launch.h"
+#include "dispatch/configs.h"
+#include "dispatch/kernel.h"
+
+namespace cutlass_ops::sm90 {
+
+template <Precision P>
+struct ElementFor;
+template <>
+struct ElementFor<Precision::kF16> {
+  using type = cutlass::half_t;
+};
+template <>
+struct ElementFor<Precision::kBF16> {
+  using type = cutlass::bfloat16_t;
+};
+// float operands: the builder maps them to TF32 WGMMA, which reads the top 19 bits of
+// each fp32 value, as cuBLAS does with TF32 enabled.
+template <>
+struct ElementFor<Precision::kTF32> {
+  using type = float;
+};
+
+template <Layout L>
+using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::RowMajor,
+                                     cutlass::layout::ColumnMajor>;
+
+template <configs::Sm90Schedule S>
+struct ScheduleTags;
+template <>
+struct ScheduleTags<configs::Sm90Schedule::kCooperative> {
+  using Mainloop = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
+  using Epilogue = cutlass::epilogue::TmaWarpSpecializedCooperative;
+};
+template <>
+struct ScheduleTags<configs::Sm90Schedule::kPingpong> {
+  using Mainloop = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
+  using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
+};
+
+// Fills a CUTLASS 3.x stride (M/N mode, K mode, batch mode) for a 2-D operand: one of the
+// first two modes is the static unit stride, the other takes the leading dimension.
+template <class Stride>
+Stride make_stride_2d(int64_t ld, int64_t batch_stride) {
+  Stride stride{};
+  if constexpr (cute::is_static<std::remove_reference_t<decltype(cute::get<0>(stride))>>::value) {
+    cute::get<1>(stride) = ld;
+  } else {
+    cute::get<0>(stride) = ld;
+  }
+  cute::get<2>(stride) = batch_stride;
+  return stride;
+}
+
+template <class Config, Precision P, Layout LA, Layout LB>
+struct Sm90Gemm {
+  using ElementAB = typename ElementFor<P>::type;
+  using ElementD = ElementAB;
+  using ElementAccumulator = float;
+  // TMA moves 16-byte aligned rows.
+  static constexpr int kAlignment = 16 / static_cast<int>(sizeof(ElementAB));
+
+  using TileShape = cute::Shape<cute::Int<Config::kTileM>, cute::Int<Config::kTileN>, cute::Int<Config::kTileK>>;
+  using ClusterShape = cute::Shape<cute::Int<Config::kClusterM>, cute::Int<Config::kClusterN>, cute::_1>;
+  using Schedule = ScheduleTags<Config::kSchedule>;
+
+  // ElementC = void: the epilogue reads no source matrix; D = 1 * accumulator.
+  using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementAccumulator,
+      void, cutlass::layout::RowMajor, kAlignment,
+      ElementD, cutlass::layout::RowMajor, kAlignment,
+      typename Schedule::Epilogue>::CollectiveOp;
+
+  using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
+      ElementAB, LayoutTag<LA>, kAlignment,
+      ElementAB, LayoutTag<LB>, kAlignment,
+      ElementAccumulator, TileShape, ClusterShape,
+      cutlass::gemm::collective::StageCountAutoCarveout<
+          static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
+      typename Schedule::Mainloop>::CollectiveOp;
+
+  using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
+      cute::Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue,
+      cutlass::gemm::PersistentScheduler>;
+  using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
+  using Arguments = typename Gemm::Arguments;
+
+  static Arguments make_arguments(const GemmArgs& g) {
+    const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
+    // CUTLASS 3.x views B as N x K, so a row-major (K x N) torch B is "N-major".
+    const auto stride_a = make_stride_2d<typename GemmKernel::StrideA>(
+        g.lda, g.lda * (LA == Layout::kRowMajor ? g.m : g.k));
+    const auto stride_b = make_stride_2d<typename GemmKernel::StrideB>(
+        g.ldb, g.ldb * (LB == Layout::kRowMajor ? g.k : g.n));
+    const auto stride_d = make_stride_2d<typename GemmKernel::StrideD>(g.ldd, g.ldd * g.m);
+
+    cutlass::KernelHardwareInfo hw_info;
+    hw_info.device_id = g.device;
+    hw_info.sm_count = g.sm_count;  // cached by the caller: no device query per call
+
+    Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
+                   {m, n, k, 1},
+                   {static_cast<const ElementAB*>(g.a), stride_a, static_cast<const ElementAB*>(g.b), stride_b},
+                   {{}, nullptr, typename GemmKernel::StrideC{}, static_cast<ElementD*>(g.d), stride_d},
+                   hw_info};
+    args.epilogue.thread.alpha = 1.0f;
+    args.epilogue.thread.beta = 0.0f;
+    return args;
+  }
+
+  static size_t workspace_bytes(const GemmArgs& g) { return Gemm::get_workspace_size(make_arguments(g)); }
+
+  static KernelStatus can_implement(const GemmArgs& g) {
+    if (Gemm::can_implement(make_arguments(g)) == cutlass::Status::kSuccess) return {};
+    return {KernelStatus::kNotSupported, "CUTLASS can_implement() rejected the problem"};
+  }
+
+  static KernelStatus run(const GemmArgs& g) {
+    Arguments args = make_arguments(g);
+    cutlass::Status status = GemmKernel::initialize_workspace(args, g.workspace, g.stream);
+    if (status != cutlass::Status::kSuccess) return from_cutlass(status);
+    auto params = GemmKernel::to_underlying_arguments(args, g.workspace);
+    const cudaError_t opt_in = opt_in_shared_memory_once<GemmKernel>(
+        reinterpret_cast<const void*>(&cutlass::device_kernel<GemmKernel>), GemmKernel::SharedStorageSize,
+        g.device);
+    if (opt_in != cudaSuccess) return from_cuda(opt_in);
+    return from_cutlass(Gemm::run(params, g.stream));
+  }
+
+  static KernelInfo info(const char* name) {
+    return KernelInfo{name,
+                      "cutlass3x",
+                      Config::kName,
+                      P,
+                      LA,
+                      LB,
+                      kAlignment,
+                      kAlignment,
+                      kAlignment,
+                      /*min_cc=*/90,
+                      /*max_cc=*/90,
+                      Config::kTileM,
+                      Config::kTileN,
+                      Config::kTileK,
+                      static_cast<int>(GemmKernel::SharedStorageSize),
+                      &workspace_bytes,
+                      &can_implement,
+                      &run};
+  }
+};
+
+}  // namespace cutlass_ops::sm90

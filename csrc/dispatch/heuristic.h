@@ -1,0 +1,24 @@
+// The shape heuristic: which kernel configs suit a problem, best first.
+#pragma once
+
+#include <array>
+
+#include "dispatch/planner.h"
+
+namespace cutlass_ops {
+
+struct Preference {
+  std::array<const char*, 8> configs{};  // config names (configs.h kName), best first
+  int count = 0;
+  const char* reason = "";  // the ladder branch taken, for explain()
+
+  void add(const char* config) {
+    if (count < static_cast<int>(configs.size())) configs[count++] = config;
+  }
+};
+
+// The planner takes the first config in this list that has a registered kernel accepting
+// the problem (highest alignment variant first); if none does, any accepting kernel.
+Preference preferred_configs(const Plan& plan, const DeviceDesc& device);
+
+}  // namespace cutlass_ops

@@ -1,0 +1,168 @@
+#include "dispatch/planner.h"
+
+#include <climits>
+#include <cstring>
+
+#include "dispatch/heuristic.h"
+#include "dispatch/registry.h"
+
+namespace cutlass_ops {
+
+namespace {
+
+Layout flip(Layout l) { return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor; }
+
+// Alignment of a kernel operand `rows x cols` stored in `layout` with leading dim `ld`.
+int operand_alignment(uint64_t address, Layout layout, int64_t ld, int64_t rows, int64_t cols,
+                      int elem_bytes) {
+  const int64_t contiguous_extent = layout == Layout::kRowMajor ? cols : rows;
+  return alignment_elements(address, ld, contiguous_extent, elem_bytes);
+}
+
+const char* layout_name(Layout l) { return l == Layout::kRowMajor ? "row-major" : "column-major"; }
+
+}  // namespace
+
+Plan normalize(const CallDesc& call) {
+  Plan p;
+  p.precision = call.precision;
+  const int eb = element_bytes(call.precision);
+  const int64_t M = call.a.rows, K = call.a.cols, N = call.b.cols;
+
+  // A fresh copy or temporary comes from the caching allocator: address 0 stands for
+  // "aligned to anything".
+  OperandLayout la = classify(call.a);
+  uint64_t addr_a = call.a.address;
+  if (!la.blas_compatible) {
+    p.copy_a = true;
+    la = contiguous_layout(call.a);
+    addr_a = 0;
+  }
+  OperandLayout lb = classify(call.b);
+  uint64_t addr_b = call.b.address;
+  if (!lb.blas_compatible) {
+    p.copy_b = true;
+    lb = contiguous_layout(call.b);
+    addr_b = 0;
+  }
+  OperandLayout ld = classify(call.d);
+  uint64_t addr_d = call.d.address;
+  if (!ld.blas_compatible || call.d_overlaps_input) {
+    p.d_via_temp = true;
+    ld = contiguous_layout(call.d);
+    addr_d = 0;
+  }
+
+  p.k = K;
+  if (ld.layout == Layout::kRowMajor) {
+    p.m = M;
+    p.n = N;
+    p.a = {la.layout, la.ld, operand_alignment(addr_a, la.layout, la.ld, M, K, eb)};
+    p.b = {lb.layout, lb.ld, operand_alignment(addr_b, lb.layout, lb.ld, K, N, eb)};
+  } else {
+    // D is column-major, so D^T (N x M) is row-major with the same leading dim:
+    // D^T = mat2^T (N x K) * self^T (K x M). Transposing a view flips its layout and
+    // keeps its leading dim; no data moves.
+    p.transposed = true;
+    p.m = N;
+    p.n = M;
+    p.a = {flip(lb.layout), lb.ld, operand_alignment(addr_b, flip(lb.layout), lb.ld, N, K, eb)};
+    p.b = {flip(la.layout), la.ld, operand_alignment(addr_a, flip(la.layout), la.ld, K, M, eb)};
+  }
+  p.d = {Layout::kRowMajor, ld.ld,
+         operand_alignment(addr_d, Layout::kRowMajor, ld.ld, p.m, p.n, eb)};
+  return p;
+}
+
+Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
+  if (k.precision != p.precision) return Rejection::kPrecision;
+  if (k.layout_a != p.a.layout || k.layout_b != p.b.layout) return Rejection::kLayout;
+  if (dev.cc < k.min_cc || dev.cc > k.max_cc) return Rejection::kArch;
+  if (k.smem_bytes > dev.smem_optin_bytes) return Rejection::kSharedMemory;
+  // CUTLASS problem shapes are 32-bit.
+  if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) return Rejection::kTooLarge;
+  // Alignments are powers of two, so "at least" means "a multiple of".
+  if (p.a.align < k.align_a) return Rejection::kAlignA;
+  if (p.b.align < k.align_b) return Rejection::kAlignB;
+  if (p.d.align < k.align_d) return Rejection::kAlignD;
+  return Rejection::kNone;
+}
+
+std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p,
+                               const DeviceDesc& dev) {
+  using std::to_string;
+  const std::string operands = p.transposed ? " (of the transposed problem D^T = mat2^T self^T)" : "";
+  switch (why) {
+    case Rejection::kNone:
+      return "";
+    case Rejection::kPrecision:
+      return std::string("computes ") + precision_name(k.precision) + ", the call needs " +
+             precision_name(p.precision);
+    case Rejection::kLayout:
+      return std::string("takes A ") + layout_name(k.layout_a) + " and B " + layout_name(k.layout_b) +
+             ", the problem has A " + layout_name(p.a.layout) + " and B " + layout_name(p.b.layout) +
+             operands;
+    case Rejection::kArch:
+      return "runs on compute capability " + to_string(k.min_cc / 10) + "." + to_string(k.min_cc % 10) +
+             (k.max_cc == kAnyNewerCC ? std::string(" and newer")
+                                      : k.max_cc == k.min_cc
+                                            ? std::string(" only")
+                                            : " to " + to_string(k.max_cc / 10) + "." + to_string(k.max_cc % 10)) +
+             ", the device is " + to_string(dev.cc / 10) + "." + to_string(dev.cc % 10);
+    case Rejection::kSharedMemory:
+      return "needs " + to_string(k.smem_bytes) + " bytes of shared memory per block, the device allows " +
+             to_string(dev.smem_optin_bytes);
+    case Rejection::kTooLarge:
+      return "M, N and K must each fit in 32 bits; the problem is " + to_string(p.m) + "x" + to_string(p.n) +
+             "x" + to_string(p.k);
+    case Rejection::kAlignA:
+      return "needs A aligned to " + to_string(k.align_a) + " elements (address, leading dim " +
+             to_string(p.a.ld) + " and contiguous extent), A is aligned to " + to_string(p.a.align) + operands;
+    case Rejection::kAlignB:
+      return "needs B aligned to " + to_string(k.align_b) + " elements (address, leading dim " +
+             to_string(p.b.ld) + " and contiguous extent), B is aligned to " + to_string(p.b.align) + operands;
+    case Rejection::kAlignD:
+      return "needs the output aligned to " + to_string(k.align_d) + " elements (address, leading dim " +
+             to_string(p.d.ld) + " and row length " + to_string(p.n) + "), it is aligned to " +
+             to_string(p.d.align) + operands;
+  }
+  return "unknown";
+}
+
+void choose_kernel(Plan& p, const DeviceDesc& dev) {
+  const auto& candidates = Registry::instance().candidates(p.precision, p.a.layout, p.b.layout);
+  const Preference pref = preferred_configs(p, dev);
+  for (int i = 0; i < pref.count; ++i) {
+    const KernelInfo* best = nullptr;
+    for (const KernelInfo* k : candidates) {
+      if (std::strcmp(k->config, pref.configs[i]) != 0) continue;
+      if (check_kernel(*k, p, dev) != Rejection::kNone) continue;
+      // Several alignment variants of one config: the widest accesses win.
+      if (!best || k->align_a + k->align_b + k->align_d > best->align_a + best->align_b + best->align_d) {
+        best = k;
+      }
+    }
+    if (best) {
+      p.kernel = best;
+      p.reason = pref.reason;
+      return;
+    }
+  }
+  for (const KernelInfo* k : candidates) {
+    if (check_kernel(*k, p, dev) == Rejection::kNone) {
+      p.kernel = k;
+      p.reason = "no preferred config accepts the problem: first registered kernel that does";
+      return;
+    }
+  }
+  p.kernel = nullptr;
+  p.reason = "no kernel in this build accepts the problem";
+}
+
+Plan make_plan(const CallDesc& call, const DeviceDesc& device) {
+  Plan p = normalize(call);
+  choose_kernel(p, device);
+  return p;
+}
+
+}  // namespace cutlass_ops

@@ -1,0 +1,77 @@
+// From "these tensors, this device" to "this kernel, on this problem": layout
+// normalisation, alignment, and the kernel choice. No torch, no CUTLASS, no GPU: the
+// entry layer calls it on every matmul, and cutlass_ops.plan() calls it with made-up
+// devices and strides so dispatch decisions can be tested anywhere.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dispatch/kernel.h"
+#include "dispatch/layout.h"
+
+namespace cutlass_ops {
+
+struct DeviceDesc {
+  int cc = 0;                // 10 * major + minor
+  int sm_count = 0;
+  int smem_optin_bytes = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
+};
+
+// One call, as the caller's tensors describe it: self (M x K) times mat2 (K x N) into d.
+struct CallDesc {
+  Precision precision = Precision::kF32;
+  MatrixDesc a, b;
+  MatrixDesc d;                  // the output view, M x N; a fresh result is contiguous
+  bool d_overlaps_input = false; // out shares memory with self or mat2
+};
+
+struct OperandPlan {
+  Layout layout = Layout::kRowMajor;
+  int64_t ld = 0;
+  int align = 0;  // alignment_elements() of the operand as the kernel will see it
+};
+
+struct Plan {
+  Precision precision = Precision::kF32;
+  bool copy_a = false;      // self's strides fit no BLAS layout: the entry layer copies it
+  bool copy_b = false;      // likewise mat2
+  bool d_via_temp = false;  // the kernel writes a contiguous temporary, then out.copy_(temp)
+  bool transposed = false;  // output is column-major: compute D^T = mat2^T * self^T
+
+  // The problem the kernel sees, after the copies and the transposition above.
+  int64_t m = 0, n = 0, k = 0;
+  OperandPlan a, b, d;
+
+  const KernelInfo* kernel = nullptr;  // nullptr: no kernel in this build accepts it
+  const char* reason = "";             // one line: why the heuristic picked this kernel
+};
+
+// Everything except the kernel choice.
+Plan normalize(const CallDesc& call);
+
+// Why a kernel cannot run a normalised problem (kNone: it can).
+enum class Rejection {
+  kNone,
+  kPrecision,
+  kLayout,
+  kArch,
+  kSharedMemory,
+  kAlignA,
+  kAlignB,
+  kAlignD,
+  kTooLarge,
+};
+Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceDesc& device);
+std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Plan& plan,
+                               const DeviceDesc& device);
+
+// Fills plan.kernel and plan.reason with the heuristic's choice (kernel == nullptr when
+// nothing in the registry accepts the problem).
+void choose_kernel(Plan& plan, const DeviceDesc& device);
+
+// normalize + choose_kernel.
+Plan make_plan(const CallDesc& call, const DeviceDesc& device);
+
+}  // namespace cutlass_ops

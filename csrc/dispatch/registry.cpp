@@ -1,0 +1,45 @@
+#include "dispatch/registry.h"
+
+#include <cstring>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace cutlass_ops {
+
+Registry& Registry::instance() {
+  static Registry registry;
+  return registry;
+}
+
+void Registry::add_table(const KernelTable& table) {
+  const std::string module = table.module ? table.module : "?";
+  if (table.abi_version != kKernelAbiVersion) {
+    throw std::invalid_argument("kernel module " + module + " was built for kernel ABI " +
+                                std::to_string(table.abi_version) + ", but cutlass_ops._C expects " +
+                                std::to_string(kKernelAbiVersion) + "; rebuild the extension");
+  }
+  std::unordered_set<std::string_view> names;
+  for (const KernelInfo* k : all_) names.insert(k->name);
+  for (int i = 0; i < table.count; ++i) {
+    const KernelInfo& k = table.kernels[i];
+    if (!names.insert(k.name).second) {
+      throw std::invalid_argument("kernel module " + module + " registers '" + k.name +
+                                  "', a name already registered; kernel names must be unique");
+    }
+  }
+  for (int i = 0; i < table.count; ++i) {
+    const KernelInfo* k = &table.kernels[i];
+    all_.push_back(k);
+    by_class_[class_index(k->precision, k->layout_a, k->layout_b)].push_back(k);
+  }
+  modules_.push_back(module);
+}
+
+const KernelInfo* Registry::find(std::string_view name) const {
+  for (const KernelInfo* k : all_) {
+    if (name == k->name) return k;
+  }
+  return nullptr;
+}
+
+}  // namespace cutlass_ops

@@ -1,0 +1,87 @@
+// The plain description of one GEMM that every layer shares.
+//
+// This header is the boundary between the torch-facing entry layer (csrc/ops) and the
+// kernels (csrc/cutlass3x, csrc/cutlass2x, csrc/handwritten): it includes neither torch
+// nor CUTLASS, so kernel translation units compile fast and could be used outside
+// PyTorch, and the planner can be exercised on a machine without a GPU.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include <cuda_runtime_api.h>
+
+namespace cutlass_ops {
+
+// What a kernel computes: the storage type of A, B and D, and how it multiplies.
+enum class Precision : int8_t {
+  kF16 = 0,   // float16 in and out, fp32 accumulate
+  kBF16 = 1,  // bfloat16 in and out, fp32 accumulate
+  kTF32 = 2,  // float32 in and out, TF32 tensor-core products, fp32 accumulate
+  kF32 = 3,   // float32 in and out, IEEE fp32 fused multiply-add
+  kF64 = 4,   // float64 in and out
+};
+inline constexpr int kNumPrecisions = 5;
+
+// Storage order of one matrix operand. Row-major: element (i, j) at i * ld + j.
+enum class Layout : int8_t { kRowMajor = 0, kColMajor = 1 };
+
+inline constexpr const char* precision_name(Precision p) {
+  switch (p) {
+    case Precision::kF16: return "f16";
+    case Precision::kBF16: return "bf16";
+    case Precision::kTF32: return "tf32";
+    case Precision::kF32: return "f32";
+    case Precision::kF64: return "f64";
+  }
+  return "?";
+}
+
+inline constexpr int element_bytes(Precision p) {
+  switch (p) {
+    case Precision::kF16:
+    case Precision::kBF16: return 2;
+    case Precision::kTF32:
+    case Precision::kF32: return 4;
+    case Precision::kF64: return 8;
+  }
+  return 0;
+}
+
+inline constexpr char layout_letter(Layout l) { return l == Layout::kRowMajor ? 'r' : 'c'; }
+
+// Everything a kernel launch needs: D (M x N, row-major, leading dim ldd) = A (M x K) * B (K x N).
+// The planner has already turned column-major outputs into the transposed problem, so
+// kernels only ever write row-major D.
+struct GemmArgs {
+  int64_t m = 0, n = 0, k = 0;
+  const void* a = nullptr;
+  int64_t lda = 0;
+  Layout layout_a = Layout::kRowMajor;
+  const void* b = nullptr;
+  int64_t ldb = 0;
+  Layout layout_b = Layout::kRowMajor;
+  void* d = nullptr;
+  int64_t ldd = 0;
+
+  int device = 0;    // CUDA ordinal; the caller has made it current
+  int sm_count = 0;  // multiprocessors on `device` (persistent schedulers size their grid by it)
+  void* workspace = nullptr;  // at least `workspace_bytes(args)` bytes, stream-ordered
+  cudaStream_t stream = nullptr;
+};
+
+// Result of a kernel entry point. `message` is a static string (a CUTLASS status string
+// or cudaGetErrorString) so it can cross shared-library boundaries without ownership.
+struct KernelStatus {
+  enum Code : int32_t {
+    kOk = 0,
+    kNotSupported = 1,  // the kernel cannot run this problem (can_implement said no)
+    kLaunchFailed = 2,  // CUTLASS or CUDA reported an error while initialising or launching
+  };
+  Code code = kOk;
+  const char* message = "success";
+
+  bool ok() const { return code == kOk; }
+};
+
+}  // namespace cutlass_ops

@@ -1,0 +1,102 @@
+// cutlass_ops._C's Python functions: kernel registration, the kernel list, and the
+// planner's explanation of a call. The ops themselves are reached through torch.ops.
+#include <torch/extension.h>
+
+#include "dispatch/registry.h"
+#include "ops/device_info.h"
+#include "ops/mm.h"
+
+namespace py = pybind11;
+
+namespace cutlass_ops {
+namespace {
+
+const char* layout_word(Layout l) { return l == Layout::kRowMajor ? "row" : "col"; }
+
+py::dict kernel_dict(const KernelInfo& k) {
+  py::dict d;
+  d["name"] = k.name;
+  d["family"] = k.family;
+  d["config"] = k.config;
+  d["precision"] = precision_name(k.precision);
+  d["layout_a"] = layout_word(k.layout_a);
+  d["layout_b"] = layout_word(k.layout_b);
+  d["align"] = py::make_tuple(k.align_a, k.align_b, k.align_d);
+  d["min_cc"] = k.min_cc;
+  d["max_cc"] = k.max_cc == kAnyNewerCC ? py::object(py::none()) : py::object(py::int_(k.max_cc));
+  d["tile"] = py::make_tuple(k.tile_m, k.tile_n, k.tile_k);
+  d["smem_bytes"] = k.smem_bytes;
+  return d;
+}
+
+py::dict operand_dict(const OperandPlan& o) {
+  py::dict d;
+  d["layout"] = layout_word(o.layout);
+  d["ld"] = o.ld;
+  d["align"] = o.align;
+  return d;
+}
+
+void register_kernel_table(py::capsule capsule) {
+  auto* table = static_cast<const KernelTable*>(PyCapsule_GetPointer(capsule.ptr(), kKernelTableCapsuleName));
+  if (table == nullptr) throw py::error_already_set();
+  try {
+    Registry::instance().add_table(*table);
+  } catch (const std::invalid_argument& e) {
+    throw py::value_error(e.what());
+  }
+}
+
+py::list kernels() {
+  py::list out;
+  for (const KernelInfo* k : Registry::instance().all()) out.append(kernel_dict(*k));
+  return out;
+}
+
+py::tuple device_desc(int device) {
+  const DeviceDesc& d = cuda_device_desc(device);
+  return py::make_tuple(d.cc, d.sm_count, d.smem_optin_bytes);
+}
+
+py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::optional<at::Tensor>& out,
+                 const std::string& kernel, int cc, int sm_count, int smem_optin_bytes) {
+  const DeviceDesc device{cc, sm_count, smem_optin_bytes};
+  const Explanation e = explain_call(self, mat2, out ? &*out : nullptr, kernel, device);
+  py::dict d;
+  d["supported_dtype"] = e.supported_dtype;
+  if (!e.supported_dtype) return d;
+  const Plan& p = e.plan;
+  d["precision"] = precision_name(p.precision);
+  d["kernel"] = p.kernel ? py::object(py::str(p.kernel->name)) : py::object(py::none());
+  d["reason"] = p.reason;
+  d["forced_rejection"] = e.forced_rejection;
+  d["copy_a"] = p.copy_a;
+  d["copy_b"] = p.copy_b;
+  d["out_via_temp"] = p.d_via_temp;
+  d["transposed"] = p.transposed;
+  d["problem"] = py::make_tuple(p.m, p.n, p.k);
+  d["a"] = operand_dict(p.a);
+  d["b"] = operand_dict(p.b);
+  d["d"] = operand_dict(p.d);
+  py::list candidates;
+  for (const auto& [k, why] : e.candidates) candidates.append(py::make_tuple(k->name, why));
+  d["candidates"] = candidates;
+  return d;
+}
+
+}  // namespace
+}  // namespace cutlass_ops
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.doc() = "cutlass_ops entry module: the op registrations, the kernel registry and the planner.";
+  m.attr("KERNEL_ABI_VERSION") = cutlass_ops::kKernelAbiVersion;
+  m.def("register_kernel_table", &cutlass_ops::register_kernel_table,
+        "Add a kernel module's `kernel_table` capsule to the registry.");
+  m.def("kernels", &cutlass_ops::kernels, "Every registered kernel, as dicts.");
+  m.def("registered_modules", [] { return cutlass_ops::Registry::instance().modules(); },
+        "Kernel modules whose tables are registered.");
+  m.def("device_desc", &cutlass_ops::device_desc, "(compute capability * 10, SM count, opt-in smem bytes).");
+  m.def("explain", &cutlass_ops::explain, "The planner's decision for a call, without running it.",
+        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"), py::arg("cc"), py::arg("sm_count"),
+        py::arg("smem_optin_bytes"));
+}

@@ -1,0 +1,345 @@
+// cutlass_ops::mm on CUDA, read top to bottom like aten's addmm_out_cuda_impl: device
+// check, argument checks, out= checks and resize, early returns for empty dims, plan,
+// copies, launch, copy-back.
+#include "ops/mm.h"
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include <ATen/ATen.h>
+#include <ATen/Context.h>
+#include <ATen/MemoryOverlap.h>
+#include <ATen/native/Resize.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "dispatch/registry.h"
+#include "ops/device_info.h"
+
+namespace cutlass_ops {
+
+namespace {
+
+constexpr const char* kMethod = "cutlass_ops::mm";
+
+// torch's check_and_update_common_device, with its message.
+void check_same_device(std::initializer_list<std::pair<const at::Tensor*, const char*>> args) {
+  std::optional<at::Device> common;
+  for (const auto& [tensor, name] : args) {
+    if (!common) {
+      common = tensor->device();
+      continue;
+    }
+    TORCH_CHECK(tensor->device() == *common, "Expected all tensors to be on the same device, but got ", name,
+                " is on ", tensor->device(), ", different from other tensors on ", *common,
+                " (when checking argument in method ", kMethod, ")");
+  }
+}
+
+// torch.mm's own checks (TORCH_META_FUNC(mm)), in its order and words. SymInt-aware so the
+// meta kernels can share it under torch.compile's dynamic shapes.
+void check_mm_args(const at::Tensor& self, const at::Tensor& mat2) {
+  TORCH_CHECK(self.dim() == 2, "mm: self must be a matrix, got ", self.dim(), "-D tensor");
+  TORCH_CHECK(mat2.dim() == 2, "mm: mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+  TORCH_CHECK(self.sym_size(1) == mat2.sym_size(0), "mm: mat1 and mat2 shapes cannot be multiplied (",
+              self.sym_size(0), "x", self.sym_size(1), " and ", mat2.sym_size(0), "x", mat2.sym_size(1), ")");
+  TORCH_CHECK(self.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ", self.dtype(),
+              " != ", mat2.dtype());
+}
+
+// The structured-kernel out= checks torch applies before writing (resize_out in the
+// generated RegisterCUDA.cpp), then its resize rule: a non-empty out of the wrong shape is
+// resized with a UserWarning, an empty one silently.
+void check_out(const at::Tensor& self, const at::Tensor& out) {
+  TORCH_CHECK(out.dtype() == self.dtype(), "Expected out tensor to have dtype ", self.dtype(), ", but got ",
+              out.dtype(), " instead");
+  TORCH_CHECK(out.device() == self.device(), "Expected out tensor to have device ", self.device(), ", but got ",
+              out.device(), " instead");
+  at::assert_no_internal_overlap(out);
+}
+
+[[noreturn]] void throw_unsupported_dtype(at::ScalarType dtype) {
+  // torch.mm's own error for integer and bool matrices on CUDA.
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "\"addmm_cuda\" not implemented for '", c10::toString(dtype), "'");
+}
+
+MatrixDesc describe(const at::Tensor& t) {
+  // Meta tensors have no memory: plan as if their storage started 256-byte aligned.
+  const uint64_t address = t.is_meta() ? static_cast<uint64_t>(t.storage_offset()) * t.element_size()
+                                       : reinterpret_cast<uint64_t>(t.const_data_ptr());
+  return {t.size(0), t.size(1), t.stride(0), t.stride(1), address};
+}
+
+// The output descriptor the call will write: `out` itself, or, when out= must first be
+// resized, the contiguous M x N tensor resize_output will leave at the same address.
+MatrixDesc describe_output(const at::Tensor& out, int64_t m, int64_t n) {
+  if (out.dim() == 2 && out.size(0) == m && out.size(1) == n) return describe(out);
+  const uint64_t address = out.is_meta() ? static_cast<uint64_t>(out.storage_offset()) * out.element_size()
+                                         : reinterpret_cast<uint64_t>(out.const_data_ptr());
+  return {m, n, n, 1, address};
+}
+
+bool overlaps(const at::Tensor& out, const at::Tensor& input) {
+  return at::get_overlap_status(out, input) != at::MemOverlapStatus::No;
+}
+
+CallDesc describe_call(Precision precision, const at::Tensor& self, const at::Tensor& mat2,
+                       const MatrixDesc& d, bool d_overlaps_input) {
+  CallDesc call;
+  call.precision = precision;
+  call.a = describe(self);
+  call.b = describe(mat2);
+  call.d = d;
+  call.d_overlaps_input = d_overlaps_input;
+  return call;
+}
+
+std::string compiled_archs() {
+  std::string archs;
+  int seen_min_cc[8] = {};
+  int n_seen = 0;
+  for (const KernelInfo* k : Registry::instance().all()) {
+    bool seen = false;
+    for (int i = 0; i < n_seen; ++i) seen = seen || seen_min_cc[i] == k->min_cc;
+    if (seen || n_seen == 8) continue;
+    seen_min_cc[n_seen++] = k->min_cc;
+    if (!archs.empty()) archs += ", ";
+    archs += "sm_" + std::to_string(k->min_cc) + (k->max_cc == kAnyNewerCC ? " and newer" : "a") + " (" +
+             k->family + ")";
+  }
+  return archs.empty() ? std::string("none") : archs;
+}
+
+bool has_kernels_for(int cc) {
+  for (const KernelInfo* k : Registry::instance().all()) {
+    if (cc >= k->min_cc && cc <= k->max_cc) return true;
+  }
+  return false;
+}
+
+const KernelInfo& find_kernel_or_throw(std::string_view name) {
+  const KernelInfo* kernel = Registry::instance().find(name);
+  TORCH_CHECK_VALUE(kernel != nullptr, "cutlass_ops.mm: unknown kernel '", name,
+                    "'; cutlass_ops.list_kernels() lists the ", Registry::instance().all().size(),
+                    " kernels in this build");
+  return *kernel;
+}
+
+// A forced kernel decides float32's precision: forcing a TF32 kernel opts into TF32, and
+// forcing the IEEE kernel opts out, whatever torch's global TF32 flag says.
+void adopt_forced_precision(Plan& plan, const KernelInfo& kernel) {
+  const bool both_float32 = (plan.precision == Precision::kTF32 || plan.precision == Precision::kF32) &&
+                            (kernel.precision == Precision::kTF32 || kernel.precision == Precision::kF32);
+  if (both_float32) plan.precision = kernel.precision;
+}
+
+// Plans `call`; with a forced kernel, throws ValueError if that kernel cannot run it.
+Plan plan_call(const CallDesc& call, const DeviceDesc& device, std::string_view forced) {
+  if (forced.empty()) return make_plan(call, device);
+  const KernelInfo& kernel = find_kernel_or_throw(forced);
+  Plan plan = normalize(call);
+  adopt_forced_precision(plan, kernel);
+  const Rejection why = check_kernel(kernel, plan, device);
+  TORCH_CHECK_VALUE(why == Rejection::kNone, "cutlass_ops.mm: kernel '", kernel.name, "' cannot run this problem (",
+                    call.a.rows, "x", call.a.cols, " @ ", call.b.rows, "x", call.b.cols, ", ",
+                    precision_name(plan.precision), "): it ", describe_rejection(why, kernel, plan, device));
+  plan.kernel = &kernel;
+  plan.reason = "forced with kernel=";
+  return plan;
+}
+
+void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
+            const DeviceDesc& desc) {
+  const KernelInfo& kernel = *plan.kernel;
+  const at::Tensor a = plan.copy_a ? self.contiguous() : self;
+  const at::Tensor b = plan.copy_b ? mat2.contiguous() : mat2;
+  const at::Tensor d = plan.d_via_temp ? at::empty({self.size(0), mat2.size(1)}, out.options()) : out;
+
+  GemmArgs args;
+  args.m = plan.m;
+  args.n = plan.n;
+  args.k = plan.k;
+  args.a = (plan.transposed ? b : a).const_data_ptr();
+  args.lda = plan.a.ld;
+  args.layout_a = plan.a.layout;
+  args.b = (plan.transposed ? a : b).const_data_ptr();
+  args.ldb = plan.b.ld;
+  args.layout_b = plan.b.layout;
+  args.d = d.data_ptr();
+  args.ldd = plan.d.ld;
+  args.device = device;
+  args.sm_count = desc.sm_count;
+  args.stream = c10::cuda::getCurrentCUDAStream(device).stream();
+
+  KernelStatus status = kernel.can_implement(args);
+  TORCH_CHECK(status.ok(), "cutlass_ops.mm: internal error: the planner chose kernel ", kernel.name, " for the ",
+              plan.m, "x", plan.n, "x", plan.k, " problem (lda ", plan.a.ld, ", ldb ", plan.b.ld, ", ldd ", plan.d.ld,
+              ") but the kernel refuses it: ", status.message, ". Please report this with the output of "
+              "cutlass_ops.explain() for these tensors.");
+
+  // Workspace comes from the caching allocator on the current stream, so it is reused
+  // safely and CUDA-graph capture sees no raw allocation.
+  at::Tensor workspace;
+  const size_t workspace_bytes = kernel.workspace_bytes(args);
+  if (workspace_bytes > 0) {
+    workspace = at::empty({static_cast<int64_t>(workspace_bytes)}, out.options().dtype(at::kByte));
+    args.workspace = workspace.data_ptr();
+  }
+  status = kernel.run(args);
+  TORCH_CHECK(status.ok(), "cutlass_ops.mm: kernel ", kernel.name, " failed on the ", plan.m, "x", plan.n, "x",
+              plan.k, " problem: ", status.message);
+  if (plan.d_via_temp) out.copy_(d);
+}
+
+// The shared body of the four CUDA entry points. `out` is defined for the out= variants;
+// otherwise the result is allocated here, after every check has passed.
+at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at::Tensor* out,
+                       std::string_view forced) {
+  if (out) {
+    check_same_device({{&self_in, "self"}, {&mat2_in, "mat2"}, {out, "out"}});
+  } else {
+    check_same_device({{&self_in, "self"}, {&mat2_in, "mat2"}});
+  }
+  TORCH_CHECK(self_in.is_cuda(), kMethod, " runs on CUDA tensors; got tensors on ", self_in.device());
+  check_mm_args(self_in, mat2_in);
+  if (out) check_out(self_in, *out);
+
+  const at::ScalarType dtype = self_in.scalar_type();
+  const std::optional<Precision> precision = precision_for(dtype);
+  if (!precision) {
+    if (!at::isComplexType(dtype)) throw_unsupported_dtype(dtype);
+    // Complex matrices: documented hand-off to torch.mm (cuBLAS).
+    TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops.mm: kernel= cannot be used with ", dtype,
+                      " tensors: cutlass_ops has no complex kernels and hands them to torch.mm");
+    if (out) return at::mm_out(*out, self_in, mat2_in);
+    return at::mm(self_in, mat2_in);
+  }
+
+  const int device = self_in.get_device();
+  c10::cuda::CUDAGuard guard(device);
+  const DeviceDesc& desc = cuda_device_desc(device);
+  TORCH_CHECK(has_kernels_for(desc.cc), kMethod, ": ", self_in.device(), " has compute capability ", desc.cc / 10,
+              ".", desc.cc % 10, ", and this build has no kernels for it. Compiled: ", compiled_archs(),
+              ". cutlass_ops needs compute capability 8.0 or newer; rebuild with CUTLASS_OPS_ARCHS to add archs.");
+
+  // The neg bit (a lazily negated view) is resolved the way torch.mm resolves it.
+  const at::Tensor self = self_in.resolve_neg();
+  const at::Tensor mat2 = mat2_in.resolve_neg();
+  const int64_t m = self.size(0), k = self.size(1), n = mat2.size(1);
+
+  // Plan before touching out, so a forced kernel that cannot run leaves out untouched.
+  at::Tensor result = out ? *out : at::empty({m, n}, self.options());
+  const bool d_overlaps = out && (overlaps(result, self) || overlaps(result, mat2));
+  Plan plan = plan_call(describe_call(*precision, self, mat2, describe_output(result, m, n), d_overlaps), desc,
+                        forced);
+  if (out && at::native::resize_output(result, {m, n})) {
+    // Resized: the storage may have moved, so plan again on the real output.
+    plan = plan_call(describe_call(*precision, self, mat2, describe(result), d_overlaps), desc, forced);
+  }
+
+  if (m == 0 || n == 0) return result;
+  if (k == 0) return result.zero_();
+  if (plan.kernel == nullptr) {
+    // No kernel accepts the problem (a dimension over 2^31 - 1, say): torch.mm computes it.
+    return at::mm_out(result, self, mat2);
+  }
+  launch(plan, self, mat2, result, device, desc);
+  return result;
+}
+
+// Meta: the same checks, then the shape; no kernel is consulted except to validate a name.
+at::Tensor& matmul_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_mm_args(self, mat2);
+  TORCH_CHECK(out.dtype() == self.dtype(), "Expected out tensor to have dtype ", self.dtype(), ", but got ",
+              out.dtype(), " instead");
+  at::native::resize_output_symint(out, {self.sym_size(0), mat2.sym_size(1)});
+  return out;
+}
+
+}  // namespace
+
+std::optional<Precision> precision_for(at::ScalarType dtype) {
+  switch (dtype) {
+    case at::kHalf: return Precision::kF16;
+    case at::kBFloat16: return Precision::kBF16;
+    case at::kFloat: return at::globalContext().allowTF32CuBLAS() ? Precision::kTF32 : Precision::kF32;
+    case at::kDouble: return Precision::kF64;
+    default: return std::nullopt;
+  }
+}
+
+at::Tensor mm_cuda(const at::Tensor& self, const at::Tensor& mat2) { return matmul_cuda(self, mat2, nullptr, {}); }
+
+at::Tensor& mm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  matmul_cuda(self, mat2, &out, {});
+  return out;
+}
+
+at::Tensor mm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
+  TORCH_CHECK_VALUE(!kernel.empty(), "cutlass_ops.mm: kernel= must name a kernel; pass kernel=None for auto");
+  return matmul_cuda(self, mat2, nullptr, std::string_view(kernel.data(), kernel.size()));
+}
+
+at::Tensor& mm_with_kernel_out_cuda(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
+                                    at::Tensor& out) {
+  TORCH_CHECK_VALUE(!kernel.empty(), "cutlass_ops.mm: kernel= must name a kernel; pass kernel=None for auto");
+  matmul_cuda(self, mat2, &out, std::string_view(kernel.data(), kernel.size()));
+  return out;
+}
+
+at::Tensor mm_meta(const at::Tensor& self, const at::Tensor& mat2) {
+  check_mm_args(self, mat2);
+  return at::empty_symint({self.sym_size(0), mat2.sym_size(1)}, self.options());
+}
+
+at::Tensor& mm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  return matmul_out_meta(self, mat2, out);
+}
+
+at::Tensor mm_with_kernel_meta(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
+  find_kernel_or_throw(std::string_view(kernel.data(), kernel.size()));
+  return mm_meta(self, mat2);
+}
+
+at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
+                                    at::Tensor& out) {
+  find_kernel_or_throw(std::string_view(kernel.data(), kernel.size()));
+  return matmul_out_meta(self, mat2, out);
+}
+
+Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
+                         std::string_view forced, const DeviceDesc& device) {
+  check_mm_args(self, mat2);
+  Explanation e;
+  const std::optional<Precision> precision = precision_for(self.scalar_type());
+  if (!precision) {
+    e.supported_dtype = false;
+    return e;
+  }
+  const int64_t m = self.size(0), n = mat2.size(1);
+  const bool d_overlaps = out && !out->is_meta() && (overlaps(*out, self) || overlaps(*out, mat2));
+  const MatrixDesc d = out ? describe_output(*out, m, n) : MatrixDesc{m, n, n, 1, 0};
+  const CallDesc call = describe_call(*precision, self, mat2, d, d_overlaps);
+
+  e.plan = normalize(call);
+  if (forced.empty()) {
+    choose_kernel(e.plan, device);
+  } else {
+    const KernelInfo& kernel = find_kernel_or_throw(forced);
+    adopt_forced_precision(e.plan, kernel);
+    const Rejection why = check_kernel(kernel, e.plan, device);
+    if (why == Rejection::kNone) {
+      e.plan.kernel = &kernel;
+      e.plan.reason = "forced with kernel=";
+    } else {
+      e.forced_rejection = describe_rejection(why, kernel, e.plan, device);
+    }
+  }
+  for (const KernelInfo* k : Registry::instance().candidates(e.plan.precision, e.plan.a.layout, e.plan.b.layout)) {
+    e.candidates.emplace_back(k, describe_rejection(check_kernel(*k, e.plan, device), *k, e.plan, device));
+  }
+  return e;
+}
+
+}  // namespace cutlass_ops

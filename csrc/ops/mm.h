@@ -1,0 +1,48 @@
+// The torch-facing matmul: argument checks, out= handling, layout normalisation, and the
+// hand-off to a registered kernel. The only layer that sees at::Tensor; it never includes
+// CUTLASS.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include <ATen/core/Tensor.h>
+
+#include "dispatch/planner.h"
+
+namespace cutlass_ops {
+
+// CUDA kernels of the cutlass_ops::mm family. `kernel` empty: the heuristic chooses.
+at::Tensor mm_cuda(const at::Tensor& self, const at::Tensor& mat2);
+at::Tensor& mm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
+at::Tensor mm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel);
+at::Tensor& mm_with_kernel_out_cuda(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
+                                    at::Tensor& out);
+
+// Meta kernels: shape inference and the same argument errors, SymInt-aware (torch.compile).
+at::Tensor mm_meta(const at::Tensor& self, const at::Tensor& mat2);
+at::Tensor& mm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
+at::Tensor mm_with_kernel_meta(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel);
+at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
+                                    at::Tensor& out);
+
+// The precision a call runs at: float32 follows torch's TF32 setting for cuBLAS
+// (torch.backends.cuda.matmul.allow_tf32 / torch.set_float32_matmul_precision).
+// nullopt: no cutlass_ops kernel computes this dtype.
+std::optional<Precision> precision_for(at::ScalarType dtype);
+
+// What cutlass_ops would do with these tensors on `device`, without running anything:
+// the planner's view of the call (layouts, copies, transposition), the chosen kernel (or the
+// forced one, with `forced_rejection` saying why it cannot run), and, for explain(), every
+// candidate with the reason it was or was not taken. Tensors may live on any device (meta
+// tensors plan from their strides and storage offsets).
+struct Explanation {
+  bool supported_dtype = true;  // false: complex and other dtypes cutlass_ops hands to torch.mm
+  Plan plan;
+  std::string forced_rejection;  // non-empty: the forced kernel cannot run the call
+  std::vector<std::pair<const KernelInfo*, std::string>> candidates;  // (kernel, "" or why not)
+};
+Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
+                         std::string_view forced_kernel, const DeviceDesc& device);
+
+}  // namespace cutlass_ops

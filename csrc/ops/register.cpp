@@ -1,0 +1,188 @@
+// Operator registration: schemas, and a kernel for every dispatch key a drop-in torch.mm
+// must honour (CUDA, Meta, Autograd, AutocastCUDA), plus CPU kernels that say clearly
+// that cutlass_ops runs on CUDA.
+#include <ATen/autocast_mode.h>
+#include <ATen/core/dispatch/Dispatcher.h>
+#include <torch/autograd.h>
+#include <torch/library.h>
+
+#include "ops/mm.h"
+
+namespace cutlass_ops {
+
+namespace {
+
+// Calls below autograd go back through the dispatcher so CUDA and Meta (and fake tensors)
+// each get their own kernel.
+const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&, const at::Tensor&)>& mm_op() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("cutlass_ops::mm", "")
+                             .typed<at::Tensor(const at::Tensor&, const at::Tensor&)>();
+  return op;
+}
+
+const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&, const at::Tensor&, c10::string_view)>&
+mm_with_kernel_op() {
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("cutlass_ops::mm_with_kernel", "")
+                             .typed<at::Tensor(const at::Tensor&, const at::Tensor&, c10::string_view)>();
+  return op;
+}
+
+// ---- Autograd ---------------------------------------------------------------------------
+// d(self @ mat2) = grad @ mat2^H for self and self^H @ grad for mat2. The transposes are
+// views: the planner turns them into layouts, not copies. Backward runs the same op, so a
+// forced kernel name is not carried into backward (its layouts rarely fit the transposes).
+class MmFunction : public torch::autograd::Function<MmFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, const at::Tensor& mat2,
+                            const std::optional<std::string>& kernel) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    // Save only what backward will read.
+    ctx->save_for_backward({mat2.requires_grad() ? self : at::Tensor(), self.requires_grad() ? mat2 : at::Tensor()});
+    return kernel ? mm_with_kernel_op().call(self, mat2, *kernel) : mm_op().call(self, mat2);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& self = saved[0];
+    const at::Tensor& mat2 = saved[1];
+    const at::Tensor& grad = grads[0];
+    at::Tensor grad_self, grad_mat2;
+    if (ctx->needs_input_grad(0)) grad_self = mm_op().call(grad, mat2.t().conj());
+    if (ctx->needs_input_grad(1)) grad_mat2 = mm_op().call(self.t().conj(), grad);
+    return {grad_self, grad_mat2, at::Tensor()};
+  }
+};
+
+bool needs_graph(const at::Tensor& self, const at::Tensor& mat2) {
+  return at::GradMode::is_enabled() && (self.requires_grad() || mat2.requires_grad());
+}
+
+// Calls that need no graph (inference, no_grad) skip the autograd Function entirely.
+at::Tensor mm_autograd(const at::Tensor& self, const at::Tensor& mat2) {
+  if (!needs_graph(self, mat2)) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return mm_op().call(self, mat2);
+  }
+  return MmFunction::apply(self, mat2, std::nullopt);
+}
+
+at::Tensor mm_with_kernel_autograd(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
+  if (!needs_graph(self, mat2)) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return mm_with_kernel_op().call(self, mat2, kernel);
+  }
+  return MmFunction::apply(self, mat2, std::string(kernel));
+}
+
+// out= variants are not differentiable; refuse exactly as torch.mm does.
+void check_out_not_differentiable(const at::Tensor& self, const at::Tensor& mat2) {
+  TORCH_CHECK(!needs_graph(self, mat2),
+              "mm(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.");
+}
+
+at::Tensor& mm_out_autograd(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_out_not_differentiable(self, mat2);
+  {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    static const auto op = c10::Dispatcher::singleton()
+                               .findSchemaOrThrow("cutlass_ops::mm", "out")
+                               .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, at::Tensor&)>();
+    op.call(self, mat2, out);
+  }
+  torch::autograd::impl::bump_version(out);
+  return out;
+}
+
+at::Tensor& mm_with_kernel_out_autograd(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
+                                        at::Tensor& out) {
+  check_out_not_differentiable(self, mat2);
+  {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    static const auto op =
+        c10::Dispatcher::singleton()
+            .findSchemaOrThrow("cutlass_ops::mm_with_kernel", "out")
+            .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, c10::string_view, at::Tensor&)>();
+    op.call(self, mat2, kernel, out);
+  }
+  torch::autograd::impl::bump_version(out);
+  return out;
+}
+
+// ---- AutocastCUDA ---------------------------------------------------------------------
+// torch.mm's policy, lower_precision_fp: float32 (not float64) CUDA inputs are cast to the
+// autocast dtype. out= variants fall through (autocast's default), as in PyTorch.
+at::Tensor mm_autocast(const at::Tensor& self, const at::Tensor& mat2) {
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
+  const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
+  return mm_op().call(at::autocast::cached_cast(dtype, self, c10::DeviceType::CUDA),
+                      at::autocast::cached_cast(dtype, mat2, c10::DeviceType::CUDA));
+}
+
+at::Tensor mm_with_kernel_autocast(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
+  const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
+  return mm_with_kernel_op().call(at::autocast::cached_cast(dtype, self, c10::DeviceType::CUDA),
+                                  at::autocast::cached_cast(dtype, mat2, c10::DeviceType::CUDA), kernel);
+}
+
+// ---- CPU: a deliberate difference from torch.mm -----------------------------------------
+[[noreturn]] void throw_not_cuda(const at::Tensor& self, const at::Tensor& mat2) {
+  TORCH_CHECK(false, "cutlass_ops::mm runs on CUDA tensors; got self on ", self.device(), " and mat2 on ",
+              mat2.device(), ". Use torch.mm for CPU tensors.");
+}
+at::Tensor mm_cpu(const at::Tensor& self, const at::Tensor& mat2) { throw_not_cuda(self, mat2); }
+at::Tensor& mm_out_cpu(const at::Tensor& self, const at::Tensor& mat2, at::Tensor&) { throw_not_cuda(self, mat2); }
+at::Tensor mm_with_kernel_cpu(const at::Tensor& self, const at::Tensor& mat2, c10::string_view) {
+  throw_not_cuda(self, mat2);
+}
+at::Tensor& mm_with_kernel_out_cpu(const at::Tensor& self, const at::Tensor& mat2, c10::string_view, at::Tensor&) {
+  throw_not_cuda(self, mat2);
+}
+
+}  // namespace
+
+TORCH_LIBRARY(cutlass_ops, m) {
+  m.def("mm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("mm_with_kernel(Tensor self, Tensor mat2, str kernel) -> Tensor");
+  m.def("mm_with_kernel.out(Tensor self, Tensor mat2, str kernel, *, Tensor(a!) out) -> Tensor(a!)");
+}
+
+TORCH_LIBRARY_IMPL(cutlass_ops, CUDA, m) {
+  m.impl("mm", &mm_cuda);
+  m.impl("mm.out", &mm_out_cuda);
+  m.impl("mm_with_kernel", &mm_with_kernel_cuda);
+  m.impl("mm_with_kernel.out", &mm_with_kernel_out_cuda);
+}
+
+TORCH_LIBRARY_IMPL(cutlass_ops, Meta, m) {
+  m.impl("mm", &mm_meta);
+  m.impl("mm.out", &mm_out_meta);
+  m.impl("mm_with_kernel", &mm_with_kernel_meta);
+  m.impl("mm_with_kernel.out", &mm_with_kernel_out_meta);
+}
+
+TORCH_LIBRARY_IMPL(cutlass_ops, CPU, m) {
+  m.impl("mm", &mm_cpu);
+  m.impl("mm.out", &mm_out_cpu);
+  m.impl("mm_with_kernel", &mm_with_kernel_cpu);
+  m.impl("mm_with_kernel.out", &mm_with_kernel_out_cpu);
+}
+
+TORCH_LIBRARY_IMPL(cutlass_ops, Autograd, m) {
+  m.impl("mm", &mm_autograd);
+  m.impl("mm.out", &mm_out_autograd);
+  m.impl("mm_with_kernel", &mm_with_kernel_autograd);
+  m.impl("mm_with_kernel.out", &mm_with_kernel_out_autograd);
+}
+
+TORCH_LIBRARY_IMPL(cutlass_ops, AutocastCUDA, m) {
+  m.impl("mm", &mm_autocast);
+  m.impl("mm_with_kernel", &mm_with_kernel_autocast);
+}
+
+}  // namespace cutlass_ops

@@ -1,0 +1,157 @@
+"""Command line: python -m cutlass_ops {info,list,explain,bench}."""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+
+import torch
+
+DTYPES = {
+    "f16": torch.float16, "fp16": torch.float16, "float16": torch.float16, "half": torch.float16,
+    "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
+    "f32": torch.float32, "fp32": torch.float32, "float32": torch.float32, "tf32": torch.float32,
+    "f64": torch.float64, "fp64": torch.float64, "float64": torch.float64,
+}
+
+
+def parse_shape(text: str) -> tuple[int, int, int]:
+    match = re.fullmatch(r"(\d+)[x,](\d+)[x,](\d+)", text.strip())
+    if not match:
+        raise argparse.ArgumentTypeError(f"shape must look like MxNxK (e.g. 4096x4096x4096), got {text!r}")
+    return tuple(int(g) for g in match.groups())
+
+
+def meta_operands(m: int, n: int, k: int, dtype: torch.dtype, layout: str):
+    """Meta tensors for A (m x k) and B (k x n); layout letters per operand: n/r = row-major
+    (contiguous), t/c = column-major (the transpose of a contiguous tensor)."""
+    def make(rows, cols, letter):
+        if letter in "nr":
+            return torch.empty(rows, cols, dtype=dtype, device="meta")
+        return torch.empty(cols, rows, dtype=dtype, device="meta").t()
+    return make(m, k, layout[0]), make(k, n, layout[1])
+
+
+def cmd_info(args) -> int:
+    import cutlass_ops
+    print(cutlass_ops.info())
+    return 0
+
+
+def cmd_list(args) -> int:
+    import cutlass_ops
+    cap = tuple(int(x) for x in args.capability.split(".")) if args.capability else None
+    for k in cutlass_ops.list_kernels(cap):
+        print(f"{k.name:52s} {k.dtype:5s} {k.layouts} align {k.alignment} {k.arch:8s} "
+              f"tile {'x'.join(map(str, k.tile))} smem {k.smem_bytes // 1024} KiB")
+    return 0
+
+
+def cmd_explain(args) -> int:
+    import cutlass_ops
+    m, n, k = args.shape
+    layout = args.layout.lower()
+    if len(layout) != 2 or any(c not in "nrtc" for c in layout):
+        print(f"--layout takes two letters (A, B) from n/r (row-major) and t/c (column-major), got {args.layout!r}",
+              file=sys.stderr)
+        return 2
+    a, b = meta_operands(m, n, k, DTYPES[args.dtype], layout)
+    tf32 = args.dtype == "tf32"
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32 or (previous and DTYPES[args.dtype] == torch.float32)
+    try:
+        device = args.device if args.device != "auto" else (None if torch.cuda.is_available() else "h100")
+        if device is None:
+            a, b = a.to_empty(device="cuda"), b.to_empty(device="cuda")
+        print(cutlass_ops.explain(a, b, kernel=args.kernel, device=device))
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+    return 0
+
+
+def cmd_bench(args) -> int:
+    import torch
+
+    from . import bench
+
+    if not torch.cuda.is_available():
+        print("bench needs a CUDA device", file=sys.stderr)
+        return 2
+    dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
+    unknown = [d for d in dtypes if d not in bench.DTYPES]
+    if unknown:
+        print(f"--dtype: unknown {unknown}; choose from {sorted(bench.DTYPES)}", file=sys.stderr)
+        return 2
+    if args.shapes:
+        cases = bench.parse_shapes(args.shapes, args.layout)
+    elif args.quick:
+        cases = bench.QUICK
+    else:
+        cases = bench.SUITES[args.suite]
+    kernels = [k.strip() for k in args.kernels.split(",") if k.strip()]
+    rounds = args.rounds or (2 if args.quick else 3)
+    rows = bench.run(cases, dtypes=dtypes, kernels=kernels, rounds=rounds, rep_ms=args.rep_ms,
+                     progress=not args.no_progress)
+    latency = bench.latency(dtype_name=dtypes[0]) if (args.latency or args.quick) else []
+    print(bench.table(rows))
+    if latency:
+        print()
+        print("host path, per call (tiny problems):")
+        print(bench.latency_table(latency))
+    meta = {"command": " ".join(["python -m cutlass_ops"] + sys.argv[1:]), "rounds": rounds, "rep_ms": args.rep_ms}
+    if args.json:
+        bench.write_json(args.json, rows, latency, meta)
+    if args.csv:
+        bench.write_csv(args.csv, rows)
+    if args.plot:
+        bench.plot(args.plot, rows)
+    print()
+    for line in bench.summary(rows):
+        print(line)
+    return 1 if any(not r.ok for r in rows) else 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m cutlass_ops", description="cutlass_ops: CUTLASS-backed torch.mm")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("info", help="versions, build, device and kernel counts").set_defaults(func=cmd_info)
+
+    p = sub.add_parser("list", help="list the kernels in this build")
+    p.add_argument("--capability", help="only kernels that run on this compute capability, e.g. 9.0")
+    p.set_defaults(func=cmd_list)
+
+    p = sub.add_parser("explain", help="which kernel a shape dispatches to, and why")
+    p.add_argument("--shape", type=parse_shape, required=True, help="MxNxK")
+    p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
+    p.add_argument("--layout", default="nn", help="A and B: n/r row-major, t/c column-major (default nn)")
+    p.add_argument("--device", default="auto",
+                   help="a preset (h100, a100, l40s, ...) or 'auto' (the visible GPU, else h100)")
+    p.add_argument("--kernel", default=None, help="check whether this kernel could run the problem")
+    p.set_defaults(func=cmd_explain)
+
+    p = sub.add_parser("bench", help="time cutlass_ops kernels against torch.mm")
+    p.add_argument("--suite", default="square", choices=["square", "llm", "skinny", "odd", "transposed",
+                                                          "kernelbench", "all"])
+    p.add_argument("--dtype", default="bf16", help="comma list of bf16, fp16, tf32, fp32, fp64 (default bf16)")
+    p.add_argument("--kernels", default="auto,torch",
+                   help="comma list: auto (dispatch), torch (cuBLAS), kernel names or globs (default auto,torch)")
+    p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
+    p.add_argument("--layout", default="nn", help="layout for --shapes: A, B each n (row-major) or t (transposed)")
+    p.add_argument("--quick", action="store_true", help="a representative subset, under 2 minutes on an H100")
+    p.add_argument("--rounds", type=int, default=0, help="alternating timing rounds (default 3, quick 2)")
+    p.add_argument("--rep-ms", type=float, default=100.0, help="timed milliseconds per measurement")
+    p.add_argument("--latency", action="store_true", help="also measure per-call host latency at 64^3 and 128^3")
+    p.add_argument("--json", help="write rows and environment to this JSON file")
+    p.add_argument("--csv", help="write rows to this CSV file")
+    p.add_argument("--plot", help="write a figure (PNG) to this file")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_bench)
+
+    args = parser.parse_args(argv)
+    return args.func(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,17 @@
+"""Benchmarks: cutlass_ops kernels against torch.mm (cuBLAS) on your shapes.
+
+    from cutlass_ops import bench
+    rows = bench.run(bench.SUITES["llm"], dtypes=["bf16"], kernels=["auto", "cutlass2x_*"])
+    print(bench.table(rows))
+
+or `python -m cutlass_ops bench --help`.
+"""
+
+from .report import latency_table, plot, summary, table, write_csv, write_json
+from .runner import DTYPES, Row, latency, run
+from .suites import QUICK, SUITES, Case, parse_shapes
+
+__all__ = [
+    "Case", "DTYPES", "QUICK", "Row", "SUITES", "latency", "latency_table", "parse_shapes", "plot", "run",
+    "summary", "table", "write_csv", "write_json",
+]

@@ -1,0 +1,146 @@
+"""Benchmark output: the compact table, summary lines, JSON/CSV, and the figure."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import platform
+from collections import defaultdict
+from typing import Optional, Sequence
+
+import torch
+
+from .runner import Row
+
+
+def environment() -> dict:
+    import cutlass_ops
+    from .. import _build_info
+
+    env = {
+        "cutlass_ops": cutlass_ops.__version__,
+        "torch": torch.__version__,
+        "cuda": torch.version.cuda,
+        "cutlass": _build_info.CUTLASS_VERSION,
+        "python": platform.python_version(),
+        "fp16_reduced_precision_reduction": torch.backends.cuda.matmul.allow_fp16_reduced_precision_reduction,
+        "bf16_reduced_precision_reduction": torch.backends.cuda.matmul.allow_bf16_reduced_precision_reduction,
+        "timing": "CUDA events, L2 flushed (256 MB write) before each repetition, median; "
+                  "implementations alternate in rounds, median over rounds",
+    }
+    if torch.cuda.is_available():
+        env["device"] = torch.cuda.get_device_name()
+        env["capability"] = ".".join(map(str, torch.cuda.get_device_capability()))
+    return env
+
+
+def _fmt(value: Optional[float], spec: str, missing: str = "-") -> str:
+    return missing if value is None else format(value, spec)
+
+
+def _short(kernel: str) -> str:
+    return kernel.replace("cutlass3x_", "3x_").replace("cutlass2x_", "2x_")
+
+
+def table(rows: Sequence[Row]) -> str:
+    header = f"{'shape':<22} {'dtype':<5} {'impl':<8} {'kernel':<44} {'ms':>9} {'TFLOP/s':>8} {'xtorch':>7} " \
+             f"{'spread':>6} {'%peak':>6} {'rel.err':>8}  note"
+    lines = [header, "-" * len(header)]
+    for r in rows:
+        impl = r.impl if r.impl in ("auto", "torch") else "forced"
+        lines.append(
+            f"{r.shape:<22} {r.dtype:<5} {impl:<8} {_short(r.kernel)[:44]:<44} {_fmt(r.median_ms, '9.4f'):>9} "
+            f"{_fmt(r.tflops, '8.1f'):>8} {_fmt(r.ratio_to_torch, '7.3f'):>7} "
+            f"{_fmt(None if r.spread is None else 100 * r.spread, '5.1f'):>6} {_fmt(r.pct_peak, '6.1f'):>6} "
+            f"{_fmt(r.rel_error, '8.1e'):>8}  {r.note}")
+    return "\n".join(lines)
+
+
+def summary(rows: Sequence[Row]) -> list[str]:
+    """Per dtype and implementation: geomean and worst ratio to torch.mm, and wrong results."""
+    groups = defaultdict(list)
+    for r in rows:
+        if r.impl != "torch":
+            groups[(r.dtype, r.impl)].append(r)
+    lines = []
+    for (dtype, impl), rs in sorted(groups.items()):
+        ratios = [(r.ratio_to_torch, r) for r in rs if r.ratio_to_torch]
+        wrong = [r for r in rs if not r.ok]
+        if ratios:
+            geo = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
+            worst_ratio, worst = min(ratios, key=lambda t: t[0])
+            best_tflops = max((r.tflops for r in rs if r.tflops), default=0.0)
+            lines.append(f"{dtype} {impl}: geomean {geo:.3f}x torch.mm over {len(ratios)} shapes, "
+                         f"worst {worst_ratio:.3f}x at {worst.shape}, best {best_tflops:.1f} TFLOP/s, "
+                         f"{len(wrong)} wrong")
+        elif wrong:
+            lines.append(f"{dtype} {impl}: {len(wrong)} wrong, none timed")
+    return lines
+
+
+def latency_table(results: Sequence[dict]) -> str:
+    lines = [f"{'shape':<14} {'dtype':<5} {'cutlass_ops us':>15} {'torch.mm us':>12} {'ratio':>6}"]
+    for r in results:
+        lines.append(f"{r['shape']:<14} {r['dtype']:<5} {r['cutlass_ops_us']:>15.2f} {r['torch_us']:>12.2f} "
+                     f"{r['ratio']:>6.3f}")
+    return "\n".join(lines)
+
+
+def write_json(path: str, rows: Sequence[Row], latency: Sequence[dict] = (), meta: Optional[dict] = None) -> None:
+    payload = {"environment": environment(), "meta": meta or {}, "rows": [r.as_dict() for r in rows],
+               "latency": list(latency), "summary": summary(rows)}
+    with open(path, "w") as f:
+        json.dump(payload, f, indent=1)
+
+
+def write_csv(path: str, rows: Sequence[Row]) -> None:
+    if not rows:
+        return
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0].as_dict()))
+        writer.writeheader()
+        for r in rows:
+            writer.writerow(r.as_dict())
+
+
+def plot(path: str, rows: Sequence[Row]) -> None:
+    """TFLOP/s per shape per implementation with the cuBLAS line, and a ratio-to-cuBLAS panel,
+    one column per dtype."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    dtypes = sorted({r.dtype for r in rows if r.tflops})
+    if not dtypes:
+        return
+    fig, axes = plt.subplots(2, len(dtypes), figsize=(max(8, 7 * len(dtypes)), 8), squeeze=False)
+    for col, dtype in enumerate(dtypes):
+        rs = [r for r in rows if r.dtype == dtype and r.tflops]
+        shapes = list(dict.fromkeys(r.shape for r in rs))
+        impls = list(dict.fromkeys(r.impl for r in rs))
+        x = {s: i for i, s in enumerate(shapes)}
+        top, bottom = axes[0][col], axes[1][col]
+        for impl in impls:
+            pts = [(x[r.shape], r.tflops, r.ratio_to_torch) for r in rs if r.impl == impl]
+            xs, ys, ratios = zip(*pts)
+            style = dict(color="black", linewidth=2, marker="s") if impl == "torch" else dict(marker="o", linewidth=1)
+            label = "torch.mm (cuBLAS)" if impl == "torch" else impl
+            top.plot(xs, ys, label=label, **style)
+            if impl != "torch":
+                bottom.plot(xs, ratios, label=label, marker="o", linewidth=1)
+        bottom.axhline(1.0, color="black", linewidth=2, label="torch.mm")
+        top.set_title(f"{dtype}: TFLOP/s")
+        bottom.set_title(f"{dtype}: speed relative to torch.mm (>1 faster)")
+        for ax in (top, bottom):
+            ax.set_xticks(range(len(shapes)))
+            ax.set_xticklabels(shapes, rotation=60, ha="right", fontsize=7)
+            ax.grid(alpha=0.3)
+        top.legend(fontsize=7)
+        bottom.legend(fontsize=7)
+    env = environment()
+    fig.suptitle(f"cutlass_ops vs torch.mm on {env.get('device', '?')} (torch {env['torch']}, CUTLASS {env['cutlass']})")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

@@ -1,0 +1,263 @@
+"""The public matmul API: mm, explain, list_kernels.
+
+mm() is a thin shim over the registered ops (torch.ops.cutlass_ops.mm and friends): all
+checks, planning and launching happen in C++, so the per-call Python cost is a couple of
+isinstance checks and one op call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+import torch
+
+from . import _extension
+
+_C = _extension._C
+
+_mm = torch.ops.cutlass_ops.mm.default
+_mm_out = torch.ops.cutlass_ops.mm.out
+_mm_kernel = torch.ops.cutlass_ops.mm_with_kernel.default
+_mm_kernel_out = torch.ops.cutlass_ops.mm_with_kernel.out
+
+
+def _type_error(position: int, name: str, value) -> TypeError:
+    # torch.mm's wording for a non-tensor argument.
+    return TypeError(f"mm(): argument '{name}' (position {position}) must be Tensor, not {type(value).__name__}")
+
+
+def mm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] = None,
+       kernel: Optional[str] = None) -> torch.Tensor:
+    """Matrix product of ``input`` (M x K) and ``mat2`` (K x N), like :func:`torch.mm`.
+
+    Same result dtype, shape, errors and ``out=`` rules as ``torch.mm`` on CUDA tensors
+    (see README "Differences from torch.mm"). ``kernel`` forces one registered kernel by
+    name (see :func:`list_kernels`); a kernel that cannot run the problem raises
+    ``ValueError`` saying why. Differentiable, autocast-aware, and usable under
+    ``torch.compile`` and CUDA graphs.
+    """
+    if not isinstance(input, torch.Tensor):
+        raise _type_error(1, "input", input)
+    if not isinstance(mat2, torch.Tensor):
+        raise _type_error(2, "mat2", mat2)
+    if kernel is None:
+        return _mm(input, mat2) if out is None else _mm_out(input, mat2, out=out)
+    if not isinstance(kernel, str):
+        raise TypeError(f"mm(): kernel must be a kernel name (str) or None, not {type(kernel).__name__}")
+    return _mm_kernel(input, mat2, kernel) if out is None else _mm_kernel_out(input, mat2, kernel, out=out)
+
+
+# ---- kernels --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KernelInfo:
+    """One registered kernel. ``layouts`` gives A's and B's storage: r = row-major, c = column-major."""
+
+    name: str
+    family: str  # cutlass3x, cutlass2x or handwritten
+    config: str
+    dtype: str  # f16, bf16, tf32 (float32 data, TF32 math), f32 (IEEE float32), f64
+    layouts: str
+    alignment: tuple[int, int, int]  # elements, for A, B and the output
+    min_capability: tuple[int, int]
+    max_capability: Optional[tuple[int, int]]  # None: any newer GPU
+    tile: tuple[int, int, int]
+    smem_bytes: int
+
+    @property
+    def arch(self) -> str:
+        major, minor = self.min_capability
+        if self.max_capability == self.min_capability:
+            return f"sm_{major}{minor}a"
+        return f"sm_{major}{minor}+"
+
+    def runs_on(self, capability: tuple[int, int]) -> bool:
+        return self.min_capability <= tuple(capability) and (
+            self.max_capability is None or tuple(capability) <= self.max_capability
+        )
+
+
+def _capability(cc: int) -> tuple[int, int]:
+    return (cc // 10, cc % 10)
+
+
+def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInfo]:
+    """Every kernel in this build; with ``capability``, only those that run on it."""
+    kernels = []
+    for k in _C.kernels():
+        info = KernelInfo(
+            name=k["name"],
+            family=k["family"],
+            config=k["config"],
+            dtype=k["precision"],
+            layouts=k["layout_a"][0] + k["layout_b"][0],
+            alignment=tuple(k["align"]),
+            min_capability=_capability(k["min_cc"]),
+            max_capability=None if k["max_cc"] is None else _capability(k["max_cc"]),
+            tile=tuple(k["tile"]),
+            smem_bytes=k["smem_bytes"],
+        )
+        if capability is None or info.runs_on(capability):
+            kernels.append(info)
+    return kernels
+
+
+# ---- devices ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DeviceSpec:
+    """The device facts the planner uses. Presets let you plan for a GPU you do not have."""
+
+    name: str
+    capability: tuple[int, int]
+    sm_count: int
+    smem_per_block: int  # opt-in dynamic shared memory per block, bytes
+
+    @classmethod
+    def from_cuda(cls, device=None) -> "DeviceSpec":
+        index = torch.device("cuda", torch.cuda.current_device() if device is None else device).index
+        if index is None:
+            index = torch.cuda.current_device()
+        cc, sm_count, smem = _C.device_desc(index)
+        return cls(torch.cuda.get_device_name(index), _capability(cc), sm_count, smem)
+
+
+DEVICE_PRESETS = {
+    "h100": DeviceSpec("NVIDIA H100 SXM", (9, 0), 132, 232448),
+    "h200": DeviceSpec("NVIDIA H200", (9, 0), 132, 232448),
+    "a100": DeviceSpec("NVIDIA A100", (8, 0), 108, 166912),
+    "l40s": DeviceSpec("NVIDIA L40S", (8, 9), 142, 101376),
+    "rtx4090": DeviceSpec("NVIDIA GeForce RTX 4090", (8, 9), 128, 101376),
+    "a10": DeviceSpec("NVIDIA A10", (8, 6), 72, 101376),
+    "t4": DeviceSpec("Tesla T4", (7, 5), 40, 65536),
+}
+
+
+def _resolve_device(device, tensor: torch.Tensor) -> DeviceSpec:
+    if isinstance(device, DeviceSpec):
+        return device
+    if isinstance(device, str) and device.lower() in DEVICE_PRESETS:
+        return DEVICE_PRESETS[device.lower()]
+    if device is None and tensor.is_cuda:
+        return DeviceSpec.from_cuda(tensor.device)
+    if device is None:
+        raise ValueError(
+            f"explain(): the tensors are on {tensor.device}; say which GPU to plan for with "
+            f"device=<DeviceSpec or one of {sorted(DEVICE_PRESETS)}>"
+        )
+    try:
+        return DeviceSpec.from_cuda(device)
+    except (RuntimeError, ValueError, TypeError, AssertionError) as error:
+        raise ValueError(
+            f"explain(): device={device!r} is neither a DeviceSpec, a preset {sorted(DEVICE_PRESETS)}, "
+            "nor a usable CUDA device"
+        ) from error
+
+
+# ---- planning ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OperandPlan:
+    layout: str  # "row" or "col"
+    ld: int
+    align: int  # elements
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What cutlass_ops does with a call. ``kernel`` is None when no kernel runs (see ``action``)."""
+
+    kernel: Optional[str]
+    action: str  # "kernel", "torch.mm" (handed to cuBLAS), "empty", "zeros" or "unsupported"
+    reason: str
+    dtype: str
+    device: DeviceSpec
+    problem: tuple[int, int, int] = (0, 0, 0)  # M, N, K as the kernel sees them
+    transposed: bool = False  # computing out^T = mat2^T @ input^T (out is column-major)
+    copy_input: bool = False
+    copy_mat2: bool = False
+    out_via_temp: bool = False
+    a: Optional[OperandPlan] = None
+    b: Optional[OperandPlan] = None
+    out: Optional[OperandPlan] = None
+    candidates: tuple[tuple[str, str], ...] = ()  # (kernel, "" if it accepts, else why not)
+
+    def __str__(self) -> str:
+        lines = [f"cutlass_ops plan on {self.device.name} (sm_{self.device.capability[0]}{self.device.capability[1]}), "
+                 f"{self.dtype}: {self.action}" + (f" {self.kernel}" if self.kernel else "")]
+        lines.append(f"  why: {self.reason}")
+        if self.a is not None:
+            m, n, k = self.problem
+            lines.append(f"  problem: {m}x{n}x{k}" + (" (transposed: out^T = mat2^T @ input^T)" if self.transposed else ""))
+            for label, op in (("A", self.a), ("B", self.b), ("out", self.out)):
+                lines.append(f"  {label}: {op.layout}-major, ld {op.ld}, aligned to {op.align} elements")
+            copies = [n for n, c in (("input", self.copy_input), ("mat2", self.copy_mat2)) if c]
+            if copies:
+                lines.append(f"  copies: {', '.join(copies)} (strides no BLAS layout describes)")
+            if self.out_via_temp:
+                lines.append("  out: written to a contiguous temporary, then copied")
+        if self.candidates:
+            lines.append("  candidates:")
+            for name, why in self.candidates:
+                lines.append(f"    {'+' if not why else '-'} {name}" + (f": {why}" if why else ""))
+        return "\n".join(lines)
+
+
+def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] = None,
+            kernel: Optional[str] = None, device=None) -> Plan:
+    """Which kernel ``mm(input, mat2, out=out, kernel=kernel)`` would run, and why.
+
+    Runs nothing. For CUDA tensors the plan is for their device. For meta (or CPU) tensors,
+    pass ``device=`` (a :class:`DeviceSpec` or a preset name such as ``"h100"``): meta
+    tensors plan from their sizes, strides and storage offsets, so dispatch can be
+    examined on a machine without a GPU.
+    """
+    if not isinstance(input, torch.Tensor):
+        raise _type_error(1, "input", input)
+    if not isinstance(mat2, torch.Tensor):
+        raise _type_error(2, "mat2", mat2)
+    spec = _resolve_device(device, input)
+    cc = spec.capability[0] * 10 + spec.capability[1]
+    # Raises mm()'s own errors for bad shapes and dtype mismatches.
+    d = _C.explain(input, mat2, out, kernel or "", cc, spec.sm_count, spec.smem_per_block)
+    if not d["supported_dtype"]:
+        dtype = str(input.dtype).replace("torch.", "")
+        if input.dtype.is_complex:
+            return Plan(None, "torch.mm", "complex dtypes are handed to torch.mm (cuBLAS)", dtype, spec)
+        return Plan(None, "unsupported", f"torch.mm does not support {dtype} on CUDA either", dtype, spec)
+    if kernel and d["forced_rejection"]:
+        raise ValueError(f"cutlass_ops.mm: kernel '{kernel}' cannot run this problem: it {d['forced_rejection']}")
+
+    m, k = input.shape
+    n = mat2.shape[1]
+    action, reason = "kernel", d["reason"]
+    if m == 0 or n == 0:
+        action, reason = "empty", "the result has no elements; no kernel runs"
+    elif k == 0:
+        action, reason = "zeros", "K = 0: the result is filled with zeros; no kernel runs"
+    elif not any(kern.runs_on(spec.capability) for kern in list_kernels()):
+        action, reason = "unsupported", (f"this build has no kernels for compute capability "
+                                         f"{spec.capability[0]}.{spec.capability[1]}; mm() raises")
+    elif d["kernel"] is None:
+        action = "torch.mm"
+    ops = {key: OperandPlan(**d[key]) for key in ("a", "b", "d")}
+    return Plan(
+        kernel=d["kernel"] if action == "kernel" else None,
+        action=action,
+        reason=reason,
+        dtype=d["precision"],
+        device=spec,
+        problem=tuple(d["problem"]),
+        transposed=d["transposed"],
+        copy_input=d["copy_a"],
+        copy_mat2=d["copy_b"],
+        out_via_temp=d["out_via_temp"],
+        a=ops["a"],
+        b=ops["b"],
+        out=ops["d"],
+        candidates=tuple(tuple(c) for c in d["candidates"]),
+    )

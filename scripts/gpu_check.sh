@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Build cutlass_ops, run the whole test suite (GPU tests included) and the quick benchmark,
+# in one command, on any machine with an NVIDIA GPU, nvcc and a CUDA build of torch.
+#
+#   scripts/gpu_check.sh [OUT_DIR]      # logs and JSON go to OUT_DIR (default: $OUT, else ./gpu_check_out)
+#
+# Environment: MAX_JOBS (default: all cores), PYTHON (default: python3), PYTEST_ARGS (extra
+# pytest arguments), SKIP_BUILD=1 (reuse the build in place), SKIP_BENCH=1.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT_DIR=${1:-${OUT:-gpu_check_out}}
+mkdir -p "$OUT_DIR"
+PYTHON=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1 MAX_JOBS=${MAX_JOBS:-$(nproc)}
+
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv \
+  > "$OUT_DIR/gpu.txt" 2>&1 || true
+
+build_s=0
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  start=$(date +%s)
+  if ! $PYTHON -m pip install --no-build-isolation --no-deps -v -e . > "$OUT_DIR/build.log" 2>&1; then
+    grep -E "error|FAILED" "$OUT_DIR/build.log" | head -40
+    tail -20 "$OUT_DIR/build.log"
+    echo "BUILD FAILED (log: $OUT_DIR/build.log)"
+    exit 1
+  fi
+  build_s=$(( $(date +%s) - start ))
+fi
+
+$PYTHON -m cutlass_ops info 2>&1 | tee "$OUT_DIR/info.txt"
+
+start=$(date +%s)
+# shellcheck disable=SC2086
+$PYTHON -m pytest tests -q -p no:cacheprovider --junitxml="$OUT_DIR/junit.xml" ${PYTEST_ARGS:-} > "$OUT_DIR/pytest.log" 2>&1
+test_rc=$?
+test_s=$(( $(date +%s) - start ))
+grep -E "^(FAILED|ERROR)" "$OUT_DIR/pytest.log" | head -40
+
+bench_rc=0
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  $PYTHON -m cutlass_ops bench --quick --no-progress --json "$OUT_DIR/bench.json" --plot "$OUT_DIR/quick.png" \
+    > "$OUT_DIR/bench.txt" 2>&1
+  bench_rc=$?
+fi
+
+echo
+echo "=== gpu_check summary ($(date -u +%Y-%m-%dT%H:%MZ)) ==="
+head -2 "$OUT_DIR/gpu.txt" | tail -1
+echo "build: ${build_s}s with MAX_JOBS=$MAX_JOBS"
+echo "tests (${test_s}s, exit $test_rc): $(tail -1 "$OUT_DIR/pytest.log")"
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  echo "bench --quick (exit $bench_rc):"
+  sed -n '/^shape/,$p' "$OUT_DIR/bench.txt" | tail -n 40
+fi
+[ "$test_rc" = 0 ] && [ "$bench_rc" = 0 ]

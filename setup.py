@@ -1,0 +1,196 @@
+"""Build cutlass_ops: one entry module and one kernel module per arch family.
+
+    pip install --no-build-isolation -e .
+
+Modules:
+  cutlass_ops._C        csrc/ops + csrc/dispatch: op registration, planner, registry (g++ only)
+  cutlass_ops._C_sm90   every csrc/**/*_sm90.cu, compiled for sm_90a only (WGMMA, TMA)
+  cutlass_ops._C_sm80   every csrc/**/*_sm80.cu, compiled from compute_80 PTX to sm_80 and
+                        sm_90 machine code, plus the PTX for newer GPUs
+
+torch.utils.cpp_extension applies one set of nvcc flags to all sources of an extension, so
+each arch family is its own extension. A kernel file's suffix decides its module: adding a
+kernel never touches this file.
+
+Environment:
+  CUTLASS_OPS_ARCHS  families to build, e.g. "80;90a" (default: what the visible GPU needs,
+                     or "80;90a" without a GPU)
+  CUTLASS_DIR        a CUTLASS checkout to use instead of the nvidia-cutlass package
+  MAX_JOBS           parallel compile jobs (ninja)
+"""
+
+from __future__ import annotations
+
+import datetime
+import importlib.util
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from setuptools import find_packages, setup
+
+
+def _find_cuda_home() -> None:
+    """Point CUDA_HOME at a toolkit with headers before torch.utils.cpp_extension reads it.
+
+    torch derives CUDA_HOME from `which nvcc` without following wrapper scripts, so an
+    /usr/local/bin/nvcc wrapper yields /usr/local, which has no CUDA headers. nvcc itself
+    knows where it lives (TOP in its dry-run output).
+    """
+    def usable(path) -> bool:
+        return bool(path) and (Path(path) / "include" / "cuda_runtime_api.h").is_file()
+
+    for var in ("CUDA_HOME", "CUDA_PATH"):
+        if usable(os.environ.get(var)):
+            return
+    candidates = []
+    try:
+        dry = subprocess.run(["nvcc", "--dryrun", "-x", "cu", "-c", os.devnull], capture_output=True, text=True)
+        match = re.search(r"^#\$ TOP=(.+)$", dry.stdout + dry.stderr, re.MULTILINE)
+        if match:
+            candidates.append(str(Path(match.group(1).strip()).resolve()))  # TOP is <root>/bin/..
+    except OSError:
+        pass
+    candidates.append("/usr/local/cuda")
+    for path in candidates:
+        if usable(path):
+            os.environ["CUDA_HOME"] = path
+            return
+
+
+_find_cuda_home()
+
+import torch  # noqa: E402
+from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CUDAExtension  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent
+CSRC = ROOT / "csrc"
+
+
+def _load_find_cutlass():
+    spec = importlib.util.spec_from_file_location("_cutlass_ops_find_cutlass", ROOT / "third_party" / "find_cutlass.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look the module up while the class is built
+    spec.loader.exec_module(module)
+    return module
+
+
+# Arch family -> the nvcc targets its kernels are compiled for.
+FAMILIES = {
+    "90a": ("sm90", ["-gencode=arch=compute_90a,code=sm_90a"]),
+    "80": (
+        "sm80",
+        [
+            "-gencode=arch=compute_80,code=sm_80",
+            "-gencode=arch=compute_80,code=sm_90",  # sm_80 machine code does not run on sm_90
+            "-gencode=arch=compute_80,code=compute_80",  # PTX: the driver JIT-compiles it for newer GPUs
+        ],
+    ),
+}
+
+
+def selected_archs() -> list[str]:
+    env = os.environ.get("CUTLASS_OPS_ARCHS")
+    if env:
+        archs = [a.strip() for a in re.split(r"[;, ]+", env) if a.strip()]
+        unknown = [a for a in archs if a not in FAMILIES]
+        if unknown:
+            raise SystemExit(
+                f"CUTLASS_OPS_ARCHS={env!r}: unknown arch {unknown}; choose from {sorted(FAMILIES)} "
+                "('80' covers every GPU of compute capability 8.0 and newer, '90a' adds the Hopper kernels)"
+            )
+        return archs
+    if torch.cuda.is_available():
+        major, minor = torch.cuda.get_device_capability()
+        # The SM80 family is always needed: on Hopper it runs IEEE float32, float64 and the
+        # operands too misaligned for TMA.
+        return ["80", "90a"] if (major, minor) == (9, 0) else ["80"]
+    return ["80", "90a"]
+
+
+def nvcc_version() -> str:
+    if CUDA_HOME is None:
+        raise SystemExit("No CUDA toolkit found (CUDA_HOME unset and no nvcc on PATH): cutlass_ops needs nvcc to build.")
+    out = subprocess.run([os.path.join(CUDA_HOME, "bin", "nvcc"), "--version"], capture_output=True, text=True).stdout
+    match = re.search(r"release (\d+\.\d+)", out)
+    return match.group(1) if match else "unknown"
+
+
+COMMON_CXX = ["-O3", "-DNDEBUG"]
+COMMON_NVCC = [
+    "-O3",
+    "-DNDEBUG",
+    "--expt-relaxed-constexpr",
+    # torch's default flags hide the CUDA half/bfloat16 operators that CUTLASS relies on.
+    "-U__CUDA_NO_HALF_OPERATORS__",
+    "-U__CUDA_NO_HALF_CONVERSIONS__",
+    "-U__CUDA_NO_HALF2_OPERATORS__",
+    "-U__CUDA_NO_BFLOAT16_CONVERSIONS__",
+]
+
+
+def rel(paths) -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for p in paths)
+
+
+def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
+    exts = [
+        CUDAExtension(
+            name="cutlass_ops._C",
+            sources=rel([*(CSRC / "ops").glob("*.cpp"), *(CSRC / "dispatch").glob("*.cpp")]),
+            include_dirs=[str(CSRC)],
+            extra_compile_args={"cxx": COMMON_CXX, "nvcc": COMMON_NVCC},
+        )
+    ]
+    counts = {}
+    for arch in archs:
+        family, gencode = FAMILIES[arch]
+        kernels = rel(CSRC.glob(f"**/*_{family}.cu"))
+        if not kernels:
+            continue
+        counts[f"_C_{family}"] = len(kernels)
+        exts.append(
+            CUDAExtension(
+                name=f"cutlass_ops._C_{family}",
+                sources=[str((CSRC / "common" / "kernel_module.cpp").relative_to(ROOT)), *kernels],
+                include_dirs=[str(CSRC), *cutlass.include_dirs],
+                extra_compile_args={"cxx": COMMON_CXX, "nvcc": COMMON_NVCC + gencode},
+            )
+        )
+    return exts, counts
+
+
+def write_build_info(archs: list[str], counts: dict[str, int], cutlass) -> None:
+    info = {
+        "ARCHS": tuple(archs),
+        "KERNEL_MODULES": tuple(counts),
+        "KERNEL_SOURCES": counts,
+        "CUTLASS_VERSION": cutlass.version,
+        "CUTLASS_SOURCE": cutlass.source,
+        "CUTLASS_ROOT": str(cutlass.root),
+        "TORCH_VERSION": torch.__version__,
+        "TORCH_CUDA_VERSION": torch.version.cuda,
+        "NVCC_VERSION": nvcc_version(),
+        "BUILT_AT": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+    lines = ['"""What this build of cutlass_ops compiled. Generated by setup.py; not in git."""', ""]
+    lines += [f"{key} = {value!r}" for key, value in info.items()]
+    (ROOT / "cutlass_ops" / "_build_info.py").write_text("\n".join(lines) + "\n")
+
+
+def main() -> None:
+    cutlass = _load_find_cutlass().find_cutlass()
+    archs = selected_archs()
+    exts, counts = extensions(archs, cutlass)
+    write_build_info(archs, counts, cutlass)
+    print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}")
+    setup(
+        packages=find_packages(include=["cutlass_ops", "cutlass_ops.*"]),
+        ext_modules=exts,
+        cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
+    )
+
+
+main()

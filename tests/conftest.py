@@ -1,0 +1,29 @@
+"""Test configuration: GPU tests (marked `gpu`) skip cleanly where no CUDA device is visible."""
+
+import pytest
+import torch
+
+
+def pytest_collection_modifyitems(config, items):
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="needs a CUDA device")
+    for item in items:
+        if "gpu" in item.keywords:
+            item.add_marker(skip)
+
+
+@pytest.fixture
+def tf32_matmul():
+    """Run a test with torch's TF32 matmul flag set to the given value, then restore it.
+
+    Only the legacy flag is used: mixing it with torch.backends.cuda.matmul.fp32_precision
+    makes torch raise on the next float32 matmul.
+    """
+    previous = torch.backends.cuda.matmul.allow_tf32
+
+    def set_tf32(enabled: bool) -> None:
+        torch.backends.cuda.matmul.allow_tf32 = enabled
+
+    yield set_tf32
+    torch.backends.cuda.matmul.allow_tf32 = previous

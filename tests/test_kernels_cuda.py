@@ -1,0 +1,51 @@
+"""Every registered kernel that runs on this GPU, forced with kernel= on a shape inside its
+tiles' edges and on an odd shape, in the layouts it was built for. On an H100 this is what
+proves the SM80 (CUTLASS 2.x) path alongside the SM90 one."""
+
+import pytest
+import torch
+
+import cutlass_ops
+from mm_testing import assert_matches_reference, matrix
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32, "f32": torch.float32,
+          "f64": torch.float64}
+
+
+def kernels_here():
+    if not torch.cuda.is_available():
+        return []
+    return cutlass_ops.list_kernels(torch.cuda.get_device_capability())
+
+
+@pytest.mark.parametrize("kernel", kernels_here(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m,n,k", [(296, 264, 136), (97, 83, 71), (2, 520, 1000), (1000, 8, 24)])
+def test_forced_kernel(kernel, m, n, k):
+    dtype = DTYPES[kernel.dtype]
+    a = matrix(m, k, dtype, kernel.layouts[0])
+    b = matrix(k, n, dtype, kernel.layouts[1])
+    try:
+        cutlass_ops.explain(a, b, kernel=kernel.name)
+    except ValueError as refusal:
+        # On its own dtype and layouts, only alignment may stop a kernel.
+        assert "aligned to" in str(refusal), refusal
+        pytest.skip(f"{kernel.name} needs {kernel.alignment}-element alignment")
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    # The precision a forced kernel computes at is its own, so compare with torch.mm at that precision.
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
+    try:
+        assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+def test_every_kernel_of_this_arch_was_exercised():
+    """The aligned shape (296, 264, 136) fits every kernel, so none is skipped everywhere."""
+    for kernel in kernels_here():
+        dtype = DTYPES[kernel.dtype]
+        a = matrix(296, 136, dtype, kernel.layouts[0])
+        b = matrix(136, 264, dtype, kernel.layouts[1])
+        assert cutlass_ops.explain(a, b, kernel=kernel.name).kernel == kernel.name

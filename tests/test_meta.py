@@ -1,0 +1,130 @@
+"""Meta kernels: shape inference and torch.mm's argument errors, without a GPU.
+
+torch.mm on CPU runs the same structured checks (TORCH_META_FUNC(mm)) as on CUDA, so it is
+the reference for the exception types and messages here.
+"""
+
+import warnings
+
+import pytest
+import torch
+
+import cutlass_ops
+from mm_testing import capture_error
+
+
+def meta(*shape, dtype=torch.float32):
+    return torch.empty(tuple(shape), dtype=dtype, device="meta")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
+@pytest.mark.parametrize("m,n,k", [(3, 5, 4), (1, 1, 1), (0, 5, 4), (3, 0, 4), (3, 5, 0), (4097, 33, 129)])
+def test_meta_shape_and_dtype(dtype, m, n, k):
+    out = cutlass_ops.mm(meta(m, k, dtype=dtype), meta(k, n, dtype=dtype))
+    assert out.device.type == "meta"
+    assert out.shape == (m, n) and out.dtype == dtype
+    assert out.is_contiguous()
+
+
+def test_meta_out_variant_returns_out():
+    out = meta(3, 5)
+    result = cutlass_ops.mm(meta(3, 4), meta(4, 5), out=out)
+    assert result is out
+
+
+BAD_ARGS = {
+    "self 1-D": ((4,), (4, 5), torch.float32, torch.float32),
+    "mat2 1-D": ((3, 4), (4,), torch.float32, torch.float32),
+    "self 3-D": ((2, 3, 4), (4, 5), torch.float32, torch.float32),
+    "mat2 0-D": ((3, 4), (), torch.float32, torch.float32),
+    "shape mismatch": ((3, 4), (3, 5), torch.float32, torch.float32),
+    "dtype mismatch": ((3, 4), (4, 5), torch.float32, torch.float64),
+    "dtype mismatch half": ((3, 4), (4, 5), torch.float16, torch.bfloat16),
+    "shape and dtype mismatch": ((3, 4), (5, 5), torch.float32, torch.float64),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_ARGS))
+def test_meta_errors_match_torch_mm(case):
+    a_shape, b_shape, a_dtype, b_dtype = BAD_ARGS[case]
+    expected = capture_error(lambda: torch.mm(torch.ones(a_shape, dtype=a_dtype), torch.ones(b_shape, dtype=b_dtype)))
+    got = capture_error(lambda: cutlass_ops.mm(meta(*a_shape, dtype=a_dtype), meta(*b_shape, dtype=b_dtype)))
+    assert expected[0] is not None
+    assert got == expected
+
+
+def test_meta_out_wrong_dtype_matches_torch_mm():
+    expected = capture_error(lambda: torch.mm(torch.ones(3, 4), torch.ones(4, 5), out=torch.empty(3, 5,
+                                                                                                  dtype=torch.float64)))
+    got = capture_error(lambda: cutlass_ops.mm(meta(3, 4), meta(4, 5), out=meta(3, 5, dtype=torch.float64)))
+    assert got == expected
+
+
+def test_meta_out_resize_warns_like_torch_mm():
+    with warnings.catch_warnings(record=True) as theirs:
+        warnings.simplefilter("always")
+        torch.mm(torch.ones(3, 4), torch.ones(4, 5), out=torch.empty(2, 2))
+    out = meta(2, 2)
+    with warnings.catch_warnings(record=True) as ours:
+        warnings.simplefilter("always")
+        cutlass_ops.mm(meta(3, 4), meta(4, 5), out=out)
+    assert out.shape == (3, 5)
+    assert [(w.category, str(w.message)) for w in ours] == [(w.category, str(w.message)) for w in theirs]
+
+
+def test_meta_empty_out_resizes_silently():
+    out = meta(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        cutlass_ops.mm(meta(3, 4), meta(4, 5), out=out)
+    assert out.shape == (3, 5)
+
+
+def test_meta_out_with_grad_refused_like_torch_mm():
+    a = torch.ones(3, 4, requires_grad=True)
+    expected = capture_error(lambda: torch.mm(a, torch.ones(4, 5), out=torch.empty(3, 5)))
+    got = capture_error(lambda: cutlass_ops.mm(meta(3, 4).requires_grad_(), meta(4, 5), out=meta(3, 5)))
+    assert got == expected
+
+
+def test_meta_forced_kernel_name_is_validated():
+    name = cutlass_ops.list_kernels()[0].name
+    assert cutlass_ops.mm(meta(8, 8), meta(8, 8), kernel=name).shape == (8, 8)
+    with pytest.raises(ValueError, match="unknown kernel 'no_such_kernel'"):
+        cutlass_ops.mm(meta(8, 8), meta(8, 8), kernel="no_such_kernel")
+
+
+def test_fake_cuda_tensors_get_shapes_from_the_meta_kernels():
+    """torch.compile traces with fake tensors: fake CUDA tensors need no GPU."""
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+    with FakeTensorMode():
+        a = torch.empty(64, 32, dtype=torch.bfloat16, device="cuda")
+        b = torch.empty(32, 16, dtype=torch.bfloat16, device="cuda")
+        c = cutlass_ops.mm(a, b)
+        out = torch.empty(0, dtype=torch.bfloat16, device="cuda")
+        result = cutlass_ops.mm(a, b, out=out)
+    assert isinstance(c, FakeTensor) and c.device.type == "cuda"
+    assert c.shape == (64, 16) and c.dtype == torch.bfloat16
+    assert result is out and out.shape == (64, 16)
+
+
+@pytest.mark.parametrize("requires_grad", [False, True])
+def test_opcheck_on_meta_tensors(requires_grad):
+    """Schema, fake-tensor, autograd-registration and dynamic-shape AOT checks."""
+    a = meta(64, 32).requires_grad_(requires_grad)
+    b = meta(32, 16).requires_grad_(requires_grad)
+    torch.library.opcheck(torch.ops.cutlass_ops.mm.default, (a, b))
+    if not requires_grad:
+        torch.library.opcheck(torch.ops.cutlass_ops.mm.out, (a, b), {"out": meta(64, 16)})
+        name = cutlass_ops.list_kernels()[0].name
+        torch.library.opcheck(torch.ops.cutlass_ops.mm_with_kernel.default, (a, b, name))
+
+
+def test_mm_autograd_on_meta_builds_a_graph():
+    a = meta(6, 4).requires_grad_()
+    b = meta(4, 5).requires_grad_()
+    c = cutlass_ops.mm(a, b)
+    assert c.requires_grad and c.grad_fn is not None
+    ga, gb = torch.autograd.grad(c, (a, b), meta(6, 5))
+    assert ga.shape == a.shape and gb.shape == b.shape

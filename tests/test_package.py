@@ -1,0 +1,116 @@
+"""Packaging, op registration and the kernel registry: everything here runs without a GPU."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+import cutlass_ops
+from cutlass_ops import _build_info
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_schemas_match_torch_mm():
+    ops = torch.ops.cutlass_ops
+    assert str(ops.mm.default._schema) == "cutlass_ops::mm(Tensor self, Tensor mat2) -> Tensor"
+    assert str(ops.mm.out._schema) == "cutlass_ops::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)"
+    assert str(ops.mm_with_kernel.default._schema) == (
+        "cutlass_ops::mm_with_kernel(Tensor self, Tensor mat2, str kernel) -> Tensor")
+
+
+@pytest.mark.parametrize("op", ["cutlass_ops::mm", "cutlass_ops::mm.out", "cutlass_ops::mm_with_kernel",
+                                "cutlass_ops::mm_with_kernel.out"])
+@pytest.mark.parametrize("key", ["CUDA", "Meta", "CPU", "Autograd"])
+def test_kernels_registered_for_dispatch_keys(op, key):
+    assert torch._C._dispatch_has_kernel_for_dispatch_key(op, key)
+    if key == "Autograd":  # the alias reaches the per-backend autograd keys
+        assert torch._C._dispatch_has_computed_kernel_for_dispatch_key(op, "AutogradCUDA")
+
+
+@pytest.mark.parametrize("op", ["cutlass_ops::mm", "cutlass_ops::mm_with_kernel"])
+def test_autocast_kernel_registered(op):
+    assert torch._C._dispatch_has_kernel_for_dispatch_key(op, "AutocastCUDA")
+
+
+def test_build_info_names_every_kernel_module():
+    assert set(_build_info.ARCHS) <= {"80", "90a"}
+    assert _build_info.KERNEL_MODULES, "no kernel module was built"
+    assert not cutlass_ops._extension.FAILED_KERNEL_MODULES
+    assert sorted(cutlass_ops._extension._C.registered_modules()) == sorted(_build_info.KERNEL_MODULES)
+    # CUTLASS comes from the pinned package unless CUTLASS_DIR overrode it.
+    if _build_info.CUTLASS_SOURCE == "nvidia-cutlass":
+        assert _build_info.CUTLASS_VERSION == "4.2.0"
+
+
+def test_kernel_registry_is_consistent_with_the_sources():
+    kernels = cutlass_ops.list_kernels()
+    names = [k.name for k in kernels]
+    assert len(names) == len(set(names)), "kernel names must be unique"
+    per_module = {}
+    for k in kernels:
+        match = re.fullmatch(r"(cutlass3x|cutlass2x)_(sm\d+)_(f16|bf16|tf32|f32|f64)_([rc]{2})_(.+)", k.name)
+        assert match, k.name
+        family, arch, dtype, layouts, config = match.groups()
+        assert (family, dtype, layouts) == (k.family, k.dtype, k.layouts)
+        # One translation unit per kernel, its file named for the kernel.
+        folder = "cutlass3x" if family == "cutlass3x" else "cutlass2x"
+        assert (ROOT / "csrc" / folder / f"gemm_{dtype}_{layouts}_{config}_{arch}.cu").is_file(), k.name
+        per_module[f"_C_{arch}"] = per_module.get(f"_C_{arch}", 0) + 1
+        assert all(a in (1, 2, 4, 8) for a in k.alignment)
+        assert k.smem_bytes > 0
+    assert per_module == _build_info.KERNEL_SOURCES
+
+
+def test_every_precision_and_layout_has_an_alignment_one_kernel():
+    """Any valid shape must have a kernel: each (dtype, layouts) pair needs a 1-element-aligned one."""
+    kernels = cutlass_ops.list_kernels((8, 0))
+    for dtype in ("f16", "bf16", "tf32", "f32", "f64"):
+        for layouts in ("rr", "rc", "cr", "cc"):
+            assert any(k.dtype == dtype and k.layouts == layouts and k.alignment == (1, 1, 1) for k in kernels), (
+                dtype, layouts)
+
+
+def test_generated_kernel_sources_are_up_to_date():
+    result = subprocess.run([sys.executable, str(ROOT / "csrc" / "generate_kernels.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_cli_info_runs():
+    result = subprocess.run([sys.executable, "-m", "cutlass_ops", "info"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 0, result.stderr
+    assert "CUTLASS       4.2.0" in result.stdout or _build_info.CUTLASS_SOURCE != "nvidia-cutlass"
+    assert f"kernels       {len(cutlass_ops.list_kernels())}" in result.stdout
+
+
+def test_cli_list_and_explain_run():
+    listing = subprocess.run([sys.executable, "-m", "cutlass_ops", "list", "--capability", "9.0"],
+                             capture_output=True, text=True, cwd=ROOT)
+    assert listing.returncode == 0, listing.stderr
+    assert "cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop" in listing.stdout
+    explained = subprocess.run(
+        [sys.executable, "-m", "cutlass_ops", "explain", "--shape", "8192x8192x8192", "--dtype", "bf16",
+         "--device", "h100"], capture_output=True, text=True, cwd=ROOT)
+    assert explained.returncode == 0, explained.stderr
+    assert "kernel cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop" in explained.stdout
+    bad = subprocess.run([sys.executable, "-m", "cutlass_ops", "explain", "--shape", "8x8"],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert bad.returncode == 2 and "MxNxK" in bad.stderr
+
+
+def test_third_party_finder_reports_the_headers():
+    result = subprocess.run([sys.executable, str(ROOT / "third_party" / "find_cutlass.py")], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("CUTLASS ")
+
+
+def test_cutlass_is_not_vendored():
+    tracked = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT).stdout.split()
+    if not tracked:
+        pytest.skip("not a git checkout")
+    assert not any(path.startswith(("include/cutlass", "third_party/cutlass/")) for path in tracked)

@@ -1,0 +1,214 @@
+"""Dispatch decisions through the planning API (explain() on meta tensors): no GPU needed.
+
+Meta tensors carry sizes, strides and storage offsets, so every layout, copy and alignment
+decision the CUDA path makes can be checked here for any device preset.
+"""
+
+import pytest
+import torch
+
+import cutlass_ops
+from cutlass_ops import DEVICE_PRESETS, DeviceSpec
+
+
+def meta(rows, cols, dtype=torch.bfloat16, layout="r", ld=None, offset=0):
+    """A rows x cols meta view; layout 'r' row-major, 'c' column-major; ld defaults to packed."""
+    if layout == "r":
+        ld = ld or max(cols, 1)
+        return torch.empty(offset + rows * ld, dtype=dtype, device="meta").as_strided((rows, cols), (ld, 1), offset)
+    ld = ld or max(rows, 1)
+    return torch.empty(offset + cols * ld, dtype=dtype, device="meta").as_strided((rows, cols), (1, ld), offset)
+
+
+def plan(a, b, out=None, device="h100", kernel=None):
+    return cutlass_ops.explain(a, b, out=out, device=device, kernel=kernel)
+
+
+def has_sm90():
+    return any(k.family == "cutlass3x" for k in cutlass_ops.list_kernels())
+
+
+needs_sm90 = pytest.mark.skipif(not has_sm90(), reason="built without the sm90a kernels")
+
+
+@needs_sm90
+def test_large_bf16_uses_cooperative_128x256():
+    p = plan(meta(8192, 8192), meta(8192, 8192))
+    assert p.action == "kernel"
+    assert p.kernel == "cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop"
+    assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed)
+    assert (p.a.align, p.b.align, p.out.align) == (8, 8, 8)
+
+
+@needs_sm90
+@pytest.mark.parametrize("m,n,expected", [
+    # 128x256 tiles: ceil(M/128) * ceil(N/256) against 132 SMs.
+    (2048, 2048, "pingpong"),   # 16 * 8 = 128 tiles
+    (2048, 2304, "coop"),       # 16 * 9 = 144 tiles
+    (16, 4096, "pingpong"),
+    (4096, 16, "pingpong"),
+])
+def test_heuristic_threshold_between_pingpong_and_cooperative(m, n, expected):
+    p = plan(meta(m, 4096), meta(4096, n))
+    assert p.kernel.endswith(expected), p
+
+
+@needs_sm90
+@pytest.mark.parametrize("la,lb", [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")])
+def test_transposed_operands_are_layouts_not_copies(la, lb):
+    p = plan(meta(4096, 4096, layout=la), meta(4096, 4096, layout=lb))
+    assert not (p.copy_input or p.copy_mat2)
+    assert f"_{la}{lb}_" in p.kernel
+
+
+@needs_sm90
+def test_column_major_out_transposes_the_problem():
+    out = torch.empty(1000, 3000, dtype=torch.bfloat16, device="meta").t()  # 3000 x 1000, column-major
+    p = plan(meta(3000, 512), meta(512, 1000), out=out)
+    assert p.transposed and not p.out_via_temp
+    assert p.problem == (1000, 3000, 512)
+    # out^T = mat2^T @ input^T: row-major operands become column-major ones, swapped.
+    assert "_cc_" in p.kernel
+    assert p.out.ld == 3000
+
+
+@needs_sm90
+def test_sliced_operand_keeps_its_leading_dimension():
+    a = meta(4096, 8192)[:, :4000]  # row-major, ld 8192 > width 4000
+    p = plan(a, meta(4000, 4096))
+    assert not p.copy_input
+    assert p.a.ld == 8192 and p.a.align == 8
+    assert p.kernel.startswith("cutlass3x_sm90_bf16_rr")
+
+
+def test_expanded_operand_needs_a_copy():
+    a = torch.empty(1, 512, dtype=torch.bfloat16, device="meta").expand(256, 512)  # row stride 0
+    p = plan(a, meta(512, 256))
+    assert p.copy_input and not p.copy_mat2
+    assert p.action == "kernel"
+
+
+def test_strided_out_goes_through_a_temporary():
+    out = torch.empty(512, 1024, dtype=torch.bfloat16, device="meta")[:, ::2]  # column stride 2
+    p = plan(meta(512, 64), meta(64, 512), out=out)
+    assert p.out_via_temp and p.action == "kernel"
+
+
+@pytest.mark.parametrize("k,align,family,config", [
+    (4096, 8, "cutlass3x", None),
+    (4094, 2, "cutlass2x", "128x128x32_3s_a2"),
+    (4093, 1, "cutlass2x", "simt_128x128x8_2s_a1"),
+])
+def test_alignment_picks_the_widest_kernel_that_fits(k, align, family, config):
+    if family == "cutlass3x" and not has_sm90():
+        pytest.skip("built without the sm90a kernels")
+    p = plan(meta(1024, k), meta(k, 1024))
+    assert p.a.align == align
+    assert p.kernel.startswith(family), p
+    if config:
+        assert p.kernel.endswith(config), p
+
+
+def test_storage_offset_breaks_alignment():
+    p = plan(meta(1024, 1024, offset=1), meta(1024, 1024))
+    assert p.a.align == 1
+    assert p.kernel.endswith("_a1"), p
+    rejected = dict(p.candidates)
+    if has_sm90():
+        assert "needs A aligned to 8 elements" in rejected["cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop"]
+
+
+@pytest.mark.parametrize("m", range(1, 131))
+def test_m_sweep_always_finds_a_kernel(m):
+    p = plan(meta(m, 4096), meta(4096, 4096))
+    assert p.action == "kernel" and p.kernel
+
+
+def test_float32_follows_torch_tf32_flag(tf32_matmul):
+    a, b = meta(2048, 2048, torch.float32), meta(2048, 2048, torch.float32)
+    tf32_matmul(False)
+    ieee = plan(a, b)
+    assert ieee.dtype == "f32" and "_f32_" in ieee.kernel
+    tf32_matmul(True)
+    fast = plan(a, b)
+    assert fast.dtype == "tf32" and "_tf32_" in fast.kernel
+    if has_sm90():
+        assert fast.kernel.startswith("cutlass3x_sm90_tf32")
+
+
+def test_float64_uses_dmma():
+    p = plan(meta(512, 512, torch.float64), meta(512, 512, torch.float64))
+    assert p.kernel == "cutlass2x_sm80_f64_rr_128x128x16_3s_a1"
+
+
+def test_a100_gets_sm80_kernels():
+    p = plan(meta(8192, 8192), meta(8192, 8192), device="a100")
+    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x256x64_3s_a8"
+
+
+def test_small_shared_memory_skips_the_big_sm80_tile():
+    p = plan(meta(8192, 8192), meta(8192, 8192), device="l40s")
+    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"
+    assert "shared memory" in dict(p.candidates)["cutlass2x_sm80_bf16_rr_128x256x64_3s_a8"]
+
+
+def test_pre_ampere_is_unsupported():
+    p = plan(meta(64, 64), meta(64, 64), device="t4")
+    assert p.action == "unsupported" and p.kernel is None
+    assert "7.5" in p.reason
+
+
+def test_complex_goes_to_torch_mm():
+    p = plan(meta(8, 8, torch.complex64), meta(8, 8, torch.complex64))
+    assert p.action == "torch.mm" and p.kernel is None
+
+
+def test_integer_dtypes_are_unsupported_like_torch_mm():
+    p = plan(meta(8, 8, torch.int32), meta(8, 8, torch.int32))
+    assert p.action == "unsupported"
+
+
+def test_dimension_over_int32_goes_to_torch_mm():
+    p = plan(torch.empty(2**31, 1, dtype=torch.bfloat16, device="meta"), meta(1, 2))
+    assert p.action == "torch.mm", p
+    assert all("32 bits" in why for _, why in p.candidates if why)
+
+
+@pytest.mark.parametrize("m,n,k,action", [(0, 8, 8, "empty"), (8, 0, 8, "empty"), (8, 8, 0, "zeros")])
+def test_empty_dimensions(m, n, k, action):
+    assert plan(meta(m, k), meta(k, n)).action == action
+
+
+def test_forced_kernel_is_checked():
+    a, b = meta(1024, 1024), meta(1024, 1024)
+    name = "cutlass2x_sm80_bf16_rr_128x256x64_3s_a8"
+    assert plan(a, b, kernel=name).kernel == name
+    with pytest.raises(ValueError, match="takes A column-major and B row-major"):
+        plan(a, b, kernel="cutlass2x_sm80_bf16_cr_128x256x64_3s_a8")
+    with pytest.raises(ValueError, match="needs A aligned to 8 elements"):
+        plan(meta(1024, 1023), meta(1023, 1024), kernel=name)
+    with pytest.raises(ValueError, match="unknown kernel"):
+        plan(a, b, kernel="cutlass9x_nothing")
+
+
+def test_forcing_a_tf32_kernel_opts_float32_into_tf32(tf32_matmul):
+    tf32_matmul(False)
+    a, b = meta(256, 256, torch.float32), meta(256, 256, torch.float32)
+    p = plan(a, b, kernel="cutlass2x_sm80_tf32_rr_128x128x32_3s_a4")
+    assert p.dtype == "tf32" and p.kernel == "cutlass2x_sm80_tf32_rr_128x128x32_3s_a4"
+
+
+def test_plan_errors_match_mm_errors():
+    with pytest.raises(RuntimeError, match=r"mat1 and mat2 shapes cannot be multiplied \(3x4 and 5x6\)"):
+        plan(meta(3, 4), meta(5, 6))
+    with pytest.raises(ValueError, match="device="):
+        cutlass_ops.explain(meta(3, 4), meta(4, 5))
+
+
+def test_device_spec_presets_and_custom_specs():
+    assert DEVICE_PRESETS["h100"].capability == (9, 0)
+    custom = DeviceSpec("made-up sm80 part", (8, 0), 10, 100 * 1024)
+    p = plan(meta(4096, 4096), meta(4096, 4096), device=custom)
+    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"
+    text = str(p)
+    assert "made-up sm80 part" in text and "candidates:" in text
