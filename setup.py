@@ -118,7 +118,14 @@ def nvcc_version() -> str:
     return match.group(1) if match else "unknown"
 
 
-COMMON_CXX = ["-O3", "-DNDEBUG"]
+COMMON_CXX = ["-O3", "-DNDEBUG", "-g0"]  # -g0: Python's CFLAGS ask for debug info; it makes _C 10x larger
+# Link the shared libstdc++ explicitly, ahead of anything the compiler driver adds. Some
+# toolchains (the g++ wrapper on our GPU machine, for one) link libstdc++ statically into
+# shared objects; the extension then carries a private copy of the iostreams whose locale
+# is never initialised, and the first integer formatted into an error message (c10::str in
+# TORCH_CHECK) segfaults. With -lstdc++ first, every libstdc++ symbol binds to the one
+# libstdc++.so.6 that torch also uses.
+COMMON_LINK = ["-lstdc++"]
 COMMON_NVCC = [
     "-O3",
     "-DNDEBUG",
@@ -142,6 +149,7 @@ def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
             sources=rel([*(CSRC / "ops").glob("*.cpp"), *(CSRC / "dispatch").glob("*.cpp")]),
             include_dirs=[str(CSRC)],
             extra_compile_args={"cxx": COMMON_CXX, "nvcc": COMMON_NVCC},
+            extra_link_args=COMMON_LINK,
         )
     ]
     counts = {}
@@ -157,6 +165,7 @@ def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
                 sources=[str((CSRC / "common" / "kernel_module.cpp").relative_to(ROOT)), *kernels],
                 include_dirs=[str(CSRC), *cutlass.include_dirs],
                 extra_compile_args={"cxx": COMMON_CXX, "nvcc": COMMON_NVCC + gencode},
+                extra_link_args=COMMON_LINK,
             )
         )
     return exts, counts

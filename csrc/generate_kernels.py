@@ -29,10 +29,14 @@ LAYOUTS = ["rr", "rc", "cr", "cc"]
 PRECISIONS = {"f16": "kF16", "bf16": "kBF16", "tf32": "kTF32", "f32": "kF32", "f64": "kF64"}
 
 # ---- what gets built ---------------------------------------------------------------------
-# SM90, CUTLASS 3.x: (precision, config struct)
+# SM90, CUTLASS 3.x: (precision, config struct, layouts)
 SM90_KERNELS = [
-    *[(p, c) for p in ("f16", "bf16") for c in ("Sm90_128x256x64_2x1x1_Coop", "Sm90_128x128x64_1x1x1_Pingpong")],
-    ("tf32", "Sm90_128x128x32_1x1x1_Coop"),
+    *[(p, c, LAYOUTS) for p in ("f16", "bf16") for c in ("Sm90_128x256x64_2x1x1_Coop", "Sm90_128x128x64_1x1x1_Pingpong")],
+    # Not "rr": for 32-bit types with a K-major A and an N-major B the CollectiveBuilder takes its
+    # register-sourced swap-AB path, and with CUTLASS 4.2.0 that kernel left whole columns of D at
+    # zero on an H200 (tests/test_kernels_cuda.py, 2026-11-22). Row-major x row-major TF32 runs on
+    # the SM80 TF32 kernel until a working SM90 variant replaces it.
+    ("tf32", "Sm90_128x128x32_1x1x1_Coop", ["rc", "cr", "cc"]),
 ]
 # SM80, CUTLASS 2.x: (precision, config struct, alignment in elements)
 SM80_KERNELS = [
@@ -109,7 +113,7 @@ const cutlass_ops::KernelRegistrar registrar(Kernel::info("{name}"));
 
 def all_kernels() -> list[Kernel]:
     names = config_names()
-    kernels = [sm90_kernel(p, c, lay, names) for p, c in SM90_KERNELS for lay in LAYOUTS]
+    kernels = [sm90_kernel(p, c, lay, names) for p, c, layouts in SM90_KERNELS for lay in layouts]
     kernels += [sm80_kernel(p, c, a, lay, names) for p, c, a in SM80_KERNELS for lay in LAYOUTS]
     return kernels
 

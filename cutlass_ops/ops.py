@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from typing import Optional
 
 import torch
+from torch.overrides import handle_torch_function, has_torch_function_variadic
 
 from . import _extension
 
 _C = _extension._C
+_is_compiling = torch.compiler.is_compiling
 
 _mm = torch.ops.cutlass_ops.mm.default
 _mm_out = torch.ops.cutlass_ops.mm.out
@@ -37,15 +39,20 @@ def mm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] =
     ``ValueError`` saying why. Differentiable, autocast-aware, and usable under
     ``torch.compile`` and CUDA graphs.
     """
+    if kernel is not None and not isinstance(kernel, str):
+        raise TypeError(f"mm(): kernel must be a kernel name (str) or None, not {type(kernel).__name__}")
+    if _is_compiling():
+        # torch.compile traces the registered ops, not the pybind fast path below.
+        if kernel is None:
+            return _mm(input, mat2) if out is None else _mm_out(input, mat2, out=out)
+        return _mm_kernel(input, mat2, kernel) if out is None else _mm_kernel_out(input, mat2, kernel, out=out)
+    if has_torch_function_variadic(input, mat2):  # tensor subclasses, torch.fx proxies
+        return handle_torch_function(mm, (input, mat2), input, mat2, out=out, kernel=kernel)
     if not isinstance(input, torch.Tensor):
         raise _type_error(1, "input", input)
     if not isinstance(mat2, torch.Tensor):
         raise _type_error(2, "mat2", mat2)
-    if kernel is None:
-        return _mm(input, mat2) if out is None else _mm_out(input, mat2, out=out)
-    if not isinstance(kernel, str):
-        raise TypeError(f"mm(): kernel must be a kernel name (str) or None, not {type(kernel).__name__}")
-    return _mm_kernel(input, mat2, kernel) if out is None else _mm_kernel_out(input, mat2, kernel, out=out)
+    return _C.mm(input, mat2, out, kernel)
 
 
 # ---- kernels --------------------------------------------------------------------------------
@@ -118,9 +125,11 @@ class DeviceSpec:
 
     @classmethod
     def from_cuda(cls, device=None) -> "DeviceSpec":
-        index = torch.device("cuda", torch.cuda.current_device() if device is None else device).index
-        if index is None:
-            index = torch.cuda.current_device()
+        """The spec of a visible CUDA device (an index, "cuda:1", a torch.device, or None for the current one)."""
+        device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device or "cuda")
+        if device.type != "cuda":
+            raise ValueError(f"DeviceSpec.from_cuda: {device} is not a CUDA device")
+        index = torch.cuda.current_device() if device.index is None else device.index
         cc, sm_count, smem = _C.device_desc(index)
         return cls(torch.cuda.get_device_name(index), _capability(cc), sm_count, smem)
 

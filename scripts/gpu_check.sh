@@ -5,7 +5,8 @@
 #   scripts/gpu_check.sh [OUT_DIR]      # logs and JSON go to OUT_DIR (default: $OUT, else ./gpu_check_out)
 #
 # Environment: MAX_JOBS (default: all cores), PYTHON (default: python3), PYTEST_ARGS (extra
-# pytest arguments), SKIP_BUILD=1 (reuse the build in place), SKIP_BENCH=1.
+# pytest arguments), SKIP_BUILD=1 (reuse the build in place), SKIP_BENCH=1, EXPORT_BUILD=1
+# (also write the built modules to OUT_DIR/build.tgz).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT_DIR=${1:-${OUT:-gpu_check_out}}
@@ -13,8 +14,8 @@ mkdir -p "$OUT_DIR"
 PYTHON=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 MAX_JOBS=${MAX_JOBS:-$(nproc)}
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit --format=csv \
-  > "$OUT_DIR/gpu.txt" 2>&1 || true
+gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit \
+  --format=csv,noheader 2>&1 || echo "nvidia-smi unavailable")
 
 build_s=0
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
@@ -28,11 +29,11 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   build_s=$(( $(date +%s) - start ))
 fi
 
-$PYTHON -m cutlass_ops info 2>&1 | tee "$OUT_DIR/info.txt"
+{ echo "nvidia-smi: $gpu"; $PYTHON -m cutlass_ops info 2>&1; } | tee "$OUT_DIR/info.txt"
 
 start=$(date +%s)
 # shellcheck disable=SC2086
-$PYTHON -m pytest tests -q -p no:cacheprovider --junitxml="$OUT_DIR/junit.xml" ${PYTEST_ARGS:-} > "$OUT_DIR/pytest.log" 2>&1
+$PYTHON -m pytest tests -q -p no:cacheprovider ${PYTEST_ARGS:-} > "$OUT_DIR/pytest.log" 2>&1
 test_rc=$?
 test_s=$(( $(date +%s) - start ))
 grep -E "^(FAILED|ERROR)" "$OUT_DIR/pytest.log" | head -40
@@ -44,9 +45,14 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   bench_rc=$?
 fi
 
+if [ "${EXPORT_BUILD:-0}" = 1 ]; then
+  # The built modules, to reuse on another machine with the same torch (tar xzf in the repo root).
+  tar czf "$OUT_DIR/build.tgz" cutlass_ops/_C*.so cutlass_ops/_build_info.py
+fi
+
 echo
 echo "=== gpu_check summary ($(date -u +%Y-%m-%dT%H:%MZ)) ==="
-head -2 "$OUT_DIR/gpu.txt" | tail -1
+echo "$gpu"
 echo "build: ${build_s}s with MAX_JOBS=$MAX_JOBS"
 echo "tests (${test_s}s, exit $test_rc): $(tail -1 "$OUT_DIR/pytest.log")"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then

@@ -21,6 +21,21 @@ int operand_alignment(uint64_t address, Layout layout, int64_t ld, int64_t rows,
 
 const char* layout_name(Layout l) { return l == Layout::kRowMajor ? "row-major" : "column-major"; }
 
+// How an operand reaches the kernel: as it is, or, when no BLAS layout describes its strides
+// (or the caller insists), as a contiguous copy from the caching allocator, whose address 0
+// stands for "aligned to anything".
+struct Staged {
+  OperandLayout layout;
+  uint64_t address;
+  bool copied;
+};
+
+Staged stage(const MatrixDesc& m, bool must_copy = false) {
+  const OperandLayout layout = classify(m);
+  if (layout.blas_compatible && !must_copy) return {layout, m.address, false};
+  return {contiguous_layout(m), 0, true};
+}
+
 }  // namespace
 
 Plan normalize(const CallDesc& call) {
@@ -29,29 +44,12 @@ Plan normalize(const CallDesc& call) {
   const int eb = element_bytes(call.precision);
   const int64_t M = call.a.rows, K = call.a.cols, N = call.b.cols;
 
-  // A fresh copy or temporary comes from the caching allocator: address 0 stands for
-  // "aligned to anything".
-  OperandLayout la = classify(call.a);
-  uint64_t addr_a = call.a.address;
-  if (!la.blas_compatible) {
-    p.copy_a = true;
-    la = contiguous_layout(call.a);
-    addr_a = 0;
-  }
-  OperandLayout lb = classify(call.b);
-  uint64_t addr_b = call.b.address;
-  if (!lb.blas_compatible) {
-    p.copy_b = true;
-    lb = contiguous_layout(call.b);
-    addr_b = 0;
-  }
-  OperandLayout ld = classify(call.d);
-  uint64_t addr_d = call.d.address;
-  if (!ld.blas_compatible || call.d_overlaps_input) {
-    p.d_via_temp = true;
-    ld = contiguous_layout(call.d);
-    addr_d = 0;
-  }
+  const Staged a = stage(call.a), b = stage(call.b), d = stage(call.d, call.d_overlaps_input);
+  p.copy_a = a.copied;
+  p.copy_b = b.copied;
+  p.d_via_temp = d.copied;
+  const OperandLayout &la = a.layout, &lb = b.layout, &ld = d.layout;
+  const uint64_t addr_a = a.address, addr_b = b.address, addr_d = d.address;
 
   p.k = K;
   if (ld.layout == Layout::kRowMajor) {

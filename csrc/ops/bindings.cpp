@@ -1,10 +1,12 @@
 // cutlass_ops._C's Python functions: kernel registration, the kernel list, and the
 // planner's explanation of a call. The ops themselves are reached through torch.ops.
+#include <torch/csrc/Exceptions.h>
 #include <torch/extension.h>
 
 #include "dispatch/registry.h"
 #include "ops/device_info.h"
 #include "ops/mm.h"
+#include "ops/op_handles.h"
 
 namespace py = pybind11;
 
@@ -35,6 +37,26 @@ py::dict operand_dict(const OperandPlan& o) {
   d["ld"] = o.ld;
   d["align"] = o.align;
   return d;
+}
+
+// cutlass_ops.mm's path into C++: one pybind call and one typed dispatcher call, instead of
+// torch.ops' boxed argument matching. HANDLE_TH_ERRORS turns TORCH_WARN into Python warnings
+// and c10 errors into the Python exception types torch itself raises (torch 2.11's torch.ops
+// path prints C++ warnings to stderr instead).
+at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2, std::optional<at::Tensor> out,
+              const std::optional<std::string>& kernel) {
+  HANDLE_TH_ERRORS
+  py::gil_scoped_release no_gil;
+  if (out) {
+    if (kernel) {
+      op::mm_with_kernel_out().call(self, mat2, *kernel, *out);
+    } else {
+      op::mm_out().call(self, mat2, *out);
+    }
+    return *out;
+  }
+  return kernel ? op::mm_with_kernel().call(self, mat2, *kernel) : op::mm().call(self, mat2);
+  END_HANDLE_TH_ERRORS_PYBIND
 }
 
 void register_kernel_table(py::capsule capsule) {
@@ -90,6 +112,8 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.doc() = "cutlass_ops entry module: the op registrations, the kernel registry and the planner.";
   m.attr("KERNEL_ABI_VERSION") = cutlass_ops::kKernelAbiVersion;
+  m.def("mm", &cutlass_ops::mm, "The cutlass_ops::mm family through the dispatcher (cutlass_ops.mm's fast path).",
+        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"));
   m.def("register_kernel_table", &cutlass_ops::register_kernel_table,
         "Add a kernel module's `kernel_table` capsule to the registry.");
   m.def("kernels", &cutlass_ops::kernels, "Every registered kernel, as dicts.");

@@ -11,6 +11,7 @@
 #include <ATen/Context.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/mm_meta_dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -37,26 +38,50 @@ void check_same_device(std::initializer_list<std::pair<const at::Tensor*, const 
   }
 }
 
-// torch.mm's own checks (TORCH_META_FUNC(mm)), in its order and words. SymInt-aware so the
-// meta kernels can share it under torch.compile's dynamic shapes.
-void check_mm_args(const at::Tensor& self, const at::Tensor& mat2) {
+// The checks torch.mm makes, in its order: one device for every tensor, two matrices whose
+// shapes fit, one dtype, and out= of that dtype. Cheap, and silent when they pass.
+bool mm_args_ok(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  const at::Device device = self.device();
+  return mat2.device() == device && (!out || out->device() == device) && self.dim() == 2 && mat2.dim() == 2 &&
+         self.sym_size(1) == mat2.sym_size(0) && self.dtype() == mat2.dtype() &&
+         (!out || out->dtype() == self.dtype());
+}
+
+// Our own wording of those errors (torch 2.15's), for when torch does not raise its own.
+[[noreturn]] void raise_mm_arg_error(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  if (out) {
+    check_same_device({{out, "out"}, {&self, "self"}, {&mat2, "mat2"}});
+  } else {
+    check_same_device({{&self, "self"}, {&mat2, "mat2"}});
+  }
   TORCH_CHECK(self.dim() == 2, "mm: self must be a matrix, got ", self.dim(), "-D tensor");
   TORCH_CHECK(mat2.dim() == 2, "mm: mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
   TORCH_CHECK(self.sym_size(1) == mat2.sym_size(0), "mm: mat1 and mat2 shapes cannot be multiplied (",
               self.sym_size(0), "x", self.sym_size(1), " and ", mat2.sym_size(0), "x", mat2.sym_size(1), ")");
   TORCH_CHECK(self.dtype() == mat2.dtype(), "expected m1 and m2 to have the same dtype, but got: ", self.dtype(),
               " != ", mat2.dtype());
+  TORCH_CHECK(!out || out->dtype() == self.dtype(), "Expected out tensor to have dtype ", self.dtype(),
+              ", but got ", out->dtype(), " instead");
+  TORCH_CHECK(false, kMethod, ": invalid arguments");
 }
 
-// The structured-kernel out= checks torch applies before writing (resize_out in the
-// generated RegisterCUDA.cpp), then its resize rule: a non-empty out of the wrong shape is
-// resized with a UserWarning, an empty one silently.
-void check_out(const at::Tensor& self, const at::Tensor& out) {
-  TORCH_CHECK(out.dtype() == self.dtype(), "Expected out tensor to have dtype ", self.dtype(), ", but got ",
-              out.dtype(), " instead");
-  TORCH_CHECK(out.device() == self.device(), "Expected out tensor to have device ", self.device(), ", but got ",
-              out.device(), " instead");
-  at::assert_no_internal_overlap(out);
+bool has_symbolic_shape(const at::Tensor& t) { return t.unsafeGetTensorImpl()->has_symbolic_sizes_strides(); }
+
+// torch.mm's wording changes between releases ("expected m1 and m2" in one, "expected mat1
+// and mat2" in another), so on this cold path torch raises its own error, exactly as torch.mm
+// would: the CUDA wrapper's device check, the structured meta checks, the out= checks. An
+// empty stand-in takes out's place, so nothing is written even if torch accepted the call.
+[[noreturn]] void raise_like_torch_mm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  if (!has_symbolic_shape(self) && !has_symbolic_shape(mat2)) {
+    const bool meta = self.is_meta() && mat2.is_meta() && (!out || out->is_meta());
+    if (out) {
+      at::Tensor stand_in = at::empty({0}, out->options());
+      meta ? at::meta::mm_out(stand_in, self, mat2) : at::mm_out(stand_in, self, mat2);
+    } else {
+      meta ? at::meta::mm(self, mat2) : at::mm(self, mat2);
+    }
+  }
+  raise_mm_arg_error(self, mat2, out);
 }
 
 [[noreturn]] void throw_unsupported_dtype(at::ScalarType dtype) {
@@ -196,14 +221,10 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
 // otherwise the result is allocated here, after every check has passed.
 at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at::Tensor* out,
                        std::string_view forced) {
-  if (out) {
-    check_same_device({{&self_in, "self"}, {&mat2_in, "mat2"}, {out, "out"}});
-  } else {
-    check_same_device({{&self_in, "self"}, {&mat2_in, "mat2"}});
-  }
+  if (C10_UNLIKELY(!mm_args_ok(self_in, mat2_in, out))) raise_like_torch_mm(self_in, mat2_in, out);
   TORCH_CHECK(self_in.is_cuda(), kMethod, " runs on CUDA tensors; got tensors on ", self_in.device());
-  check_mm_args(self_in, mat2_in);
-  if (out) check_out(self_in, *out);
+  // torch's structured out= kernels refuse an out whose elements share memory.
+  if (out) at::assert_no_internal_overlap(*out);
 
   const at::ScalarType dtype = self_in.scalar_type();
   const std::optional<Precision> precision = precision_for(dtype);
@@ -250,9 +271,7 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
 
 // Meta: the same checks, then the shape; no kernel is consulted except to validate a name.
 at::Tensor& matmul_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
-  check_mm_args(self, mat2);
-  TORCH_CHECK(out.dtype() == self.dtype(), "Expected out tensor to have dtype ", self.dtype(), ", but got ",
-              out.dtype(), " instead");
+  if (C10_UNLIKELY(!mm_args_ok(self, mat2, &out))) raise_like_torch_mm(self, mat2, &out);
   at::native::resize_output_symint(out, {self.sym_size(0), mat2.sym_size(1)});
   return out;
 }
@@ -289,7 +308,7 @@ at::Tensor& mm_with_kernel_out_cuda(const at::Tensor& self, const at::Tensor& ma
 }
 
 at::Tensor mm_meta(const at::Tensor& self, const at::Tensor& mat2) {
-  check_mm_args(self, mat2);
+  if (C10_UNLIKELY(!mm_args_ok(self, mat2, nullptr))) raise_like_torch_mm(self, mat2, nullptr);
   return at::empty_symint({self.sym_size(0), mat2.sym_size(1)}, self.options());
 }
 
@@ -310,7 +329,11 @@ at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& ma
 
 Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
                          std::string_view forced, const DeviceDesc& device) {
-  check_mm_args(self, mat2);
+  // explain() plans tensors of any device: only the shape and dtype checks apply.
+  if (C10_UNLIKELY(!(self.dim() == 2 && mat2.dim() == 2 && self.size(1) == mat2.size(0) &&
+                     self.dtype() == mat2.dtype()))) {
+    raise_like_torch_mm(self.to(at::kMeta), mat2.to(at::kMeta), nullptr);
+  }
   Explanation e;
   const std::optional<Precision> precision = precision_for(self.scalar_type());
   if (!precision) {

@@ -2,32 +2,15 @@
 // must honour (CUDA, Meta, Autograd, AutocastCUDA), plus CPU kernels that say clearly
 // that cutlass_ops runs on CUDA.
 #include <ATen/autocast_mode.h>
-#include <ATen/core/dispatch/Dispatcher.h>
 #include <torch/autograd.h>
 #include <torch/library.h>
 
 #include "ops/mm.h"
+#include "ops/op_handles.h"
 
 namespace cutlass_ops {
 
 namespace {
-
-// Calls below autograd go back through the dispatcher so CUDA and Meta (and fake tensors)
-// each get their own kernel.
-const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&, const at::Tensor&)>& mm_op() {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("cutlass_ops::mm", "")
-                             .typed<at::Tensor(const at::Tensor&, const at::Tensor&)>();
-  return op;
-}
-
-const c10::TypedOperatorHandle<at::Tensor(const at::Tensor&, const at::Tensor&, c10::string_view)>&
-mm_with_kernel_op() {
-  static const auto op = c10::Dispatcher::singleton()
-                             .findSchemaOrThrow("cutlass_ops::mm_with_kernel", "")
-                             .typed<at::Tensor(const at::Tensor&, const at::Tensor&, c10::string_view)>();
-  return op;
-}
 
 // ---- Autograd ---------------------------------------------------------------------------
 // d(self @ mat2) = grad @ mat2^H for self and self^H @ grad for mat2. The transposes are
@@ -40,7 +23,7 @@ class MmFunction : public torch::autograd::Function<MmFunction> {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
     // Save only what backward will read.
     ctx->save_for_backward({mat2.requires_grad() ? self : at::Tensor(), self.requires_grad() ? mat2 : at::Tensor()});
-    return kernel ? mm_with_kernel_op().call(self, mat2, *kernel) : mm_op().call(self, mat2);
+    return kernel ? op::mm_with_kernel().call(self, mat2, *kernel) : op::mm().call(self, mat2);
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -50,8 +33,8 @@ class MmFunction : public torch::autograd::Function<MmFunction> {
     const at::Tensor& mat2 = saved[1];
     const at::Tensor& grad = grads[0];
     at::Tensor grad_self, grad_mat2;
-    if (ctx->needs_input_grad(0)) grad_self = mm_op().call(grad, mat2.t().conj());
-    if (ctx->needs_input_grad(1)) grad_mat2 = mm_op().call(self.t().conj(), grad);
+    if (ctx->needs_input_grad(0)) grad_self = op::mm().call(grad, mat2.t().conj());
+    if (ctx->needs_input_grad(1)) grad_mat2 = op::mm().call(self.t().conj(), grad);
     return {grad_self, grad_mat2, at::Tensor()};
   }
 };
@@ -64,7 +47,7 @@ bool needs_graph(const at::Tensor& self, const at::Tensor& mat2) {
 at::Tensor mm_autograd(const at::Tensor& self, const at::Tensor& mat2) {
   if (!needs_graph(self, mat2)) {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return mm_op().call(self, mat2);
+    return op::mm().call(self, mat2);
   }
   return MmFunction::apply(self, mat2, std::nullopt);
 }
@@ -72,7 +55,7 @@ at::Tensor mm_autograd(const at::Tensor& self, const at::Tensor& mat2) {
 at::Tensor mm_with_kernel_autograd(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
   if (!needs_graph(self, mat2)) {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return mm_with_kernel_op().call(self, mat2, kernel);
+    return op::mm_with_kernel().call(self, mat2, kernel);
   }
   return MmFunction::apply(self, mat2, std::string(kernel));
 }
@@ -88,10 +71,7 @@ at::Tensor& mm_out_autograd(const at::Tensor& self, const at::Tensor& mat2, at::
   check_out_not_differentiable(self, mat2);
   {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    static const auto op = c10::Dispatcher::singleton()
-                               .findSchemaOrThrow("cutlass_ops::mm", "out")
-                               .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, at::Tensor&)>();
-    op.call(self, mat2, out);
+    op::mm_out().call(self, mat2, out);
   }
   torch::autograd::impl::bump_version(out);
   return out;
@@ -102,11 +82,7 @@ at::Tensor& mm_with_kernel_out_autograd(const at::Tensor& self, const at::Tensor
   check_out_not_differentiable(self, mat2);
   {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    static const auto op =
-        c10::Dispatcher::singleton()
-            .findSchemaOrThrow("cutlass_ops::mm_with_kernel", "out")
-            .typed<at::Tensor&(const at::Tensor&, const at::Tensor&, c10::string_view, at::Tensor&)>();
-    op.call(self, mat2, kernel, out);
+    op::mm_with_kernel_out().call(self, mat2, kernel, out);
   }
   torch::autograd::impl::bump_version(out);
   return out;
@@ -118,14 +94,14 @@ at::Tensor& mm_with_kernel_out_autograd(const at::Tensor& self, const at::Tensor
 at::Tensor mm_autocast(const at::Tensor& self, const at::Tensor& mat2) {
   c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
   const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
-  return mm_op().call(at::autocast::cached_cast(dtype, self, c10::DeviceType::CUDA),
+  return op::mm().call(at::autocast::cached_cast(dtype, self, c10::DeviceType::CUDA),
                       at::autocast::cached_cast(dtype, mat2, c10::DeviceType::CUDA));
 }
 
 at::Tensor mm_with_kernel_autocast(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
   c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
   const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
-  return mm_with_kernel_op().call(at::autocast::cached_cast(dtype, self, c10::DeviceType::CUDA),
+  return op::mm_with_kernel().call(at::autocast::cached_cast(dtype, self, c10::DeviceType::CUDA),
                                   at::autocast::cached_cast(dtype, mat2, c10::DeviceType::CUDA), kernel);
 }
 

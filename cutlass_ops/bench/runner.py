@@ -6,12 +6,12 @@ from __future__ import annotations
 import fnmatch
 import math
 from dataclasses import asdict, dataclass
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Optional, Sequence, Union
 
 import torch
 
 from .. import ops
-from .suites import Case
+from .suites import QUICK, SUITES, Case
 from .timing import host_latency_us, time_alternating
 
 # name -> (torch dtype, TF32 allowed)
@@ -99,10 +99,17 @@ def _sampled_error(out: torch.Tensor, rows: torch.Tensor, ref: torch.Tensor) -> 
     return (out[rows].double() - ref).norm().item() / (den if den > 0 else 1.0)
 
 
-def run(cases: Iterable[Case], dtypes: Sequence[str] = ("bf16",), kernels: Sequence[str] = ("auto", "torch"),
-        rounds: int = 3, rep_ms: float = 100.0, progress: bool = True, seed: int = 0) -> list[Row]:
-    """Benchmark `cases` for each dtype and implementation; returns one Row per (case, dtype, impl)."""
+def run(cases: Union[str, Iterable[Case]] = "quick", dtypes: Sequence[str] = ("bf16",),
+        kernels: Sequence[str] = ("auto", "torch"), rounds: int = 3, rep_ms: float = 100.0, progress: bool = True,
+        seed: int = 0) -> list[Row]:
+    """Benchmark `cases` (a suite name, "quick", or Case objects) for each dtype and
+    implementation; returns one Row per (case, dtype, implementation)."""
+    if isinstance(cases, str):
+        cases = QUICK if cases == "quick" else SUITES[cases]
     cases = list(cases)
+    unknown = [d for d in dtypes if d not in DTYPES]
+    if unknown:
+        raise ValueError(f"unknown dtype {unknown}; choose from {sorted(DTYPES)}")
     impls = resolve_impls(kernels)
     generator = torch.Generator(device="cuda").manual_seed(seed)
     rows: list[Row] = []
@@ -165,10 +172,20 @@ def _run_case(case: Case, dtype_name: str, dtype: torch.dtype, impls: list[str],
         row.tflops = case.flops / (timing.median_ms * 1e-3) / 1e12
         peak = device_peak(dtype_name)
         row.pct_peak = 100 * row.tflops / peak if peak else None
-    torch_ms = next((r.median_ms for r in timed if r.impl == "torch"), None)
-    for row in timed:
-        row.ratio_to_torch = torch_ms / row.median_ms if torch_ms and row.median_ms else None
+    mark_ratios(timed)
     return rows + timed
+
+
+def mark_ratios(rows: Sequence[Row]) -> None:
+    """Ratios to the torch row of the same case, and a note where the difference from torch
+    is inside the timing spread (noise, not a result)."""
+    baseline = next((r for r in rows if r.impl == "torch"), None)
+    for row in rows:
+        if baseline is None or not (baseline.median_ms and row.median_ms):
+            continue
+        row.ratio_to_torch = baseline.median_ms / row.median_ms
+        if row is not baseline and abs(row.ratio_to_torch - 1.0) < max(row.spread or 0.0, baseline.spread or 0.0):
+            row.note = (row.note + " " if row.note else "") + "within noise"
 
 
 def _skipped(row: Row, why: str) -> Row:
