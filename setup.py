@@ -119,13 +119,26 @@ def nvcc_version() -> str:
 
 
 COMMON_CXX = ["-O3", "-DNDEBUG", "-g0"]  # -g0: Python's CFLAGS ask for debug info; it makes _C 10x larger
-# Link the shared libstdc++ explicitly, ahead of anything the compiler driver adds. Some
-# toolchains (the g++ wrapper on our GPU machine, for one) link libstdc++ statically into
-# shared objects; the extension then carries a private copy of the iostreams whose locale
-# is never initialised, and the first integer formatted into an error message (c10::str in
-# TORCH_CHECK) segfaults. With -lstdc++ first, every libstdc++ symbol binds to the one
-# libstdc++.so.6 that torch also uses.
-COMMON_LINK = ["-lstdc++"]
+
+
+def shared_libstdcxx() -> list[str]:
+    """Link flags that bind libstdc++ to the shared libstdc++.so.6 torch itself uses.
+
+    Some toolchains put a static libstdc++.a first on the linker's path (the g++ wrapper on
+    our GPU machine passes -B to a GCC tree that has only the archive). The extension then
+    carries a private copy of the iostreams whose locale is never initialised, and the first
+    integer formatted into an error message (c10::str in TORCH_CHECK) segfaults. Naming the
+    shared object itself, ahead of the driver's own -lstdc++, leaves the archive unused.
+    """
+    cxx = os.environ.get("CXX", "c++")
+    try:
+        found = subprocess.run([cxx, "-print-file-name=libstdc++.so.6"], capture_output=True, text=True).stdout.strip()
+    except OSError:
+        return []
+    return ["-l:libstdc++.so.6"] if os.path.isabs(found) and os.path.exists(found) else []
+
+
+COMMON_LINK = shared_libstdcxx()
 COMMON_NVCC = [
     "-O3",
     "-DNDEBUG",

@@ -1,4 +1,4 @@
-"""Command line: python -m cutlass_ops {info,list,explain,bench}."""
+"""Command line: python -m cutlass_ops {info,list,explain,bench,report}."""
 
 from __future__ import annotations
 
@@ -112,6 +112,23 @@ def cmd_bench(args) -> int:
     return 1 if any(not r.ok for r in rows) else 0
 
 
+def cmd_report(args) -> int:
+    from . import bench
+
+    rows, env = [], None
+    for path in args.files:
+        file_rows, rest = bench.read_json(path)
+        rows += file_rows
+        env = env or rest.get("environment")
+    print(bench.markdown(rows) if args.markdown else bench.table(rows))
+    print()
+    for line in bench.summary(rows):
+        print(line)
+    if args.plot:
+        bench.plot(args.plot, rows, env)
+    return 0
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cutlass_ops", description="cutlass_ops: CUTLASS-backed torch.mm")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -148,6 +165,12 @@ def main(argv=None) -> int:
     p.add_argument("--plot", help="write a figure (PNG) to this file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("report", help="tables, summary and figure from bench --json files")
+    p.add_argument("files", nargs="+", help="JSON files written by bench --json")
+    p.add_argument("--markdown", action="store_true", help="print a markdown table")
+    p.add_argument("--plot", help="write a figure (PNG) to this file")
+    p.set_defaults(func=cmd_report)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -11,7 +11,7 @@ pytestmark = pytest.mark.gpu
 
 
 def cuda(*shape, dtype=torch.float32):
-    return torch.randn(*shape, device="cuda").to(dtype)
+    return torch.randn(shape, device="cuda").to(dtype)
 
 
 BAD_CALLS = {

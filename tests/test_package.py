@@ -114,3 +114,22 @@ def test_cutlass_is_not_vendored():
     if not tracked:
         pytest.skip("not a git checkout")
     assert not any(path.startswith(("include/cutlass", "third_party/cutlass/")) for path in tracked)
+
+
+def test_extension_modules_use_the_shared_libstdcxx():
+    """A private static copy of libstdc++'s iostreams inside an extension crashes the first
+    error message that formats an integer (seen with a g++ wrapper that links libstdc++.a)."""
+    import shutil
+
+    import cutlass_ops._C as entry
+
+    nm = shutil.which("nm")
+    if nm is None:
+        pytest.skip("nm (binutils) is not installed")
+    modules = [Path(entry.__file__)] + [Path(entry.__file__).with_name(p.name) for p in
+                                        Path(entry.__file__).parent.glob("_C_sm*.so")]
+    for module in modules:
+        symbols = subprocess.run([nm, "-C", "--defined-only", str(module)], capture_output=True, text=True).stdout
+        assert "std::ostream& std::ostream::_M_insert<long>(long)" not in symbols, module.name
+        assert "std::basic_ostream<char, std::char_traits<char> >& std::basic_ostream<char, std::char_traits<char> >" \
+               "::_M_insert<long>(long)" not in symbols, module.name

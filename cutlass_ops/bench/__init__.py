@@ -7,11 +7,11 @@
 or `python -m cutlass_ops bench --help`.
 """
 
-from .report import latency_table, plot, summary, table, write_csv, write_json
+from .report import latency_table, markdown, plot, read_json, summary, table, write_csv, write_json
 from .runner import DTYPES, Row, latency, run
 from .suites import QUICK, SUITES, Case, parse_shapes
 
 __all__ = [
-    "Case", "DTYPES", "QUICK", "Row", "SUITES", "latency", "latency_table", "parse_shapes", "plot", "run",
-    "summary", "table", "write_csv", "write_json",
+    "Case", "DTYPES", "QUICK", "Row", "SUITES", "latency", "latency_table", "markdown", "parse_shapes", "plot",
+    "read_json", "run", "summary", "table", "write_csv", "write_json",
 ]

@@ -94,6 +94,34 @@ def write_json(path: str, rows: Sequence[Row], latency: Sequence[dict] = (), met
         json.dump(payload, f, indent=1)
 
 
+def read_json(path: str) -> tuple[list[Row], dict]:
+    """Rows and the rest of a file written by write_json."""
+    with open(path) as f:
+        payload = json.load(f)
+    return [Row(**r) for r in payload.pop("rows")], payload
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    """One markdown table: a row per (shape, dtype), auto against torch.mm, plus forced kernels."""
+    lines = ["| suite | shape | dtype | kernel (auto) | auto TFLOP/s | torch.mm TFLOP/s | auto / torch.mm | spread | rel. err |",
+             "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: |"]
+    by_case = defaultdict(dict)
+    for r in rows:
+        by_case[(r.suite, r.shape, r.dtype)][r.impl] = r
+    for (suite, shape, dtype), impls in by_case.items():
+        torch_row = impls.get("torch")
+        for impl, r in impls.items():
+            if impl == "torch" or torch_row is None:
+                continue
+            name = r.kernel if impl == "auto" else f"{r.kernel} (forced)"
+            ratio = "WRONG" if not r.ok else _fmt(r.ratio_to_torch, ".3f") + ("~" if "noise" in r.note else "")
+            lines.append(f"| {suite} | {shape} | {dtype} | {name} | {_fmt(r.tflops, '.1f')} | "
+                         f"{_fmt(torch_row.tflops, '.1f')} | {ratio} | "
+                         f"{_fmt(None if r.spread is None else 100 * max(r.spread, torch_row.spread or 0), '.1f')}% | "
+                         f"{_fmt(r.rel_error, '.1e')} |")
+    return "\n".join(lines)
+
+
 def write_csv(path: str, rows: Sequence[Row]) -> None:
     if not rows:
         return
@@ -104,43 +132,53 @@ def write_csv(path: str, rows: Sequence[Row]) -> None:
             writer.writerow(r.as_dict())
 
 
-def plot(path: str, rows: Sequence[Row]) -> None:
-    """TFLOP/s per shape per implementation with the cuBLAS line, and a ratio-to-cuBLAS panel,
-    one column per dtype."""
+def plot(path: str, rows: Sequence[Row], env: Optional[dict] = None) -> None:
+    """Per dtype, two panels: TFLOP/s per shape per implementation (log scale, torch.mm in
+    black) and speed relative to torch.mm. Cases keep their run order, suites are separated."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    dtypes = sorted({r.dtype for r in rows if r.tflops})
+    dtypes = list(dict.fromkeys(r.dtype for r in rows if r.tflops))
     if not dtypes:
         return
-    fig, axes = plt.subplots(2, len(dtypes), figsize=(max(8, 7 * len(dtypes)), 8), squeeze=False)
-    for col, dtype in enumerate(dtypes):
+    cases = list(dict.fromkeys((r.suite, r.shape) for r in rows if r.tflops))
+    x = {c: i for i, c in enumerate(cases)}
+    fig, axes = plt.subplots(2 * len(dtypes), 1, figsize=(max(10, 0.2 * len(cases) + 3), 5.5 * len(dtypes)),
+                             squeeze=False)
+    for d, dtype in enumerate(dtypes):
+        top, bottom = axes[2 * d][0], axes[2 * d + 1][0]
         rs = [r for r in rows if r.dtype == dtype and r.tflops]
-        shapes = list(dict.fromkeys(r.shape for r in rs))
-        impls = list(dict.fromkeys(r.impl for r in rs))
-        x = {s: i for i, s in enumerate(shapes)}
-        top, bottom = axes[0][col], axes[1][col]
-        for impl in impls:
-            pts = [(x[r.shape], r.tflops, r.ratio_to_torch) for r in rs if r.impl == impl]
+        for impl in dict.fromkeys(r.impl for r in rs):
+            pts = [(x[(r.suite, r.shape)], r.tflops, r.ratio_to_torch) for r in rs if r.impl == impl]
             xs, ys, ratios = zip(*pts)
-            style = dict(color="black", linewidth=2, marker="s") if impl == "torch" else dict(marker="o", linewidth=1)
-            label = "torch.mm (cuBLAS)" if impl == "torch" else impl
-            top.plot(xs, ys, label=label, **style)
-            if impl != "torch":
-                bottom.plot(xs, ratios, label=label, marker="o", linewidth=1)
-        bottom.axhline(1.0, color="black", linewidth=2, label="torch.mm")
-        top.set_title(f"{dtype}: TFLOP/s")
-        bottom.set_title(f"{dtype}: speed relative to torch.mm (>1 faster)")
+            if impl == "torch":
+                top.scatter(xs, ys, marker="s", color="black", s=18, label="torch.mm (cuBLAS)", zorder=3)
+            else:
+                top.scatter(xs, ys, marker="o", s=14, label=impl, zorder=2)
+                bottom.scatter(xs, ratios, marker="o", s=14, label=impl)
+        bottom.axhline(1.0, color="black", linewidth=1.5, label="torch.mm")
+        top.set_yscale("log")
+        top.set_ylabel("TFLOP/s")
+        bottom.set_ylabel("x torch.mm")
+        top.set_title(f"{dtype}: TFLOP/s per shape")
+        bottom.set_title(f"{dtype}: speed relative to torch.mm (> 1 is faster)")
         for ax in (top, bottom):
-            ax.set_xticks(range(len(shapes)))
-            ax.set_xticklabels(shapes, rotation=60, ha="right", fontsize=7)
+            ax.set_xticks(range(len(cases)))
+            ax.set_xticklabels([shape for _, shape in cases], rotation=90, fontsize=6)
             ax.grid(alpha=0.3)
-        top.legend(fontsize=7)
-        bottom.legend(fontsize=7)
-    env = environment()
-    fig.suptitle(f"cutlass_ops vs torch.mm on {env.get('device', '?')} (torch {env['torch']}, CUTLASS {env['cutlass']})")
-    fig.tight_layout()
-    fig.savefig(path, dpi=120)
+            ax.set_xlim(-1, len(cases))
+            previous = None
+            for i, (suite, _) in enumerate(cases):
+                if suite != previous:
+                    ax.axvline(i - 0.5, color="grey", linewidth=0.6)
+                    ax.text(i - 0.4, 1.0, suite, transform=ax.get_xaxis_transform(), fontsize=7, va="bottom")
+                    previous = suite
+        top.legend(fontsize=7, loc="lower right")
+    env = env or environment()
+    fig.suptitle(f"cutlass_ops vs torch.mm on {env.get('device', '?')} "
+                 f"(torch {env.get('torch', '?')}, CUTLASS {env.get('cutlass', '?')})")
+    fig.tight_layout(rect=(0, 0, 1, 0.985))
+    fig.savefig(path, dpi=110)
     plt.close(fig)
