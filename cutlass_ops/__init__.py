@@ -5,16 +5,32 @@
     cutlass_ops.mm(A, B, out=C)              # like torch.mm(A, B, out=C)
     cutlass_ops.mm(A, B, kernel="<name>")    # force one kernel from list_kernels()
     print(cutlass_ops.explain(A, B))         # which kernel runs, and why
+    with cutlass_ops.patched(): ...          # torch.mm and Tensor.mm run on cutlass_ops
+    with cutlass_ops.use_cutlass(): ...      # aten::mm's CUDA kernel is cutlass_ops (@, matmul, linear)
+    cutlass_ops.stats()                      # what ran where
 """
 
 from . import _extension  # noqa: F401  (loads the extension, registers the kernels)
 from .info import info
 from .ops import DEVICE_PRESETS, DeviceSpec, KernelInfo, OperandPlan, Plan, explain, list_kernels, mm
+from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
+                    unpatch_torch, use_cutlass)
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEVICE_PRESETS",
+    "disable",
+    "enable",
+    "enabled",
+    "patch_torch",
+    "patched",
+    "patched_targets",
+    "reset_stats",
+    "set_logging",
+    "stats",
+    "unpatch_torch",
+    "use_cutlass",
     "DeviceSpec",
     "KernelInfo",
     "OperandPlan",

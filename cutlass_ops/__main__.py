@@ -1,4 +1,4 @@
-"""Command line: python -m cutlass_ops {info,list,explain,bench,report}."""
+"""Command line: python -m cutlass_ops {info,list,explain,bench,report,demo}."""
 
 from __future__ import annotations
 
@@ -129,6 +129,12 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_demo(args) -> int:
+    from . import demo
+
+    return demo.main(args)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cutlass_ops", description="cutlass_ops: CUTLASS-backed torch.mm")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -171,6 +177,15 @@ def main(argv=None) -> int:
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
     p.add_argument("--plot", help="write a figure (PNG) to this file")
     p.set_defaults(func=cmd_report)
+
+    p = sub.add_parser("demo", help="an MLP's training step on cuBLAS, patched torch.mm, and dispatcher mode")
+    p.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")
+    p.add_argument("--tokens", type=int, default=4096)
+    p.add_argument("--d-model", type=int, default=2048)
+    p.add_argument("--d-ff", type=int, default=8192)
+    p.add_argument("--layers", type=int, default=4)
+    p.add_argument("--steps", type=int, default=10)
+    p.set_defaults(func=cmd_demo)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -27,8 +27,13 @@ void Registry::add_table(const KernelTable& table) {
                                   "', a name already registered; kernel names must be unique");
     }
   }
+  if (all_.size() + table.count > static_cast<size_t>(kMaxRegisteredKernels)) {
+    throw std::invalid_argument("kernel module " + module + " would take the registry past " +
+                                std::to_string(kMaxRegisteredKernels) + " kernels");
+  }
   for (int i = 0; i < table.count; ++i) {
     const KernelInfo* k = &table.kernels[i];
+    index_.emplace(k, static_cast<int>(all_.size()));
     all_.push_back(k);
     by_class_[class_index(k->precision, k->layout_a, k->layout_b)].push_back(k);
   }

@@ -7,11 +7,15 @@
 #include <array>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "dispatch/kernel.h"
 
 namespace cutlass_ops {
+
+// Per-kernel counters (ops/stats.cpp) are a fixed array indexed by registration order.
+inline constexpr int kMaxRegisteredKernels = 4096;
 
 class Registry {
  public:
@@ -23,6 +27,10 @@ class Registry {
 
   const std::vector<const KernelInfo*>& all() const { return all_; }
   const KernelInfo* find(std::string_view name) const;  // nullptr if unknown
+  int index_of(const KernelInfo* kernel) const {        // registration order; -1 if unknown
+    const auto it = index_.find(kernel);
+    return it == index_.end() ? -1 : it->second;
+  }
   std::vector<std::string> modules() const { return modules_; }
 
   // Kernels of one precision and operand-layout pair, in registration order: the
@@ -37,6 +45,7 @@ class Registry {
   }
 
   std::vector<const KernelInfo*> all_;
+  std::unordered_map<const KernelInfo*, int> index_;
   std::array<std::vector<const KernelInfo*>, kNumPrecisions * 4> by_class_;
   std::vector<std::string> modules_;
 };

@@ -4,9 +4,11 @@
 #include <torch/extension.h>
 
 #include "dispatch/registry.h"
+#include "ops/aten_override.h"
 #include "ops/device_info.h"
 #include "ops/mm.h"
 #include "ops/op_handles.h"
+#include "ops/stats.h"
 
 namespace py = pybind11;
 
@@ -106,6 +108,24 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   return d;
 }
 
+py::dict stats_dict() {
+  const stats::Snapshot s = stats::snapshot();
+  py::dict kernels;
+  for (const auto& [name, calls] : s.kernels) kernels[py::str(name)] = calls;
+  py::dict d;
+  d["kernels"] = kernels;
+  d["torch_complex"] = s.torch_complex;
+  d["torch_no_kernel"] = s.torch_no_kernel;
+  d["no_work"] = s.no_work;
+  return d;
+}
+
+void set_aten_override_handled(bool enabled) {
+  HANDLE_TH_ERRORS
+  set_aten_override(enabled);  // torch warns about overriding a kernel: a Python warning here
+  END_HANDLE_TH_ERRORS_PYBIND
+}
+
 }  // namespace
 }  // namespace cutlass_ops
 
@@ -114,6 +134,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.attr("KERNEL_ABI_VERSION") = cutlass_ops::kKernelAbiVersion;
   m.def("mm", &cutlass_ops::mm, "The cutlass_ops::mm family through the dispatcher (cutlass_ops.mm's fast path).",
         py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"));
+  m.def("stats", &cutlass_ops::stats_dict, "Call counters since import or the last reset.");
+  m.def("reset_stats", &cutlass_ops::stats::reset, "Zero the call counters.");
+  m.def("set_logging", &cutlass_ops::stats::set_logging, "Log every call's decision to stderr.");
+  m.def("logging", &cutlass_ops::stats::logging, "Whether calls are logged.");
+  m.def("set_aten_override", &cutlass_ops::set_aten_override_handled,
+        "Register (or remove) cutlass_ops as the CUDA kernel of aten::mm and aten::mm.out.");
+  m.def("aten_override_enabled", &cutlass_ops::aten_override_enabled);
   m.def("register_kernel_table", &cutlass_ops::register_kernel_table,
         "Add a kernel module's `kernel_table` capsule to the registry.");
   m.def("kernels", &cutlass_ops::kernels, "Every registered kernel, as dicts.");

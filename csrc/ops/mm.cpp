@@ -11,12 +11,14 @@
 #include <ATen/Context.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/mm_cuda_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
 #include "dispatch/registry.h"
 #include "ops/device_info.h"
+#include "ops/stats.h"
 
 namespace cutlass_ops {
 
@@ -71,14 +73,20 @@ bool has_symbolic_shape(const at::Tensor& t) { return t.unsafeGetTensorImpl()->h
 // and mat2" in another), so on this cold path torch raises its own error, exactly as torch.mm
 // would: the CUDA wrapper's device check, the structured meta checks, the out= checks. An
 // empty stand-in takes out's place, so nothing is written even if torch accepted the call.
+//
+// It calls torch's CUDA kernel directly (at::cuda::mm), not through the dispatcher: when
+// cutlass_ops.enable() has made this code aten::mm's CUDA kernel, at::mm would land here again.
 [[noreturn]] void raise_like_torch_mm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
   if (!has_symbolic_shape(self) && !has_symbolic_shape(mat2)) {
     const bool meta = self.is_meta() && mat2.is_meta() && (!out || out->is_meta());
-    if (out) {
-      at::Tensor stand_in = at::empty({0}, out->options());
-      meta ? at::meta::mm_out(stand_in, self, mat2) : at::mm_out(stand_in, self, mat2);
-    } else {
-      meta ? at::meta::mm(self, mat2) : at::mm(self, mat2);
+    const bool cuda = self.is_cuda() || mat2.is_cuda() || (out && out->is_cuda());
+    if (meta || cuda) {
+      if (out) {
+        at::Tensor stand_in = at::empty({0}, out->options());
+        meta ? at::meta::mm_out(stand_in, self, mat2) : at::cuda::mm_out(stand_in, self, mat2);
+      } else {
+        meta ? at::meta::mm(self, mat2) : at::cuda::mm(self, mat2);
+      }
     }
   }
   raise_mm_arg_error(self, mat2, out);
@@ -230,11 +238,15 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
   const std::optional<Precision> precision = precision_for(dtype);
   if (!precision) {
     if (!at::isComplexType(dtype)) throw_unsupported_dtype(dtype);
-    // Complex matrices: documented hand-off to torch.mm (cuBLAS).
+    // Complex matrices: documented hand-off to torch.mm's CUDA kernel (cuBLAS).
     TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops.mm: kernel= cannot be used with ", dtype,
                       " tensors: cutlass_ops has no complex kernels and hands them to torch.mm");
-    if (out) return at::mm_out(*out, self_in, mat2_in);
-    return at::mm(self_in, mat2_in);
+    stats::count(stats::Outcome::kTorchComplex);
+    if (C10_UNLIKELY(stats::logging())) {
+      stats::log_handoff(self_in.size(0), mat2_in.size(1), self_in.size(1), dtype, "complex");
+    }
+    if (out) return at::cuda::mm_out(*out, self_in, mat2_in);
+    return at::cuda::mm(self_in, mat2_in);
   }
 
   const int device = self_in.get_device();
@@ -259,13 +271,22 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
     plan = plan_call(describe_call(*precision, self, mat2, describe(result), d_overlaps), desc, forced);
   }
 
-  if (m == 0 || n == 0) return result;
-  if (k == 0) return result.zero_();
+  if (m == 0 || n == 0 || k == 0) {
+    // Nothing to multiply; with K = 0 the product is all zeros (a no-op on an empty result).
+    stats::count(stats::Outcome::kNoWork);
+    if (k == 0) result.zero_();
+    return result;
+  }
   if (plan.kernel == nullptr) {
-    // No kernel accepts the problem (a dimension over 2^31 - 1, say): torch.mm computes it.
-    return at::mm_out(result, self, mat2);
+    // No kernel accepts the problem (a dimension over 2^31 - 1, say): torch.mm's CUDA kernel
+    // computes it.
+    stats::count(stats::Outcome::kTorchNoKernel);
+    if (C10_UNLIKELY(stats::logging())) stats::log_handoff(m, n, k, self_in.scalar_type(), plan.reason);
+    return at::cuda::mm_out(result, self, mat2);
   }
   launch(plan, self, mat2, result, device, desc);
+  stats::count_kernel(*plan.kernel);
+  if (C10_UNLIKELY(stats::logging())) stats::log_call(plan, self_in.scalar_type());
   return result;
 }
 

@@ -1,0 +1,68 @@
+#include "ops/stats.h"
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "dispatch/registry.h"
+
+namespace cutlass_ops::stats {
+
+namespace {
+
+std::array<std::atomic<int64_t>, kMaxRegisteredKernels> kernel_calls{};
+std::array<std::atomic<int64_t>, static_cast<int>(Outcome::kNumOutcomes)> outcome_calls{};
+
+bool env_logging() {
+  const char* value = std::getenv("CUTLASS_OPS_LOG");
+  return value != nullptr && std::strcmp(value, "") != 0 && std::strcmp(value, "0") != 0;
+}
+std::atomic<bool> log_enabled{env_logging()};
+
+}  // namespace
+
+void count(Outcome outcome) { outcome_calls[static_cast<int>(outcome)].fetch_add(1, std::memory_order_relaxed); }
+
+void count_kernel(const KernelInfo& kernel) {
+  const int index = Registry::instance().index_of(&kernel);
+  if (index >= 0) kernel_calls[index].fetch_add(1, std::memory_order_relaxed);
+}
+
+Snapshot snapshot() {
+  Snapshot s;
+  const auto& kernels = Registry::instance().all();
+  for (size_t i = 0; i < kernels.size(); ++i) {
+    const int64_t calls = kernel_calls[i].load(std::memory_order_relaxed);
+    if (calls > 0) s.kernels.emplace_back(kernels[i]->name, calls);
+  }
+  s.torch_complex = outcome_calls[static_cast<int>(Outcome::kTorchComplex)].load(std::memory_order_relaxed);
+  s.torch_no_kernel = outcome_calls[static_cast<int>(Outcome::kTorchNoKernel)].load(std::memory_order_relaxed);
+  s.no_work = outcome_calls[static_cast<int>(Outcome::kNoWork)].load(std::memory_order_relaxed);
+  return s;
+}
+
+void reset() {
+  for (auto& c : kernel_calls) c.store(0, std::memory_order_relaxed);
+  for (auto& c : outcome_calls) c.store(0, std::memory_order_relaxed);
+}
+
+bool logging() { return log_enabled.load(std::memory_order_relaxed); }
+void set_logging(bool enabled) { log_enabled.store(enabled, std::memory_order_relaxed); }
+
+void log_call(const Plan& plan, c10::ScalarType dtype) {
+  // stdio, not iostreams: one line, written whole, safe from any thread.
+  std::fprintf(stderr, "[cutlass_ops] mm %lldx%lldx%lld %s (%s) -> %s%s%s%s%s\n", static_cast<long long>(plan.m),
+               static_cast<long long>(plan.n), static_cast<long long>(plan.k), c10::toString(dtype),
+               precision_name(plan.precision), plan.kernel ? plan.kernel->name : "torch.mm",
+               plan.transposed ? ", transposed" : "", plan.copy_a ? ", copied self" : "",
+               plan.copy_b ? ", copied mat2" : "", plan.d_via_temp ? ", out via temporary" : "");
+}
+
+void log_handoff(int64_t m, int64_t n, int64_t k, c10::ScalarType dtype, const char* why) {
+  std::fprintf(stderr, "[cutlass_ops] mm %lldx%lldx%lld %s -> torch.mm (%s)\n", static_cast<long long>(m),
+               static_cast<long long>(n), static_cast<long long>(k), c10::toString(dtype), why);
+}
+
+}  // namespace cutlass_ops::stats

@@ -1,0 +1,220 @@
+"""Running existing code on cutlass_ops, two ways.
+
+1. **Patching** (`patch_torch`, `unpatch_torch`, `patched`): `torch.mm` and `Tensor.mm` (and,
+   with ``matmul=True``, `torch.matmul`, `Tensor.matmul` and `@` for 2-D operands) are
+   replaced by Python wrappers that send CUDA float16/bfloat16/float32/float64 matrices to
+   `cutlass_ops.mm` and everything else (CPU, sparse, integer, complex, batched, tensor
+   subclasses) to the original function, so a patched model never breaks.
+2. **Dispatcher mode** (`enable`, `disable`, `use_cutlass`): cutlass_ops becomes the CUDA
+   kernel of `aten::mm` and `aten::mm.out`, so `@`, `torch.matmul`, `F.linear` without bias
+   and C++ callers reach it too, with autograd and autocast still handled by PyTorch above
+   it. Calls it does not take run torch's own CUDA kernel.
+
+`stats()` counts what ran where, so you can prove a model really ran on CUTLASS.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import warnings
+from typing import Iterator
+
+import torch
+from torch.overrides import has_torch_function_variadic
+
+from . import _extension
+from .ops import mm as _cutlass_mm
+
+_C = _extension._C
+
+_lock = threading.RLock()
+# Target name -> the object patching replaced. Entries outlive unpatching, so a call already
+# inside a wrapper when another thread unpatches still finds its original.
+_saved: dict[str, object] = {}
+_active: set[str] = set()  # what is patched now
+_fallbacks = 0  # patched calls handed back to the original function
+
+_ELIGIBLE_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
+
+
+def _eligible(a, b, out=None) -> bool:
+    """CUDA matrices of a dtype cutlass_ops computes, on one device, and no tensor subclass
+    that overrides torch functions (nn.Parameter does not)."""
+    return (
+        isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
+        and (out is None or isinstance(out, torch.Tensor))
+        and not has_torch_function_variadic(a, b, out)
+        and a.is_cuda and a.dim() == 2 and b.dim() == 2 and a.layout == torch.strided
+        and b.layout == torch.strided and a.dtype in _ELIGIBLE_DTYPES and a.device == b.device
+        and (out is None or out.device == a.device)
+    )
+
+
+def _count_fallback() -> None:
+    global _fallbacks
+    _fallbacks += 1  # approximate under threads (a Python int); the C++ counters are exact
+
+
+def _patched_mm(input, mat2, *, out=None):
+    if _eligible(input, mat2, out):
+        return _cutlass_mm(input, mat2, out=out)
+    _count_fallback()
+    original = _saved["torch.mm"]
+    return original(input, mat2) if out is None else original(input, mat2, out=out)
+
+
+def _patched_tensor_mm(self, mat2):
+    if _eligible(self, mat2):
+        return _cutlass_mm(self, mat2)
+    _count_fallback()
+    return _saved["Tensor.mm"](self, mat2)
+
+
+def _patched_matmul(input, other, *, out=None):
+    if _eligible(input, other, out):
+        return _cutlass_mm(input, other, out=out)
+    _count_fallback()
+    original = _saved["torch.matmul"]
+    return original(input, other) if out is None else original(input, other, out=out)
+
+
+def _patched_tensor_matmul(self, other):
+    if _eligible(self, other):
+        return _cutlass_mm(self, other)
+    _count_fallback()
+    return _saved["Tensor.matmul"](self, other)
+
+
+def _patched_tensor_dunder_matmul(self, other):  # Tensor.__matmul__
+    if _eligible(self, other):
+        return _cutlass_mm(self, other)
+    _count_fallback()
+    return _saved["Tensor.__matmul__"](self, other)
+
+
+# name -> (owner, attribute, replacement)
+_TARGETS = {
+    "torch.mm": (torch, "mm", _patched_mm),
+    "Tensor.mm": (torch.Tensor, "mm", _patched_tensor_mm),
+    "torch.matmul": (torch, "matmul", _patched_matmul),
+    "Tensor.matmul": (torch.Tensor, "matmul", _patched_tensor_matmul),
+    "Tensor.__matmul__": (torch.Tensor, "__matmul__", _patched_tensor_dunder_matmul),
+}
+_MM_TARGETS = ("torch.mm", "Tensor.mm")
+_MATMUL_TARGETS = ("torch.matmul", "Tensor.matmul", "Tensor.__matmul__")
+
+
+def _apply(wanted: set[str]) -> None:
+    """Make exactly `wanted` patched (caller holds the lock)."""
+    for name, (owner, attribute, replacement) in _TARGETS.items():
+        if name in wanted and name not in _active:
+            _saved[name] = getattr(owner, attribute)
+            setattr(owner, attribute, replacement)
+            _active.add(name)
+        elif name not in wanted and name in _active:
+            setattr(owner, attribute, _saved[name])
+            _active.discard(name)
+
+
+def patched_targets() -> frozenset[str]:
+    """What is patched now, e.g. {"torch.mm", "Tensor.mm"}."""
+    with _lock:
+        return frozenset(_active)
+
+
+def patch_torch(matmul: bool = False) -> None:
+    """Route torch.mm and Tensor.mm (with ``matmul=True`` also torch.matmul, Tensor.matmul and
+    ``@`` on 2-D operands) to cutlass_ops. Idempotent; `unpatch_torch()` restores the originals."""
+    with _lock:
+        _apply(_active | set(_MM_TARGETS) | (set(_MATMUL_TARGETS) if matmul else set()))
+
+
+def unpatch_torch() -> None:
+    """Restore the exact original objects."""
+    with _lock:
+        _apply(set())
+
+
+@contextlib.contextmanager
+def patched(matmul: bool = False) -> Iterator[None]:
+    """Patch for the duration of a block; nested blocks restore what the outer one set."""
+    with _lock:
+        before = set(_active)
+        patch_torch(matmul)
+    try:
+        yield
+    finally:
+        with _lock:
+            _apply(before)
+
+
+# ---- dispatcher mode --------------------------------------------------------------------
+
+
+def _set_override(enabled: bool) -> None:
+    with warnings.catch_warnings():
+        # The dispatcher warns that a kernel is being overridden: that is the point.
+        warnings.filterwarnings("ignore", message=".*[Oo]verriding a previously registered kernel.*")
+        _C.set_aten_override(enabled)
+
+
+def enable() -> None:
+    """Make cutlass_ops the CUDA kernel of aten::mm and aten::mm.out. Idempotent."""
+    with _lock:
+        _set_override(True)
+
+
+def disable() -> None:
+    """Give aten::mm and aten::mm.out back to torch's own CUDA kernel."""
+    with _lock:
+        _set_override(False)
+
+
+def enabled() -> bool:
+    return bool(_C.aten_override_enabled())
+
+
+@contextlib.contextmanager
+def use_cutlass() -> Iterator[None]:
+    """Dispatcher mode for the duration of a block; nested blocks leave it as they found it."""
+    with _lock:
+        was_enabled = enabled()
+        enable()
+    try:
+        yield
+    finally:
+        with _lock:
+            if not was_enabled:
+                _set_override(False)
+
+
+# ---- counters -----------------------------------------------------------------------------
+
+
+def stats() -> dict:
+    """Calls since import (or `reset_stats()`): per kernel, handed to torch.mm, no work, and
+    patched calls that fell back to the original function.
+
+    ``{"cutlass": total kernel calls, "kernels": {name: calls}, "torch_mm": {"complex": n,
+    "no_kernel": n}, "no_work": n, "patch_fallbacks": n}``
+    """
+    raw = _C.stats()
+    return {
+        "cutlass": sum(raw["kernels"].values()),
+        "kernels": dict(raw["kernels"]),
+        "torch_mm": {"complex": raw["torch_complex"], "no_kernel": raw["torch_no_kernel"]},
+        "no_work": raw["no_work"],
+        "patch_fallbacks": _fallbacks,
+    }
+
+
+def reset_stats() -> None:
+    global _fallbacks
+    _C.reset_stats()
+    _fallbacks = 0
+
+
+def set_logging(enabled: bool) -> None:
+    """Print each call's shape, dtype and kernel to stderr (also: CUTLASS_OPS_LOG=1)."""
+    _C.set_logging(bool(enabled))

@@ -1,0 +1,163 @@
+"""Patching torch.mm and dispatcher mode, as far as they go without a GPU: originals restored
+exactly, CPU tensors handed to the original functions, nesting, threads, registration."""
+
+import threading
+
+import pytest
+import torch
+
+import cutlass_ops
+from cutlass_ops import patch
+
+ORIGINALS = {
+    "torch.mm": torch.mm,
+    "Tensor.mm": torch.Tensor.mm,
+    "torch.matmul": torch.matmul,
+    "Tensor.matmul": torch.Tensor.matmul,
+    "Tensor.__matmul__": torch.Tensor.__matmul__,
+}
+
+
+def current():
+    return {
+        "torch.mm": torch.mm,
+        "Tensor.mm": torch.Tensor.mm,
+        "torch.matmul": torch.matmul,
+        "Tensor.matmul": torch.Tensor.matmul,
+        "Tensor.__matmul__": torch.Tensor.__matmul__,
+    }
+
+
+@pytest.fixture(autouse=True)
+def clean_state():
+    cutlass_ops.unpatch_torch()
+    cutlass_ops.disable()
+    yield
+    cutlass_ops.unpatch_torch()
+    cutlass_ops.disable()
+    assert current() == ORIGINALS
+
+
+def test_patch_and_unpatch_restore_the_exact_originals():
+    cutlass_ops.patch_torch()
+    assert torch.mm is not ORIGINALS["torch.mm"] and torch.Tensor.mm is not ORIGINALS["Tensor.mm"]
+    assert torch.matmul is ORIGINALS["torch.matmul"]  # only with matmul=True
+    assert cutlass_ops.patched_targets() == {"torch.mm", "Tensor.mm"}
+    cutlass_ops.patch_torch()  # idempotent: no double wrapping
+    cutlass_ops.unpatch_torch()
+    assert current() == ORIGINALS
+    cutlass_ops.patch_torch(matmul=True)
+    assert cutlass_ops.patched_targets() == set(ORIGINALS)
+    cutlass_ops.unpatch_torch()
+    assert current() == ORIGINALS
+
+
+def test_cpu_tensors_go_to_the_original_functions():
+    a, b = torch.randn(5, 7), torch.randn(7, 3)
+    expected = a @ b
+    cutlass_ops.reset_stats()
+    with cutlass_ops.patched(matmul=True):
+        results = [torch.mm(a, b), a.mm(b), torch.matmul(a, b), a.matmul(b), a @ b]
+        out = torch.empty(5, 3)
+        assert torch.mm(a, b, out=out) is out
+        results.append(out)
+        batched = torch.randn(2, 5, 7) @ torch.randn(2, 7, 3)  # batched: original matmul
+        vector = torch.randn(7) @ torch.randn(7)  # 1-D: original
+    for r in results:
+        assert torch.allclose(r, expected)
+    assert batched.shape == (2, 5, 3) and vector.dim() == 0
+    s = cutlass_ops.stats()
+    assert s["cutlass"] == 0 and s["patch_fallbacks"] == 8
+
+
+def test_patched_functions_keep_torch_errors():
+    with cutlass_ops.patched(matmul=True):
+        with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
+            torch.mm(torch.randn(2, 3), torch.randn(4, 5))
+        assert torch.Tensor.__matmul__(torch.randn(2, 2), "x") is NotImplemented
+
+
+def test_nested_patched_blocks_restore_the_outer_state():
+    with cutlass_ops.patched():
+        with cutlass_ops.patched(matmul=True):
+            assert cutlass_ops.patched_targets() == set(ORIGINALS)
+        assert cutlass_ops.patched_targets() == {"torch.mm", "Tensor.mm"}
+        with cutlass_ops.patched():
+            pass
+        assert cutlass_ops.patched_targets() == {"torch.mm", "Tensor.mm"}
+    assert current() == ORIGINALS
+
+
+def test_patching_is_thread_safe():
+    a, b = torch.randn(16, 16), torch.randn(16, 16)
+    expected = a @ b
+    errors = []
+    stop = threading.Event()
+
+    def worker():
+        try:
+            while not stop.is_set():
+                assert torch.allclose(torch.mm(a, b), expected)
+                assert torch.allclose(a @ b, expected)
+        except Exception as error:  # noqa: BLE001
+            errors.append(error)
+
+    def toggler():
+        for i in range(200):
+            with cutlass_ops.patched(matmul=i % 2 == 0):
+                pass
+            cutlass_ops.patch_torch()
+            cutlass_ops.unpatch_torch()
+
+    workers = [threading.Thread(target=worker) for _ in range(4)]
+    togglers = [threading.Thread(target=toggler) for _ in range(2)]
+    for t in workers + togglers:
+        t.start()
+    for t in togglers:
+        t.join()
+    stop.set()
+    for t in workers:
+        t.join()
+    assert not errors
+    assert current() == ORIGINALS
+
+
+def cuda_kernel_of(op):
+    return [line for line in torch._C._dispatch_dump(op).splitlines() if line.startswith("CUDA:")][0]
+
+
+def test_dispatcher_mode_registers_and_removes_the_aten_kernels():
+    torch_kernel = cuda_kernel_of("aten::mm")
+    cutlass_ops.enable()
+    assert cutlass_ops.enabled()
+    assert "aten_override.cpp" in cuda_kernel_of("aten::mm")
+    assert "aten_override.cpp" in cuda_kernel_of("aten::mm.out")
+    cutlass_ops.enable()  # idempotent
+    a, b = torch.randn(4, 6), torch.randn(6, 2)
+    assert torch.allclose(a @ b, torch.mm(a, b))  # CPU is not overridden
+    cutlass_ops.disable()
+    assert not cutlass_ops.enabled()
+    assert cuda_kernel_of("aten::mm") == torch_kernel
+
+
+def test_use_cutlass_nests_and_restores():
+    with cutlass_ops.use_cutlass():
+        with cutlass_ops.use_cutlass():
+            assert cutlass_ops.enabled()
+        assert cutlass_ops.enabled()
+    assert not cutlass_ops.enabled()
+    cutlass_ops.enable()
+    with cutlass_ops.use_cutlass():
+        pass
+    assert cutlass_ops.enabled()  # it was on before the block
+
+
+def test_stats_and_logging_switches():
+    cutlass_ops.reset_stats()
+    s = cutlass_ops.stats()
+    assert s == {"cutlass": 0, "kernels": {}, "torch_mm": {"complex": 0, "no_kernel": 0}, "no_work": 0,
+                 "patch_fallbacks": 0}
+    cutlass_ops.set_logging(True)
+    assert patch._C.logging()
+    cutlass_ops.set_logging(False)
+    assert not patch._C.logging()
