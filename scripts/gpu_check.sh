@@ -45,6 +45,12 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   bench_rc=$?
 fi
 
+demo_rc=0
+if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  $PYTHON -m cutlass_ops demo > "$OUT_DIR/demo.txt" 2>&1
+  demo_rc=$?
+fi
+
 if [ "${EXPORT_BUILD:-0}" = 1 ]; then
   # The built modules, to reuse on another machine with the same torch (tar xzf in the repo root).
   tar czf "$OUT_DIR/build.tgz" cutlass_ops/_C*.so cutlass_ops/_build_info.py
@@ -56,7 +62,9 @@ echo "$gpu"
 echo "build: ${build_s}s with MAX_JOBS=$MAX_JOBS"
 echo "tests (${test_s}s, exit $test_rc): $(tail -1 "$OUT_DIR/pytest.log")"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
+  echo "demo (exit $demo_rc):"
+  cat "$OUT_DIR/demo.txt"
   echo "bench --quick (exit $bench_rc):"
   sed -n '/^shape/,$p' "$OUT_DIR/bench.txt" | tail -n 40
 fi
-[ "$test_rc" = 0 ] && [ "$bench_rc" = 0 ]
+[ "$test_rc" = 0 ] && [ "$bench_rc" = 0 ] && [ "$demo_rc" = 0 ]
