@@ -155,7 +155,7 @@ def patched(matmul: bool = False) -> Iterator[None]:
 def _set_override(enabled: bool) -> None:
     with warnings.catch_warnings():
         # The dispatcher warns that a kernel is being overridden: that is the point.
-        warnings.filterwarnings("ignore", message=".*[Oo]verriding a previously registered kernel.*")
+        warnings.filterwarnings("ignore", message=r"(?s).*overriding a previously registered kernel")
         _C.set_aten_override(enabled)
 
 

@@ -127,6 +127,19 @@ def test_compile_fullgraph_mlp_forward_and_backward():
         assert torch.allclose(p.grad, g, rtol=1e-4, atol=1e-3)
 
 
+def test_compile_fullgraph_with_out():
+    def f(a, b, out):
+        cutlass_ops.mm(a, b, out=out)
+        return out + 1
+
+    a, b = matrix(96, 64, torch.float16), matrix(64, 80, torch.float16)
+    out_eager, out_compiled = torch.empty(96, 80, dtype=torch.float16, device="cuda"), torch.empty(
+        96, 80, dtype=torch.float16, device="cuda")
+    expected = f(a, b, out_eager)
+    got = torch.compile(f, fullgraph=True)(a, b, out_compiled)
+    assert torch.equal(got, expected) and torch.equal(out_compiled, out_eager)
+
+
 @pytest.mark.parametrize("requires_grad", [False, True])
 def test_opcheck_on_cuda(requires_grad):
     a = matrix(64, 48, torch.float32).requires_grad_(requires_grad)
@@ -227,9 +240,10 @@ def test_demo_runs_and_routes_every_matmul():
     results = demo.run(tokens=256, d_model=128, d_ff=512, layers=2, steps=2)
     by_mode = {r.mode: r for r in results}
     assert by_mode["torch (cuBLAS)"].cutlass_calls == 0
-    # Two matmuls per block. Patching sees the forward ones (backward runs aten ops); the
-    # dispatcher mode also runs both gradients of each in backward.
-    assert by_mode["patched torch.mm/matmul"].cutlass_calls == 4
+    # Two matmuls per block, two gradients each in backward. Patched, the forward matmuls are
+    # cutlass_ops.mm calls, whose own backward runs cutlass_ops too; in dispatcher mode aten's
+    # backward reaches aten::mm, which is cutlass_ops.
+    assert by_mode["patched torch.mm/matmul"].cutlass_calls == 4 + 2 * 4
     assert by_mode["dispatcher (aten::mm)"].cutlass_calls == 4 + 2 * 4
     for r in results[1:]:
         assert r.fallbacks == 0

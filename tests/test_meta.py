@@ -128,3 +128,27 @@ def test_mm_autograd_on_meta_builds_a_graph():
     assert c.requires_grad and c.grad_fn is not None
     ga, gb = torch.autograd.grad(c, (a, b), meta(6, 5))
     assert ga.shape == a.shape and gb.shape == b.shape
+
+
+@pytest.mark.parametrize("op", ["mm", "mm_with_kernel"])
+def test_out_variants_functionalize_to_the_functional_op(op):
+    """torch.compile functionalizes: out= must become the functional op plus a copy into out
+    (torch 2.11's generic fallback refuses custom ops that return an alias of out)."""
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    name = cutlass_ops.list_kernels()[0].name
+
+    def f(a, b, out):
+        if op == "mm":
+            torch.ops.cutlass_ops.mm.out(a, b, out=out)
+        else:
+            torch.ops.cutlass_ops.mm_with_kernel.out(a, b, name, out=out)
+        return out * 2
+
+    graph = make_fx(torch.func.functionalize(f))(meta(8, 4), meta(4, 6), meta(8, 6))
+    targets = [str(node.target) for node in graph.graph.nodes if node.op == "call_function"]
+    assert targets[0] == f"cutlass_ops.{op}.default"
+    assert "aten.copy_.default" in targets
+    assert not any(".out" in t for t in targets)
+    with pytest.raises(RuntimeError, match="shapes cannot be multiplied"):
+        make_fx(torch.func.functionalize(f))(meta(8, 4), meta(5, 6), meta(8, 6))

@@ -299,6 +299,10 @@ at::Tensor& matmul_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::
 
 }  // namespace
 
+void check_mm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  if (C10_UNLIKELY(!mm_args_ok(self, mat2, out))) raise_like_torch_mm(self, mat2, out);
+}
+
 std::optional<Precision> precision_for(at::ScalarType dtype) {
   switch (dtype) {
     case at::kHalf: return Precision::kF16;

@@ -26,6 +26,10 @@ at::Tensor mm_with_kernel_meta(const at::Tensor& self, const at::Tensor& mat2, c
 at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
                                     at::Tensor& out);
 
+// torch.mm's argument checks (devices, shapes, dtypes, out's dtype), raising torch's own
+// errors. The kernels above run them first; other layers (functionalization) call it too.
+void check_mm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out);
+
 // The precision a call runs at: float32 follows torch's TF32 setting for cuBLAS
 // (torch.backends.cuda.matmul.allow_tf32 / torch.set_float32_matmul_precision).
 // nullopt: no cutlass_ops kernel computes this dtype.

@@ -1,6 +1,7 @@
 // Operator registration: schemas, and a kernel for every dispatch key a drop-in torch.mm
 // must honour (CUDA, Meta, Autograd, AutocastCUDA), plus CPU kernels that say clearly
 // that cutlass_ops runs on CUDA.
+#include <ATen/FunctionalTensorWrapper.h>
 #include <ATen/autocast_mode.h>
 #include <torch/autograd.h>
 #include <torch/library.h>
@@ -105,6 +106,57 @@ at::Tensor mm_with_kernel_autocast(const at::Tensor& self, const at::Tensor& mat
                                   at::autocast::cached_cast(dtype, mat2, c10::DeviceType::CUDA), kernel);
 }
 
+// ---- Functionalize ---------------------------------------------------------------------
+// torch.compile functionalizes programs before tracing them. The generic fallback refuses
+// custom ops that return an alias of a mutated argument (torch 2.11: "Found a custom (non-ATen)
+// operator whose output has alias annotations"), so the out= variants get the kernel that
+// torchgen writes for aten's own out= ops: compute the functional result, then make out
+// refer to it.
+namespace functionalization = at::functionalization::impl;
+
+at::Tensor unwrap_functional(const at::Tensor& t) {
+  if (!functionalization::isFunctionalTensor(t)) return t;
+  functionalization::sync(t);
+  return functionalization::from_functional_tensor(t);
+}
+
+template <class Compute, class ComputeInPlace>
+at::Tensor& functionalize_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out, Compute compute,
+                              ComputeInPlace compute_in_place) {
+  check_mm_call(self, mat2, &out);
+  const at::Tensor self_ = unwrap_functional(self);
+  const at::Tensor mat2_ = unwrap_functional(mat2);
+  if (!functionalization::isFunctionalTensor(out)) {
+    TORCH_CHECK(!functionalization::isFunctionalTensor(self) && !functionalization::isFunctionalTensor(mat2),
+                "cutlass_ops::mm.out: mutating a non-functional tensor with a functional tensor is not allowed");
+    at::AutoDispatchSkipFunctionalize skip;
+    compute_in_place(self_, mat2_, out);
+    return out;
+  }
+  at::Tensor result;
+  {
+    at::AutoDispatchSkipFunctionalize skip;
+    result = compute(self_, mat2_);
+  }
+  functionalization::replace_(out, result);
+  functionalization::commit_update(out);
+  functionalization::sync(out);
+  return out;
+}
+
+at::Tensor& mm_out_functionalize(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  return functionalize_out(
+      self, mat2, out, [](const at::Tensor& a, const at::Tensor& b) { return op::mm().call(a, b); },
+      [](const at::Tensor& a, const at::Tensor& b, at::Tensor& o) { op::mm_out().call(a, b, o); });
+}
+
+at::Tensor& mm_with_kernel_out_functionalize(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
+                                             at::Tensor& out) {
+  return functionalize_out(
+      self, mat2, out, [&](const at::Tensor& a, const at::Tensor& b) { return op::mm_with_kernel().call(a, b, kernel); },
+      [&](const at::Tensor& a, const at::Tensor& b, at::Tensor& o) { op::mm_with_kernel_out().call(a, b, kernel, o); });
+}
+
 // ---- CPU: a deliberate difference from torch.mm -----------------------------------------
 [[noreturn]] void throw_not_cuda(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(false, "cutlass_ops::mm runs on CUDA tensors; got self on ", self.device(), " and mat2 on ",
@@ -154,6 +206,11 @@ TORCH_LIBRARY_IMPL(cutlass_ops, Autograd, m) {
   m.impl("mm.out", &mm_out_autograd);
   m.impl("mm_with_kernel", &mm_with_kernel_autograd);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_autograd);
+}
+
+TORCH_LIBRARY_IMPL(cutlass_ops, Functionalize, m) {
+  m.impl("mm.out", &mm_out_functionalize);
+  m.impl("mm_with_kernel.out", &mm_with_kernel_out_functionalize);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, AutocastCUDA, m) {
