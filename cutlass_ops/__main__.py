@@ -1,4 +1,4 @@
-"""Command line: python -m cutlass_ops {info,list,explain,bench,report,demo}."""
+"""Command line: python -m cutlass_ops {info,list,explain,bench,report,demo,fuzz}."""
 
 from __future__ import annotations
 
@@ -135,6 +135,12 @@ def cmd_demo(args) -> int:
     return demo.main(args)
 
 
+def cmd_fuzz(args) -> int:
+    from . import fuzz
+
+    return fuzz.main(args)
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python -m cutlass_ops", description="cutlass_ops: CUTLASS-backed torch.mm")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -186,6 +192,14 @@ def main(argv=None) -> int:
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--steps", type=int, default=10)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("fuzz", help="random matmuls checked against float64 and torch.mm")
+    p.add_argument("--cases", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--curated", action="store_true", help="the fixed edge-case set instead of random cases")
+    p.add_argument("--replay", help="run one case, given as the JSON line a failure printed")
+    p.add_argument("--progress", action="store_true", help="print a line every 500 cases")
+    p.set_defaults(func=cmd_fuzz)
 
     args = parser.parse_args(argv)
     return args.func(args)

@@ -11,6 +11,7 @@ from typing import Iterable, Optional, Sequence, Union
 import torch
 
 from .. import ops
+from ..testing import ERROR_FLOOR
 from .suites import QUICK, SUITES, Case
 from .timing import host_latency_us, time_alternating
 
@@ -22,9 +23,9 @@ DTYPES = {
     "fp32": (torch.float32, False),
     "fp64": (torch.float64, False),
 }
-# Relative error floors (see tests/mm_testing.py): a correct kernel may show this much even
-# when torch.mm's own error on the sampled rows is smaller.
-ERROR_FLOOR = {"bf16": 8e-3, "fp16": 1e-3, "tf32": 2e-3, "fp32": 1e-5, "fp64": 1e-12}
+# The bench's dtype names -> cutlass_ops.testing's precision names (its error floors: what a
+# correct kernel may show even when torch.mm's own error on the sampled rows is smaller).
+PRECISION_OF = {"bf16": "bf16", "fp16": "f16", "tf32": "tf32", "fp32": "f32", "fp64": "f64"}
 
 # Dense datasheet peaks, TFLOP/s (no sparsity). H100 SXM5 and H200 share the compute.
 DATASHEET_PEAK = {
@@ -144,7 +145,7 @@ def _run_case(case: Case, dtype_name: str, dtype: torch.dtype, impls: list[str],
         return Row(case.suite, case.label, case.m, case.n, case.k, case.layout, case.offset, dtype_name, impl, kernel)
 
     torch_error = _sampled_error(torch.mm(a, b), sample, ref)
-    bound = max(4 * torch_error, ERROR_FLOOR[dtype_name])
+    bound = max(4 * torch_error, ERROR_FLOOR[PRECISION_OF[dtype_name]])
     timed, fns, rows = [], [], []
     for impl in impls:
         if impl == "torch":

@@ -1,0 +1,187 @@
+"""`python -m cutlass_ops fuzz`: random matmuls checked against float64 and torch.mm.
+
+Every case draws M, N and K from 0 to ~4100 (biased to edges: 0, 1, primes, tile sizes +- 1,
+non-multiples of 8), a dtype, a layout per operand (row- or column-major, padded leading
+dims, storage offsets that break 16-byte alignment), an out= form (none, contiguous,
+column-major, strided, wrong-shaped, overlapping an input) and either auto dispatch or a
+registered kernel that accepts the problem. The output is poisoned with NaNs first, so an
+element no kernel writes shows up. Cases are seeded: a failure prints the one line that
+replays it (`python -m cutlass_ops fuzz --replay "<case>"`).
+
+`--curated` runs a fixed edge-case set (>= 200 cases, small shapes) instead: the set
+`scripts/sanitize.sh` runs under compute-sanitizer.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+import time
+import warnings
+from dataclasses import asdict, dataclass
+from typing import Iterator, Optional
+
+import torch
+
+from . import ops
+from .testing import PRECISIONS, matrix, reference_error
+
+EDGE = [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513]
+PRIMES = [p for p in range(2, 1100) if all(p % d for d in range(2, int(p**0.5) + 1))]
+OUT_FORMS = ["none", "none", "contiguous", "column_major", "strided", "wrong_shape", "overlap"]
+
+
+@dataclass(frozen=True)
+class Case:
+    m: int
+    n: int
+    k: int
+    precision: str  # f16, bf16, tf32, f32, f64
+    layout_a: str  # r or c
+    layout_b: str
+    pad_a: int = 0  # extra leading-dim elements
+    pad_b: int = 0
+    offset_a: int = 0  # storage offset, elements
+    offset_b: int = 0
+    out: str = "none"  # see OUT_FORMS
+    kernel: Optional[str] = None  # forced kernel, or None for auto
+    seed: int = 0  # the values
+
+    def line(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"))
+
+
+def _dim(rng: random.Random) -> int:
+    r = rng.random()
+    if r < 0.40:
+        return rng.choice(EDGE)
+    if r < 0.65:
+        return rng.choice(PRIMES)
+    if r < 0.90:
+        return rng.randint(1, 1100)
+    return rng.randint(1, 4100)
+
+
+def generate(count: int, seed: int = 0, kernels: Optional[list[str]] = None) -> Iterator[Case]:
+    """`count` random cases; `kernels` are the names a case may force (those that run here)."""
+    rng = random.Random(seed)
+    for i in range(count):
+        m, n, k = _dim(rng), _dim(rng), _dim(rng)
+        # Keep the float64 reference and the SIMT paths quick: at most ~4e9 multiply-adds.
+        while m * n * k > 4_000_000_000:
+            m, n, k = max(1, m // 2), max(1, n // 2), k
+        precision = rng.choice(list(PRECISIONS))
+        aligned = rng.random() < 0.5  # half the cases keep every operand 16-byte friendly
+        pad = (lambda: 0) if aligned else (lambda: rng.choice([0, 0, 1, 3, 8, 64]))
+        offset = (lambda: 0) if aligned else (lambda: rng.choice([0, 0, 1, 2, 5, 8]))
+        kernel = None
+        if kernels and rng.random() < 0.3:
+            kernel = rng.choice(kernels)
+        yield Case(m, n, k, precision, rng.choice("rc"), rng.choice("rc"), pad(), pad(), offset(), offset(),
+                   rng.choice(OUT_FORMS), kernel, seed * 1_000_003 + i)
+
+
+def curated() -> list[Case]:
+    """A fixed edge-case set: every precision and layout pair on small edge shapes, with each
+    out= form and alignment-breaking offsets in turn. Small enough for compute-sanitizer."""
+    shapes = [(1, 1, 1), (7, 9, 13), (127, 129, 65), (128, 256, 64), (257, 263, 129), (8, 8, 0), (0, 8, 8),
+              (33, 1, 17), (1, 77, 333), (200, 17, 1000)]
+    cases = []
+    i = 0
+    for precision in PRECISIONS:
+        for la in "rc":
+            for lb in "rc":
+                for m, n, k in shapes:
+                    out = OUT_FORMS[i % len(OUT_FORMS)]
+                    offset = 1 if i % 3 == 0 else 0
+                    cases.append(Case(m, n, k, precision, la, lb, pad_a=i % 2, pad_b=0, offset_a=offset,
+                                      offset_b=0, out=out, seed=i))
+                    i += 1
+    return cases
+
+
+def _make_out(case: Case, dtype: torch.dtype) -> torch.Tensor:
+    """The case's out tensor, filled with NaN so unwritten elements show."""
+    m, n, nan = case.m, case.n, float("nan")
+    if case.out == "contiguous":
+        return torch.full((m, n), nan, dtype=dtype, device="cuda")
+    if case.out == "column_major":
+        return torch.full((n, m), nan, dtype=dtype, device="cuda").t()
+    if case.out == "strided":
+        return torch.full((m, 2 * n + 1), nan, dtype=dtype, device="cuda")[:, 1::2]
+    assert case.out == "wrong_shape", case.out
+    return torch.full((3, 5), nan, dtype=dtype, device="cuda")
+
+
+def run_case(case: Case) -> Optional[str]:
+    """None if cutlass_ops got the case right, else what went wrong."""
+    dtype, tf32 = PRECISIONS[case.precision]
+    previous_tf32 = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = tf32
+    try:
+        gen = torch.Generator(device="cuda").manual_seed(case.seed)
+        a = matrix(case.m, case.k, dtype, case.layout_a, ld_pad=case.pad_a, offset=case.offset_a, generator=gen)
+        b = matrix(case.k, case.n, dtype, case.layout_b, ld_pad=case.pad_b, offset=case.offset_b, generator=gen)
+        out = None
+        if case.out == "overlap" and case.m * case.n > 0 and case.m * case.k > 0:
+            # out is a view into a's own storage, half-way in: the result must not depend on
+            # the order the kernel reads a and writes out.
+            storage = torch.randn(case.m * case.k + case.m * case.n, dtype=dtype, device="cuda", generator=gen)
+            a = storage[: case.m * case.k].view(case.m, case.k)
+            out = storage[(case.m * case.k) // 2:(case.m * case.k) // 2 + case.m * case.n].view(case.m, case.n)
+        elif case.out not in ("none", "overlap"):
+            out = _make_out(case, dtype)
+        a_before, b_before = a.clone(), b.clone()
+        kernel = case.kernel
+        if kernel is not None:
+            try:
+                ops.explain(a, b, out=out, kernel=kernel)
+            except ValueError:
+                kernel = None  # the forced kernel cannot run this problem: auto dispatch instead
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the resize warning of wrong-shaped outs
+            result = ops.mm(a, b, out=out, kernel=kernel)
+        if out is not None and result is not out:
+            return "mm(out=) did not return out"
+        if kernel is not None:
+            # A forced TF32 or IEEE kernel sets float32's precision itself.
+            torch.backends.cuda.matmul.allow_tf32 = "_tf32_" in kernel
+        theirs = torch.mm(a_before, b_before)
+        precision = case.precision if kernel is None else next(
+            p for p in PRECISIONS if f"_{p}_" in kernel)
+        return reference_error(result, theirs, a_before.double() @ b_before.double(), precision)
+    except Exception as error:  # noqa: BLE001 - any exception on a valid case is a failure
+        return f"{type(error).__name__}: {str(error).splitlines()[0]}"
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+
+
+def main(args) -> int:
+    if not torch.cuda.is_available():
+        print("fuzz needs a CUDA device", file=sys.stderr)
+        return 2
+    if args.replay:
+        case = Case(**json.loads(args.replay))
+        why = run_case(case)
+        print("ok" if why is None else f"FAIL: {why}")
+        return 0 if why is None else 1
+    capability = torch.cuda.get_device_capability()
+    names = [k.name for k in ops.list_kernels(capability)]
+    cases = curated() if args.curated else list(generate(args.cases, args.seed, names))
+    start = time.perf_counter()
+    failures = []
+    forced = 0
+    for i, case in enumerate(cases, 1):
+        why = run_case(case)
+        forced += case.kernel is not None
+        if why is not None:
+            failures.append((case, why))
+            print(f"FAIL {why}\n  replay: python -m cutlass_ops fuzz --replay '{case.line()}'", flush=True)
+        if args.progress and i % 500 == 0:
+            print(f"  {i}/{len(cases)} cases, {len(failures)} failures, {time.perf_counter() - start:.0f} s", flush=True)
+    torch.cuda.synchronize()
+    kind = "curated" if args.curated else f"seed {args.seed}"
+    print(f"fuzz ({kind}): {len(cases)} cases, {len(failures)} failures, {forced} with a forced kernel, "
+          f"{time.perf_counter() - start:.1f} s")
+    return 1 if failures else 0

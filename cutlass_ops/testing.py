@@ -1,0 +1,81 @@
+"""What the tests, the fuzzer and the benchmarks agree on: operands of every layout, and
+accuracy judged against a float64 reference relative to torch.mm's own error on the same
+inputs."""
+
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import torch
+
+# Relative-error floor per precision: what a correct result may show when torch's own error
+# happens to be tiny. A wrong tile or a missed K block shows errors of 1e-2 to 1, far above.
+ERROR_FLOOR = {"f16": 1e-3, "bf16": 8e-3, "tf32": 2e-3, "f32": 1e-5, "f64": 1e-12}
+
+# name -> (dtype, TF32 allowed)
+PRECISIONS = {
+    "f16": (torch.float16, False),
+    "bf16": (torch.bfloat16, False),
+    "tf32": (torch.float32, True),
+    "f32": (torch.float32, False),
+    "f64": (torch.float64, False),
+}
+
+
+def matrix(rows: int, cols: int, dtype: torch.dtype, layout: str = "r", *, ld_pad: int = 0, offset: int = 0,
+           device="cuda", generator: Optional[torch.Generator] = None) -> torch.Tensor:
+    """A rows x cols view of N(0, 1) values.
+
+    layout "r": row-major with leading dim cols + ld_pad; "c": column-major with leading dim
+    rows + ld_pad. `offset` elements precede it in its storage (an offset of 1 breaks every
+    alignment above one element).
+    """
+    if layout == "r":
+        ld = max(cols, 1) + ld_pad
+        size, stride, storage = (rows, cols), (ld, 1), offset + rows * ld
+    else:
+        ld = max(rows, 1) + ld_pad
+        size, stride, storage = (rows, cols), (1, ld), offset + cols * ld
+    base = torch.randn(max(storage, 1), dtype=dtype, device=device, generator=generator)
+    return base.as_strided(size, stride, offset)
+
+
+def rel_error(x: torch.Tensor, ref: torch.Tensor) -> float:
+    den = ref.norm().item()
+    return (x.double() - ref).norm().item() / (den if den > 0 else 1.0)
+
+
+def reference_error(ours: torch.Tensor, theirs: torch.Tensor, ref: torch.Tensor, precision: str) -> Optional[str]:
+    """Why `ours` is less accurate than torch.mm's `theirs` against the float64 `ref`, or None.
+
+    Norm-wise it must stay within twice torch.mm's error (or the precision's floor), and
+    element-wise within four times, so a handful of wrong elements cannot hide in the norm.
+    """
+    if ours.shape != theirs.shape:
+        return f"shape {tuple(ours.shape)} != torch.mm's {tuple(theirs.shape)}"
+    if ours.dtype != theirs.dtype:
+        return f"dtype {ours.dtype} != torch.mm's {theirs.dtype}"
+    if ours.numel() == 0:
+        return None
+    if not torch.isfinite(ours).all() and torch.isfinite(theirs).all():
+        return "non-finite values where torch.mm has none (unwritten output?)"
+    floor = ERROR_FLOOR[precision]
+    e_ours, e_torch = rel_error(ours, ref), rel_error(theirs, ref)
+    if not e_ours <= max(2 * e_torch, floor):
+        return f"relative error {e_ours:.3e} vs torch.mm's {e_torch:.3e} (floor {floor:.0e})"
+    scale = ref.abs().max().item()
+    if scale == 0:
+        return None if torch.equal(ours.double(), ref) else "nonzero result where the product is zero"
+    m_ours = (ours.double() - ref).abs().max().item() / scale
+    m_torch = (theirs.double() - ref).abs().max().item() / scale
+    if not m_ours <= max(4 * m_torch, 4 * floor):
+        return f"worst element error {m_ours:.3e} vs torch.mm's {m_torch:.3e}"
+    return None
+
+
+def poison_allocator(numel: int, dtype: torch.dtype, device="cuda") -> None:
+    """Leave NaNs in the caching allocator's next block of this size, so an output element
+    that a kernel forgets to write shows up as NaN instead of as a stale plausible value."""
+    if dtype.is_floating_point:
+        torch.full((max(numel, 1),), math.nan, dtype=dtype, device=device)
