@@ -25,7 +25,7 @@ from typing import Iterator, Optional
 import torch
 
 from . import ops
-from .testing import PRECISIONS, matrix, reference_error
+from .testing import PRECISIONS, matrix, poison_allocator, reference_error
 
 EDGE = [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513]
 PRIMES = [p for p in range(2, 1100) if all(p % d for d in range(2, int(p**0.5) + 1))]
@@ -139,6 +139,8 @@ def run_case(case: Case) -> Optional[str]:
                 ops.explain(a, b, out=out, kernel=kernel)
             except ValueError:
                 kernel = None  # the forced kernel cannot run this problem: auto dispatch instead
+        if out is None:
+            poison_allocator(case.m * case.n, dtype)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # the resize warning of wrong-shaped outs
             result = ops.mm(a, b, out=out, kernel=kernel)

@@ -103,6 +103,11 @@ def test_cli_list_and_explain_run():
 
 
 def test_third_party_finder_reports_the_headers():
+    import importlib.util
+    import os
+
+    if importlib.util.find_spec("cutlass_library") is None and not os.environ.get("CUTLASS_DIR"):
+        pytest.skip("no CUTLASS headers in this environment (the extension was built elsewhere)")
     result = subprocess.run([sys.executable, str(ROOT / "third_party" / "find_cutlass.py")], capture_output=True,
                             text=True)
     assert result.returncode == 0, result.stderr
