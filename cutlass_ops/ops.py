@@ -190,6 +190,7 @@ class Plan:
     copy_input: bool = False
     copy_mat2: bool = False
     out_via_temp: bool = False
+    staged: bool = False  # operands copied into zero-padded 16-byte aligned buffers for an SM90 kernel
     a: Optional[OperandPlan] = None
     b: Optional[OperandPlan] = None
     out: Optional[OperandPlan] = None
@@ -209,6 +210,9 @@ class Plan:
                 lines.append(f"  copies: {', '.join(copies)} (strides no BLAS layout describes)")
             if self.out_via_temp:
                 lines.append("  out: written to a contiguous temporary, then copied")
+            if self.staged:
+                lines.append("  staged: A and B copied into zero-padded 16-byte aligned buffers (K and N rounded "
+                             "up), the result into a padded temporary, then copied out")
         if self.candidates:
             lines.append("  candidates:")
             for name, why in self.candidates:
@@ -265,6 +269,7 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         copy_input=d["copy_a"],
         copy_mat2=d["copy_b"],
         out_via_temp=d["out_via_temp"],
+        staged=d["staged"],
         a=ops["a"],
         b=ops["b"],
         out=ops["d"],

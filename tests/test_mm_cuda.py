@@ -122,3 +122,26 @@ def test_negative_view_is_resolved():
     neg = torch._neg_view(a)
     assert neg.is_neg()
     assert torch.allclose(cutlass_ops.mm(neg, b), torch.mm(-a, b), atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("name,dtype,tf32", PRECISIONS[:3], ids=[p[0] for p in PRECISIONS[:3]])
+@pytest.mark.parametrize("layouts", LAYOUT_PAIRS)
+@pytest.mark.parametrize("out_form", ["none", "column_major", "offset"])
+@pytest.mark.parametrize("m,n,k", [(1537, 1029, 2051), (777, 1234, 4321)])
+def test_staged_unaligned_problems(name, dtype, tf32, layouts, out_form, m, n, k, tf32_matmul):
+    """Odd shapes on Hopper go through zero-padded aligned copies to the SM90 kernels."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("staging targets the SM90 kernels")
+    tf32_matmul(tf32)
+    a = matrix(m, k, dtype, layouts[0], offset=1)
+    b = matrix(k, n, dtype, layouts[1])
+    out = None
+    if out_form == "column_major":
+        out = torch.full((n, m), math.nan, dtype=dtype, device="cuda").t()
+    elif out_form == "offset":
+        out = torch.full((m * n + 1,), math.nan, dtype=dtype, device="cuda")[1:].view(m, n)
+    plan = cutlass_ops.explain(a, b, out=out)
+    assert plan.staged and plan.kernel.startswith("cutlass3x_sm90"), plan
+    result = cutlass_ops.mm(a, b, out=out)
+    assert out is None or result is out
+    assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {plan.kernel}")

@@ -94,28 +94,49 @@ def test_strided_out_goes_through_a_temporary():
     assert p.out_via_temp and p.action == "kernel"
 
 
-@pytest.mark.parametrize("k,align,family,config", [
-    (4096, 8, "cutlass3x", None),
-    (4094, 2, "cutlass2x", "128x128x32_3s_a2"),
-    (4093, 1, "cutlass2x", "simt_128x128x8_2s_a1"),
+@pytest.mark.parametrize("k,align,config", [
+    (4096, 8, "128x256x64_3s_a8"),
+    (4094, 2, "128x128x32_3s_a2"),
+    (4093, 1, "simt_128x128x8_2s_a1"),
 ])
-def test_alignment_picks_the_widest_kernel_that_fits(k, align, family, config):
-    if family == "cutlass3x" and not has_sm90():
-        pytest.skip("built without the sm90a kernels")
-    p = plan(meta(1024, k), meta(k, 1024))
-    assert p.a.align == align
-    assert p.kernel.startswith(family), p
-    if config:
-        assert p.kernel.endswith(config), p
+def test_alignment_picks_the_widest_kernel_that_fits(k, align, config):
+    p = plan(meta(1024, k), meta(k, 1024), device="a100")  # no staging before SM90
+    assert p.a.align == align and not p.staged
+    assert p.kernel == f"cutlass2x_sm80_bf16_rr_{config}", p
+
+
+@needs_sm90
+@pytest.mark.parametrize("m,n,k", [(4095, 4097, 4093), (777, 1234, 4321), (1024, 1024, 4094), (4096, 4096, 4095)])
+def test_unaligned_16bit_problems_are_staged_for_sm90(m, n, k):
+    p = plan(meta(m, k), meta(k, n))
+    assert p.staged and p.kernel.startswith("cutlass3x_sm90_bf16_rr_"), p
+    assert p.problem == (m, -(-n // 8) * 8, -(-k // 8) * 8)  # N and K rounded up to 16 bytes
+    assert (p.a.align, p.b.align, p.out.align) == (8, 8, 8)
+    assert "staged" in str(p)
+
+
+@needs_sm90
+def test_tiny_unaligned_problems_are_not_worth_staging():
+    p = plan(meta(7, 9), meta(9, 13))
+    assert not p.staged and p.kernel.startswith("cutlass2x_"), p
+
+
+@needs_sm90
+def test_unaligned_tf32_is_staged_with_a_column_major_b(tf32_matmul):
+    tf32_matmul(True)
+    p = plan(meta(2047, 2049, torch.float32), meta(2049, 2051, torch.float32))
+    assert p.staged and p.kernel.startswith("cutlass3x_sm90_tf32_rc_"), p
 
 
 def test_storage_offset_breaks_alignment():
-    p = plan(meta(1024, 1024, offset=1), meta(1024, 1024))
+    p = plan(meta(1024, 1024, offset=1), meta(1024, 1024), device="a100")
     assert p.a.align == 1
     assert p.kernel.endswith("_a1"), p
-    rejected = dict(p.candidates)
     if has_sm90():
-        assert "needs A aligned to 8 elements" in rejected["cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop"]
+        h100 = plan(meta(1024, 1024, offset=1), meta(1024, 1024))
+        assert h100.staged and h100.kernel.startswith("cutlass3x_sm90")
+        rejected = dict(plan(meta(1024, 1024, offset=1), meta(1024, 1024), device="a100").candidates)
+        assert "needs A aligned to 8 elements" in rejected["cutlass2x_sm80_bf16_rr_128x256x64_3s_a8"]
 
 
 @pytest.mark.parametrize("m", range(1, 131))
@@ -133,9 +154,12 @@ def test_float32_follows_torch_tf32_flag(tf32_matmul):
     fast = plan(a, b)
     assert fast.dtype == "tf32" and "_tf32_" in fast.kernel
     if has_sm90():
-        # Row-major x row-major TF32 has no SM90 kernel (see csrc/generate_kernels.py): SM80's.
-        assert fast.kernel == "cutlass2x_sm80_tf32_rr_128x128x32_3s_a4"
-        assert plan(a, meta(2048, 2048, torch.float32, layout="c")).kernel.startswith("cutlass3x_sm90_tf32_rc")
+        # Row-major x row-major TF32 has no SM90 kernel (see csrc/generate_kernels.py): a large
+        # one is staged with B copied column-major for the SM90 "rc" kernel.
+        big = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
+        assert big.staged and big.kernel.startswith("cutlass3x_sm90_tf32_rc"), big
+        rc = plan(a, meta(2048, 2048, torch.float32, layout="c"))
+        assert rc.kernel.startswith("cutlass3x_sm90_tf32_rc") and not rc.staged
 
 
 def test_float64_uses_dmma():

@@ -1,5 +1,7 @@
 #include "dispatch/heuristic.h"
 
+#include <cstring>
+
 #include "dispatch/configs.h"
 
 namespace cutlass_ops {
@@ -59,6 +61,38 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
   }
   return pref;
+}
+
+namespace {
+
+// Sustained rates, TFLOP/s, read off benchmarks/RESULTS.md (H200, 2026-11-22) for large
+// problems; deliberately round. They only have to order the choices.
+double sustained_tflops(const KernelInfo& k) {
+  const bool sixteen_bit = k.precision == Precision::kF16 || k.precision == Precision::kBF16;
+  if (std::strcmp(k.family, "cutlass3x") == 0) return sixteen_bit ? 600.0 : 300.0;
+  if (std::strstr(k.config, "simt") != nullptr) return sixteen_bit ? 35.0 : 45.0;
+  if (sixteen_bit) return k.align_a >= 8 ? 350.0 : 200.0;
+  return k.align_a >= 4 ? 150.0 : 100.0;  // TF32 tensor-op
+}
+
+constexpr double kCopyBandwidth = 2.5e12;  // bytes/s a padding copy achieves (read + write)
+constexpr double kLaunchSeconds = 4e-6;    // per extra kernel launch
+
+}  // namespace
+
+bool prefer_staging(const Plan& p, const KernelInfo* kernel, const Plan& s, const KernelInfo& staged_kernel,
+                    const DeviceDesc& dev) {
+  (void)dev;
+  const double flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
+  if (kernel == nullptr) return true;
+  const double unstaged = flops / (sustained_tflops(*kernel) * 1e12);
+  // A and B are read and written once each, the padded result written and read once more.
+  const double eb = element_bytes(p.precision);
+  const double bytes = 2.0 * eb *
+                       (static_cast<double>(s.m) * s.k + static_cast<double>(s.k) * s.n + static_cast<double>(s.m) * s.n);
+  const double staged = 2.0 * static_cast<double>(s.m) * s.n * s.k / (sustained_tflops(staged_kernel) * 1e12) +
+                        bytes / kCopyBandwidth + 3 * kLaunchSeconds;
+  return staged < unstaged;
 }
 
 }  // namespace cutlass_ops

@@ -21,4 +21,9 @@ struct Preference {
 // the problem (highest alignment variant first); if none does, any accepting kernel.
 Preference preferred_configs(const Plan& plan, const DeviceDesc& device);
 
+// Whether running `staged` (zero-padded aligned copies on `staged_kernel`) beats running the
+// unstaged problem on `kernel` (nullptr: nothing runs it), by a time estimate.
+bool prefer_staging(const Plan& plan, const KernelInfo* kernel, const Plan& staged, const KernelInfo& staged_kernel,
+                    const DeviceDesc& device);
+
 }  // namespace cutlass_ops

@@ -127,7 +127,12 @@ std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p
   return "unknown";
 }
 
-void choose_kernel(Plan& p, const DeviceDesc& dev) {
+namespace {
+
+int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
+
+// The heuristic's choice for a normalised (or staged) plan, or nullptr.
+const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const char** reason) {
   const auto& candidates = Registry::instance().candidates(p.precision, p.a.layout, p.b.layout);
   const Preference pref = preferred_configs(p, dev);
   for (int i = 0; i < pref.count; ++i) {
@@ -141,20 +146,58 @@ void choose_kernel(Plan& p, const DeviceDesc& dev) {
       }
     }
     if (best) {
-      p.kernel = best;
-      p.reason = pref.reason;
-      return;
+      *reason = pref.reason;
+      return best;
     }
   }
   for (const KernelInfo* k : candidates) {
     if (check_kernel(*k, p, dev) == Rejection::kNone) {
-      p.kernel = k;
-      p.reason = "no preferred config accepts the problem: first registered kernel that does";
-      return;
+      *reason = "no preferred config accepts the problem: first registered kernel that does";
+      return k;
     }
   }
-  p.kernel = nullptr;
-  p.reason = "no kernel in this build accepts the problem";
+  *reason = "no kernel in this build accepts the problem";
+  return nullptr;
+}
+
+}  // namespace
+
+Plan stage(const Plan& p, Layout b_layout) {
+  Plan s = p;
+  const int align = 16 / element_bytes(p.precision);
+  s.staged = true;
+  s.copy_a = s.copy_b = s.d_via_temp = false;
+  // Only contiguous extents must be multiples of the alignment: K for a row-major A and a
+  // column-major B, N for a row-major B and for D. M never is.
+  s.k = round_up(p.k, align);
+  s.n = round_up(p.n, align);
+  s.a = {Layout::kRowMajor, s.k, align};
+  s.b = b_layout == Layout::kRowMajor ? OperandPlan{Layout::kRowMajor, s.n, align}
+                                      : OperandPlan{Layout::kColMajor, s.k, align};
+  s.d = {Layout::kRowMajor, s.n, align};
+  return s;
+}
+
+void choose_kernel(Plan& p, const DeviceDesc& dev) {
+  p.kernel = preferred_kernel(p, dev, &p.reason);
+  // On Hopper, 16-bit and TF32 problems that break TMA's 16-byte rule (odd widths, storage
+  // offsets) would fall to SM80-class kernels; zero-padded aligned copies let the SM90
+  // kernels take them when the copies cost less than the slower kernel would.
+  const bool stageable = dev.cc == 90 && (p.precision == Precision::kF16 || p.precision == Precision::kBF16 ||
+                                          p.precision == Precision::kTF32);
+  if (!stageable || (p.kernel && std::strcmp(p.kernel->family, "cutlass3x") == 0)) return;
+  for (const Layout b_layout : {Layout::kRowMajor, Layout::kColMajor}) {
+    const Plan s = stage(p, b_layout);
+    const char* reason = "";
+    const KernelInfo* k = preferred_kernel(s, dev, &reason);
+    if (k == nullptr || std::strcmp(k->family, "cutlass3x") != 0) continue;
+    if (prefer_staging(p, p.kernel, s, *k, dev)) {
+      p = s;
+      p.kernel = k;
+      p.reason = "operands not 16-byte aligned: staged into zero-padded aligned copies for the SM90 kernel";
+    }
+    return;
+  }
 }
 
 Plan make_plan(const CallDesc& call, const DeviceDesc& device) {

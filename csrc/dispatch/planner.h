@@ -39,6 +39,10 @@ struct Plan {
   bool copy_b = false;      // likewise mat2
   bool d_via_temp = false;  // the kernel writes a contiguous temporary, then out.copy_(temp)
   bool transposed = false;  // output is column-major: compute D^T = mat2^T * self^T
+  // Staged: the kernel's operands are zero-padded, 16-byte aligned copies (K and N rounded up),
+  // its output a padded temporary; m, n, k below are the padded sizes. Supersedes the copy
+  // and temporary flags above.
+  bool staged = false;
 
   // The problem the kernel sees, after the copies and the transposition above.
   int64_t m = 0, n = 0, k = 0;
@@ -68,8 +72,12 @@ std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Pl
                                const DeviceDesc& device);
 
 // Fills plan.kernel and plan.reason with the heuristic's choice (kernel == nullptr when
-// nothing in the registry accepts the problem).
+// nothing in the registry accepts the problem); may turn the plan into a staged one.
 void choose_kernel(Plan& plan, const DeviceDesc& device);
+
+// `plan` run on zero-padded, 16-byte aligned copies: A row-major, B in `b_layout`, D a
+// padded row-major temporary.
+Plan stage(const Plan& plan, Layout b_layout);
 
 // normalize + choose_kernel.
 Plan make_plan(const CallDesc& call, const DeviceDesc& device);

@@ -98,6 +98,7 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   d["copy_b"] = p.copy_b;
   d["out_via_temp"] = p.d_via_temp;
   d["transposed"] = p.transposed;
+  d["staged"] = p.staged;
   d["problem"] = py::make_tuple(p.m, p.n, p.k);
   d["a"] = operand_dict(p.a);
   d["b"] = operand_dict(p.b);

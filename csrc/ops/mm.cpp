@@ -182,21 +182,45 @@ Plan plan_call(const CallDesc& call, const DeviceDesc& device, std::string_view 
   return plan;
 }
 
+// The kernel's operands for a staged plan: A and B as zero-padded contiguous copies (K and N
+// rounded up; the padding multiplies zeros), D as a padded temporary.
+struct StagedOperands {
+  at::Tensor a, b, d;
+};
+
+StagedOperands stage_operands(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2,
+                              const at::Tensor& out) {
+  // Kernel-facing views: for the transposed problem A is mat2^T and B is self^T.
+  const at::Tensor ka = plan.transposed ? mat2.t() : self;
+  const at::Tensor kb = plan.transposed ? self.t() : mat2;
+  const int64_t k_pad = plan.k - ka.size(1), n_pad = plan.n - kb.size(1);
+  StagedOperands s;
+  s.a = at::constant_pad_nd(ka, {0, k_pad});  // M x K', row-major
+  s.b = plan.b.layout == Layout::kRowMajor ? at::constant_pad_nd(kb, {0, n_pad, 0, k_pad})  // K' x N', row-major
+                                           : at::constant_pad_nd(kb.t(), {0, k_pad, 0, n_pad}).t();  // column-major
+  s.d = at::empty({plan.m, plan.n}, out.options());
+  return s;
+}
+
 void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
             const DeviceDesc& desc) {
   const KernelInfo& kernel = *plan.kernel;
+  StagedOperands staged;
+  if (plan.staged) staged = stage_operands(plan, self, mat2, out);
   const at::Tensor a = plan.copy_a ? self.contiguous() : self;
   const at::Tensor b = plan.copy_b ? mat2.contiguous() : mat2;
-  const at::Tensor d = plan.d_via_temp ? at::empty({self.size(0), mat2.size(1)}, out.options()) : out;
+  const at::Tensor d = plan.staged ? staged.d
+                       : plan.d_via_temp ? at::empty({self.size(0), mat2.size(1)}, out.options())
+                                         : out;
 
   GemmArgs args;
   args.m = plan.m;
   args.n = plan.n;
   args.k = plan.k;
-  args.a = (plan.transposed ? b : a).const_data_ptr();
+  args.a = plan.staged ? staged.a.const_data_ptr() : (plan.transposed ? b : a).const_data_ptr();
   args.lda = plan.a.ld;
   args.layout_a = plan.a.layout;
-  args.b = (plan.transposed ? a : b).const_data_ptr();
+  args.b = plan.staged ? staged.b.const_data_ptr() : (plan.transposed ? a : b).const_data_ptr();
   args.ldb = plan.b.ld;
   args.layout_b = plan.b.layout;
   args.d = d.data_ptr();
@@ -222,7 +246,13 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   status = kernel.run(args);
   TORCH_CHECK(status.ok(), "cutlass_ops.mm: kernel ", kernel.name, " failed on the ", plan.m, "x", plan.n, "x",
               plan.k, " problem: ", status.message);
-  if (plan.d_via_temp) out.copy_(d);
+  if (plan.staged) {
+    // The kernel computed the (transposed, if so planned) padded product: drop the padding.
+    const at::Tensor real = d.narrow(1, 0, plan.transposed ? self.size(0) : mat2.size(1));
+    (plan.transposed ? out.t() : out).copy_(real);
+  } else if (plan.d_via_temp) {
+    out.copy_(d);
+  }
 }
 
 // The shared body of the four CUDA entry points. `out` is defined for the out= variants;
