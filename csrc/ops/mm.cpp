@@ -194,10 +194,13 @@ StagedOperands stage_operands(const Plan& plan, const at::Tensor& self, const at
   const at::Tensor ka = plan.transposed ? mat2.t() : self;
   const at::Tensor kb = plan.transposed ? self.t() : mat2;
   const int64_t k_pad = plan.k - ka.size(1), n_pad = plan.n - kb.size(1);
+  // .contiguous(): with nothing to pad, constant_pad_nd returns a clone that keeps a
+  // transposed view's strides (found by the fuzzer: a column-major B read as row-major).
   StagedOperands s;
-  s.a = at::constant_pad_nd(ka, {0, k_pad});  // M x K', row-major
-  s.b = plan.b.layout == Layout::kRowMajor ? at::constant_pad_nd(kb, {0, n_pad, 0, k_pad})  // K' x N', row-major
-                                           : at::constant_pad_nd(kb.t(), {0, k_pad, 0, n_pad}).t();  // column-major
+  s.a = at::constant_pad_nd(ka, {0, k_pad}).contiguous();  // M x K', row-major
+  s.b = plan.b.layout == Layout::kRowMajor
+            ? at::constant_pad_nd(kb, {0, n_pad, 0, k_pad}).contiguous()           // K' x N', row-major
+            : at::constant_pad_nd(kb.t(), {0, k_pad, 0, n_pad}).contiguous().t();  // K' x N', column-major
   s.d = at::empty({plan.m, plan.n}, out.options());
   return s;
 }
