@@ -142,7 +142,9 @@ def test_staged_unaligned_problems(name, dtype, tf32, layouts, out_form, m, n, k
     elif out_form == "offset":
         out = torch.full((m * n + 1,), math.nan, dtype=dtype, device="cuda")[1:].view(m, n)
     plan = cutlass_ops.explain(a, b, out=out)
-    assert plan.staged and plan.kernel.startswith("cutlass3x_sm90"), plan
+    if name != "tf32" or m * n * k > 10**9:
+        # Small TF32 problems are left to the SM80 kernel: the copies would cost more.
+        assert plan.staged and plan.kernel.startswith("cutlass3x_sm90"), plan
     result = cutlass_ops.mm(a, b, out=out)
     assert out is None or result is out
     assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {plan.kernel}")
