@@ -56,41 +56,34 @@ def _count_fallback() -> None:
     _fallbacks += 1  # approximate under threads (a Python int); the C++ counters are exact
 
 
+def _route(name: str, a, b, out=None):
+    """cutlass_ops.mm for eligible operands, else the original function saved under `name`."""
+    if _eligible(a, b, out):
+        return _cutlass_mm(a, b, out=out)
+    _count_fallback()
+    original = _saved[name]
+    return original(a, b) if out is None else original(a, b, out=out)
+
+
+# The replacements keep the originals' parameter names, so keyword calls still work.
 def _patched_mm(input, mat2, *, out=None):
-    if _eligible(input, mat2, out):
-        return _cutlass_mm(input, mat2, out=out)
-    _count_fallback()
-    original = _saved["torch.mm"]
-    return original(input, mat2) if out is None else original(input, mat2, out=out)
-
-
-def _patched_tensor_mm(self, mat2):
-    if _eligible(self, mat2):
-        return _cutlass_mm(self, mat2)
-    _count_fallback()
-    return _saved["Tensor.mm"](self, mat2)
+    return _route("torch.mm", input, mat2, out)
 
 
 def _patched_matmul(input, other, *, out=None):
-    if _eligible(input, other, out):
-        return _cutlass_mm(input, other, out=out)
-    _count_fallback()
-    original = _saved["torch.matmul"]
-    return original(input, other) if out is None else original(input, other, out=out)
+    return _route("torch.matmul", input, other, out)
+
+
+def _patched_tensor_mm(self, mat2):
+    return _route("Tensor.mm", self, mat2)
 
 
 def _patched_tensor_matmul(self, other):
-    if _eligible(self, other):
-        return _cutlass_mm(self, other)
-    _count_fallback()
-    return _saved["Tensor.matmul"](self, other)
+    return _route("Tensor.matmul", self, other)
 
 
-def _patched_tensor_dunder_matmul(self, other):  # Tensor.__matmul__
-    if _eligible(self, other):
-        return _cutlass_mm(self, other)
-    _count_fallback()
-    return _saved["Tensor.__matmul__"](self, other)
+def _patched_tensor_dunder_matmul(self, other):
+    return _route("Tensor.__matmul__", self, other)
 
 
 # name -> (owner, attribute, replacement)
