@@ -97,20 +97,20 @@ bool has_symbolic_shape(const at::Tensor& t) { return t.unsafeGetTensorImpl()->h
   TORCH_CHECK_NOT_IMPLEMENTED(false, "\"addmm_cuda\" not implemented for '", c10::toString(dtype), "'");
 }
 
-MatrixDesc describe(const at::Tensor& t) {
-  // Meta tensors have no memory: plan as if their storage started 256-byte aligned.
-  const uint64_t address = t.is_meta() ? static_cast<uint64_t>(t.storage_offset()) * t.element_size()
-                                       : reinterpret_cast<uint64_t>(t.const_data_ptr());
-  return {t.size(0), t.size(1), t.stride(0), t.stride(1), address};
+// Byte address of element (0, 0). Meta tensors have no memory: plan as if their storage
+// started 256-byte aligned.
+uint64_t address_of(const at::Tensor& t) {
+  return t.is_meta() ? static_cast<uint64_t>(t.storage_offset()) * t.element_size()
+                     : reinterpret_cast<uint64_t>(t.const_data_ptr());
 }
+
+MatrixDesc describe(const at::Tensor& t) { return {t.size(0), t.size(1), t.stride(0), t.stride(1), address_of(t)}; }
 
 // The output descriptor the call will write: `out` itself, or, when out= must first be
 // resized, the contiguous M x N tensor resize_output will leave at the same address.
 MatrixDesc describe_output(const at::Tensor& out, int64_t m, int64_t n) {
   if (out.dim() == 2 && out.size(0) == m && out.size(1) == n) return describe(out);
-  const uint64_t address = out.is_meta() ? static_cast<uint64_t>(out.storage_offset()) * out.element_size()
-                                         : reinterpret_cast<uint64_t>(out.const_data_ptr());
-  return {m, n, n, 1, address};
+  return {m, n, n, 1, address_of(out)};
 }
 
 bool overlaps(const at::Tensor& out, const at::Tensor& input) {
@@ -159,12 +159,19 @@ const KernelInfo& find_kernel_or_throw(std::string_view name) {
   return *kernel;
 }
 
-// A forced kernel decides float32's precision: forcing a TF32 kernel opts into TF32, and
-// forcing the IEEE kernel opts out, whatever torch's global TF32 flag says.
-void adopt_forced_precision(Plan& plan, const KernelInfo& kernel) {
+// Puts a forced kernel on a normalised plan, or says why it cannot run it. The kernel also
+// decides float32's precision: forcing a TF32 kernel opts into TF32, and forcing the IEEE
+// kernel opts out, whatever torch's global TF32 flag says.
+Rejection force_kernel(Plan& plan, const KernelInfo& kernel, const DeviceDesc& device) {
   const bool both_float32 = (plan.precision == Precision::kTF32 || plan.precision == Precision::kF32) &&
                             (kernel.precision == Precision::kTF32 || kernel.precision == Precision::kF32);
   if (both_float32) plan.precision = kernel.precision;
+  const Rejection why = check_kernel(kernel, plan, device);
+  if (why == Rejection::kNone) {
+    plan.kernel = &kernel;
+    plan.reason = "forced with kernel=";
+  }
+  return why;
 }
 
 // Plans `call`; with a forced kernel, throws ValueError if that kernel cannot run it.
@@ -172,13 +179,10 @@ Plan plan_call(const CallDesc& call, const DeviceDesc& device, std::string_view 
   if (forced.empty()) return make_plan(call, device);
   const KernelInfo& kernel = find_kernel_or_throw(forced);
   Plan plan = normalize(call);
-  adopt_forced_precision(plan, kernel);
-  const Rejection why = check_kernel(kernel, plan, device);
+  const Rejection why = force_kernel(plan, kernel, device);
   TORCH_CHECK_VALUE(why == Rejection::kNone, "cutlass_ops.mm: kernel '", kernel.name, "' cannot run this problem (",
                     call.a.rows, "x", call.a.cols, " @ ", call.b.rows, "x", call.b.cols, ", ",
                     precision_name(plan.precision), "): it ", describe_rejection(why, kernel, plan, device));
-  plan.kernel = &kernel;
-  plan.reason = "forced with kernel=";
   return plan;
 }
 
@@ -408,14 +412,8 @@ Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const a
     choose_kernel(e.plan, device);
   } else {
     const KernelInfo& kernel = find_kernel_or_throw(forced);
-    adopt_forced_precision(e.plan, kernel);
-    const Rejection why = check_kernel(kernel, e.plan, device);
-    if (why == Rejection::kNone) {
-      e.plan.kernel = &kernel;
-      e.plan.reason = "forced with kernel=";
-    } else {
-      e.forced_rejection = describe_rejection(why, kernel, e.plan, device);
-    }
+    const Rejection why = force_kernel(e.plan, kernel, device);
+    if (why != Rejection::kNone) e.forced_rejection = describe_rejection(why, kernel, e.plan, device);
   }
   for (const KernelInfo* k : Registry::instance().candidates(e.plan.precision, e.plan.a.layout, e.plan.b.layout)) {
     e.candidates.emplace_back(k, describe_rejection(check_kernel(*k, e.plan, device), *k, e.plan, device));

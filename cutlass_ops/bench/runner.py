@@ -11,21 +11,15 @@ from typing import Iterable, Optional, Sequence, Union
 import torch
 
 from .. import ops
-from ..testing import ERROR_FLOOR
+from ..testing import ERROR_FLOOR, PRECISIONS
 from .suites import QUICK, SUITES, Case
 from .timing import host_latency_us, time_alternating
 
-# name -> (torch dtype, TF32 allowed)
-DTYPES = {
-    "bf16": (torch.bfloat16, False),
-    "fp16": (torch.float16, False),
-    "tf32": (torch.float32, True),
-    "fp32": (torch.float32, False),
-    "fp64": (torch.float64, False),
-}
-# The bench's dtype names -> cutlass_ops.testing's precision names (its error floors: what a
-# correct kernel may show even when torch.mm's own error on the sampled rows is smaller).
+# The bench's dtype names (torch-style) -> cutlass_ops.testing's precision names, whose table
+# gives the torch dtype and TF32 setting, and whose error floors are what a correct kernel may
+# show even when torch.mm's own error on the sampled rows is smaller.
 PRECISION_OF = {"bf16": "bf16", "fp16": "f16", "tf32": "tf32", "fp32": "f32", "fp64": "f64"}
+DTYPES = {name: PRECISIONS[precision] for name, precision in PRECISION_OF.items()}  # -> (dtype, TF32 allowed)
 
 # Dense datasheet peaks, TFLOP/s (no sparsity). H100 SXM5 and H200 share the compute.
 DATASHEET_PEAK = {
