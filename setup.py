@@ -15,6 +15,9 @@ kernel never touches this file.
 Environment:
   CUTLASS_OPS_ARCHS  families to build, e.g. "80;90a" (default: what the visible GPU needs,
                      or "80;90a" without a GPU)
+  CUTLASS_OPS_KERNEL_DIRS  kernel rooms to build, comma list of csrc/ subfolders (default
+                     "cutlass3x,cutlass2x,handwritten"), e.g. "cutlass3x,cutlass2x" for a build
+                     without the hand-written teaching kernels
   CUTLASS_DIR        a CUTLASS checkout to use instead of the nvidia-cutlass package
   MAX_JOBS           parallel compile jobs (ninja)
 """
@@ -151,6 +154,20 @@ COMMON_NVCC = [
 ]
 
 
+KERNEL_DIRS = ("cutlass3x", "cutlass2x", "handwritten")
+
+
+def selected_kernel_dirs() -> list[str]:
+    env = os.environ.get("CUTLASS_OPS_KERNEL_DIRS")
+    if not env:
+        return list(KERNEL_DIRS)
+    dirs = [d.strip() for d in re.split(r"[;, ]+", env) if d.strip()]
+    unknown = [d for d in dirs if d not in KERNEL_DIRS]
+    if unknown:
+        raise SystemExit(f"CUTLASS_OPS_KERNEL_DIRS={env!r}: unknown {unknown}; choose from {list(KERNEL_DIRS)}")
+    return dirs
+
+
 def rel(paths) -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in paths)
 
@@ -168,7 +185,7 @@ def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
     counts = {}
     for arch in archs:
         family, gencode = FAMILIES[arch]
-        kernels = rel(CSRC.glob(f"**/*_{family}.cu"))
+        kernels = rel(p for d in selected_kernel_dirs() for p in (CSRC / d).glob(f"**/*_{family}.cu"))
         if not kernels:
             continue
         counts[f"_C_{family}"] = len(kernels)
@@ -187,6 +204,7 @@ def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
 def write_build_info(archs: list[str], counts: dict[str, int], cutlass) -> None:
     info = {
         "ARCHS": tuple(archs),
+        "KERNEL_DIRS": tuple(selected_kernel_dirs()),
         "KERNEL_MODULES": tuple(counts),
         "KERNEL_SOURCES": counts,
         "CUTLASS_VERSION": cutlass.version,
@@ -210,6 +228,7 @@ def main() -> None:
     print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}")
     setup(
         packages=find_packages(include=["cutlass_ops", "cutlass_ops.*"]),
+        package_data={"cutlass_ops": ["tuning_tables/*.json"]},
         ext_modules=exts,
         cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
     )

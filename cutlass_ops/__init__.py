@@ -8,11 +8,15 @@
     with cutlass_ops.patched(): ...          # torch.mm and Tensor.mm run on cutlass_ops
     with cutlass_ops.use_cutlass(): ...      # aten::mm's CUDA kernel is cutlass_ops (@, matmul, linear)
     cutlass_ops.stats()                      # what ran where
+    cutlass_ops.set_fp32_mode("3xtf32")      # float32 without TF32: 3xTF32 tensor cores, fp32 accuracy
+    cutlass_ops.tuning.set_autotune(True)    # time new problems on every eligible kernel, cache the winner
 """
 
 from . import _extension  # noqa: F401  (loads the extension, registers the kernels)
 from .info import info
-from .ops import DEVICE_PRESETS, DeviceSpec, KernelInfo, OperandPlan, Plan, explain, list_kernels, mm
+from . import tuning
+from .ops import (DEVICE_PRESETS, DeviceSpec, KernelInfo, OperandPlan, Plan, explain, fp32_mode, list_kernels, mm,
+                  set_fp32_mode)
 from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
                     unpatch_torch, use_cutlass)
 
@@ -36,7 +40,10 @@ __all__ = [
     "OperandPlan",
     "Plan",
     "explain",
+    "fp32_mode",
     "info",
     "list_kernels",
     "mm",
+    "set_fp32_mode",
+    "tuning",
 ]

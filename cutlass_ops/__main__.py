@@ -112,6 +112,50 @@ def cmd_bench(args) -> int:
     return 1 if any(not r.ok for r in rows) else 0
 
 
+def cmd_tune(args) -> int:
+    import torch
+
+    from . import bench, ops, tuning
+    from .bench.runner import make_operands
+
+    if not torch.cuda.is_available():
+        print("tune needs a CUDA device", file=sys.stderr)
+        return 2
+    dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
+    unknown = [d for d in dtypes if d not in bench.DTYPES]
+    if unknown:
+        print(f"--dtype: unknown {unknown}; choose from {sorted(bench.DTYPES)}", file=sys.stderr)
+        return 2
+    cases = bench.parse_shapes(args.shapes, args.layout) if args.shapes else bench.SUITES[args.suite]
+    generator = torch.Generator(device="cuda").manual_seed(0)
+    before = len(tuning.entries())
+    previous_tf32, previous_mode, previous_on = (torch.backends.cuda.matmul.allow_tf32, ops.fp32_mode(),
+                                                 tuning.autotune_enabled())
+    try:
+        tuning.set_autotune(True)
+        for dtype_name in dtypes:
+            dtype, tf32 = bench.DTYPES[dtype_name]
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            ops.set_fp32_mode("3xtf32" if dtype_name == "3xtf32" else "ieee")
+            for case in cases:
+                a, b = make_operands(case, dtype, generator)
+                plan = ops.explain(a, b)
+                ops.mm(a, b)
+                tuned = ops.explain(a, b)
+                print(f"{dtype_name:6} {case.label:28} {tuned.kernel} ({tuned.decomposition}"
+                      + (f" x{tuned.splits}" if tuned.decomposition == "split-k" else "") + ")"
+                      + ("" if tuned.kernel == plan.kernel and tuned.decomposition == plan.decomposition
+                         else f"   heuristic: {plan.kernel} ({plan.decomposition})"))
+                del a, b
+    finally:
+        tuning.set_autotune(previous_on)
+        torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+        ops.set_fp32_mode(previous_mode)
+    path = tuning.save(args.out)
+    print(f"{len(tuning.entries()) - before} new entries; table ({len(tuning.entries())} entries) saved to {path}")
+    return 0
+
+
 def cmd_report(args) -> int:
     from . import bench
 
@@ -163,7 +207,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("bench", help="time cutlass_ops kernels against torch.mm")
     p.add_argument("--suite", default="square", choices=["square", "llm", "skinny", "odd", "transposed",
                                                           "kernelbench", "all"])
-    p.add_argument("--dtype", default="bf16", help="comma list of bf16, fp16, tf32, fp32, fp64 (default bf16)")
+    p.add_argument("--dtype", default="bf16",
+                   help="comma list of bf16, fp16, tf32, fp32, 3xtf32 (fp32 in 3xTF32 mode), fp64 (default bf16)")
     p.add_argument("--kernels", default="auto,torch",
                    help="comma list: auto (dispatch), torch (cuBLAS), kernel names or globs (default auto,torch)")
     p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
@@ -177,6 +222,15 @@ def main(argv=None) -> int:
     p.add_argument("--plot", help="write a figure (PNG) to this file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_bench)
+
+    p = sub.add_parser("tune", help="autotune a suite's shapes and save the tuning table")
+    p.add_argument("--suite", default="all", choices=["square", "llm", "skinny", "odd", "transposed",
+                                                       "kernelbench", "all"])
+    p.add_argument("--dtype", default="bf16", help="comma list of bf16, fp16, tf32, fp32, 3xtf32, fp64")
+    p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
+    p.add_argument("--layout", default="nn", help="layout for --shapes: A, B each n (row-major) or t (transposed)")
+    p.add_argument("--out", help="where to save the table (default: cutlass_ops.tuning.cache_path())")
+    p.set_defaults(func=cmd_tune)
 
     p = sub.add_parser("report", help="tables, summary and figure from bench --json files")
     p.add_argument("files", nargs="+", help="JSON files written by bench --json")

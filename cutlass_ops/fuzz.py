@@ -114,6 +114,9 @@ def _make_out(case: Case, dtype: torch.dtype) -> torch.Tensor:
     return torch.full((3, 5), nan, dtype=dtype, device="cuda")
 
 
+_KERNEL_DTYPES = {k.name: k.dtype for k in ops.list_kernels()}
+
+
 def run_case(case: Case) -> Optional[str]:
     """None if cutlass_ops got the case right, else what went wrong."""
     dtype, tf32 = PRECISIONS[case.precision]
@@ -146,12 +149,13 @@ def run_case(case: Case) -> Optional[str]:
             result = ops.mm(a, b, out=out, kernel=kernel)
         if out is not None and result is not out:
             return "mm(out=) did not return out"
+        precision = case.precision
         if kernel is not None:
-            # A forced TF32 or IEEE kernel sets float32's precision itself.
-            torch.backends.cuda.matmul.allow_tf32 = "_tf32_" in kernel
+            # A forced kernel computes at its own precision (a TF32, IEEE or 3xTF32 kernel sets
+            # float32's itself); 3xTF32 is held to IEEE fp32's accuracy.
+            precision = {"3xtf32": "f32"}.get(_KERNEL_DTYPES[kernel], _KERNEL_DTYPES[kernel])
+            torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
         theirs = torch.mm(a_before, b_before)
-        precision = case.precision if kernel is None else next(
-            p for p in PRECISIONS if f"_{p}_" in kernel)
         return reference_error(result, theirs, a_before.double() @ b_before.double(), precision)
     except Exception as error:  # noqa: BLE001 - any exception on a valid case is a failure
         return f"{type(error).__name__}: {str(error).splitlines()[0]}"

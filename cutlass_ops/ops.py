@@ -7,6 +7,8 @@ isinstance checks and one op call.
 
 from __future__ import annotations
 
+import os
+import warnings
 from dataclasses import dataclass
 from typing import Optional
 
@@ -55,6 +57,28 @@ def mm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] =
     return _C.mm(input, mat2, out, kernel)
 
 
+# ---- settings -------------------------------------------------------------------------------
+
+
+def set_fp32_mode(mode: str) -> None:
+    """What float32 matmuls compute while torch has TF32 off (``torch.set_float32_matmul_precision
+    ("highest")``, torch's default): ``"ieee"`` (default; IEEE fp32 FMA, like torch.mm) or
+    ``"3xtf32"`` (each operand split into two TF32 parts, three tensor-core products: error
+    close to fp32's, several times faster). With TF32 on, float32 runs TF32 in either mode.
+    Also set by the environment variable ``CUTLASS_OPS_FP32``."""
+    _C.set_fp32_mode(mode)
+
+
+def fp32_mode() -> str:
+    """The current float32 mode: ``"ieee"`` or ``"3xtf32"``."""
+    return _C.fp32_mode()
+
+
+if os.environ.get("CUTLASS_OPS_FP32", "") not in ("", "ieee", "3xtf32"):
+    warnings.warn(f"cutlass_ops: CUTLASS_OPS_FP32={os.environ['CUTLASS_OPS_FP32']!r} is neither 'ieee' nor "
+                  "'3xtf32'; float32 runs IEEE fp32", stacklevel=2)
+
+
 # ---- kernels --------------------------------------------------------------------------------
 
 
@@ -65,13 +89,14 @@ class KernelInfo:
     name: str
     family: str  # cutlass3x, cutlass2x or handwritten
     config: str
-    dtype: str  # f16, bf16, tf32 (float32 data, TF32 math), f32 (IEEE float32), f64
+    dtype: str  # f16, bf16, tf32 (float32 data, TF32 math), f32 (IEEE float32), 3xtf32, f64
     layouts: str
     alignment: tuple[int, int, int]  # elements, for A, B and the output
     min_capability: tuple[int, int]
     max_capability: Optional[tuple[int, int]]  # None: any newer GPU
     tile: tuple[int, int, int]
     smem_bytes: int
+    decompositions: tuple[str, ...] = ("data-parallel",)  # how it can divide K: also split-k, stream-k
 
     @property
     def arch(self) -> str:
@@ -105,6 +130,7 @@ def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInf
             max_capability=None if k["max_cc"] is None else _capability(k["max_cc"]),
             tile=tuple(k["tile"]),
             smem_bytes=k["smem_bytes"],
+            decompositions=tuple(k["decompositions"]),
         )
         if capability is None or info.runs_on(capability):
             kernels.append(info)
@@ -191,6 +217,9 @@ class Plan:
     copy_mat2: bool = False
     out_via_temp: bool = False
     staged: bool = False  # operands copied into zero-padded 16-byte aligned buffers for an SM90 kernel
+    decomposition: str = "data-parallel"  # how the kernel divides K: data-parallel, split-k or stream-k
+    splits: int = 1  # K slices per tile (split-k)
+    tuned: bool = False  # the kernel came from the tuning table (cutlass_ops.tuning)
     a: Optional[OperandPlan] = None
     b: Optional[OperandPlan] = None
     out: Optional[OperandPlan] = None
@@ -203,6 +232,9 @@ class Plan:
         if self.a is not None:
             m, n, k = self.problem
             lines.append(f"  problem: {m}x{n}x{k}" + (" (transposed: out^T = mat2^T @ input^T)" if self.transposed else ""))
+            if self.action == "kernel":
+                lines.append(f"  K: {self.decomposition}" + (f", {self.splits} slices" if self.decomposition == "split-k" else "")
+                             + (" (tuning table)" if self.tuned else ""))
             for label, op in (("A", self.a), ("B", self.b), ("out", self.out)):
                 lines.append(f"  {label}: {op.layout}-major, ld {op.ld}, aligned to {op.align} elements")
             copies = [n for n, c in (("input", self.copy_input), ("mat2", self.copy_mat2)) if c]
@@ -270,6 +302,9 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         copy_mat2=d["copy_b"],
         out_via_temp=d["out_via_temp"],
         staged=d["staged"],
+        decomposition=d["decomposition"],
+        splits=d["splits"],
+        tuned=d["tuned"],
         a=ops["a"],
         b=ops["b"],
         out=ops["d"],

@@ -50,25 +50,37 @@ def test_kernel_registry_is_consistent_with_the_sources():
     kernels = cutlass_ops.list_kernels()
     names = [k.name for k in kernels]
     assert len(names) == len(set(names)), "kernel names must be unique"
-    per_module = {}
+    built = set()
     for k in kernels:
-        match = re.fullmatch(r"(cutlass3x|cutlass2x)_(sm\d+)_(f16|bf16|tf32|f32|f64)_([rc]{2})_(.+)", k.name)
+        match = re.fullmatch(r"(cutlass3x|cutlass2x|handwritten)_(sm\d+)_(f16|bf16|tf32|f32|3xtf32|f64)_([rc]{2})_(.+)",
+                             k.name)
         assert match, k.name
         family, arch, dtype, layouts, config = match.groups()
         assert (family, dtype, layouts) == (k.family, k.dtype, k.layouts)
-        # One translation unit per kernel, its file named for the kernel.
-        folder = "cutlass3x" if family == "cutlass3x" else "cutlass2x"
-        assert (ROOT / "csrc" / folder / f"gemm_{dtype}_{layouts}_{config}_{arch}.cu").is_file(), k.name
-        per_module[f"_C_{arch}"] = per_module.get(f"_C_{arch}", 0) + 1
+        assert f"_C_{arch}" in _build_info.KERNEL_MODULES, k.name
         assert all(a in (1, 2, 4, 8) for a in k.alignment)
-        assert k.smem_bytes > 0
-    assert per_module == _build_info.KERNEL_SOURCES
+        assert k.smem_bytes >= 0 and k.decompositions and "data-parallel" in k.decompositions
+        if family != "handwritten":
+            # One generated translation unit per CUTLASS kernel, its file named for the kernel.
+            assert (ROOT / "csrc" / family / f"gemm_{dtype}_{layouts}_{config}_{arch}.cu").is_file(), k.name
+            assert k.smem_bytes > 0
+            built.add(k.name)
+    # Every generated TU of a built arch registered its kernel (none compiled to nothing).
+    sys.path.insert(0, str(ROOT / "csrc"))
+    try:
+        import generate_kernels
+    finally:
+        sys.path.pop(0)
+    expected = {k.name for k in generate_kernels.all_kernels()
+                if f"_C_{k.path.stem.rsplit('_', 1)[1]}" in _build_info.KERNEL_MODULES
+                and k.path.parent.name in _build_info.KERNEL_DIRS}
+    assert built == expected
 
 
 def test_every_precision_and_layout_has_an_alignment_one_kernel():
     """Any valid shape must have a kernel: each (dtype, layouts) pair needs a 1-element-aligned one."""
     kernels = cutlass_ops.list_kernels((8, 0))
-    for dtype in ("f16", "bf16", "tf32", "f32", "f64"):
+    for dtype in ("f16", "bf16", "tf32", "f32", "f64"):  # 3xTF32 falls back to f32 when misaligned
         for layouts in ("rr", "rc", "cr", "cc"):
             assert any(k.dtype == dtype and k.layouts == layouts and k.alignment == (1, 1, 1) for k in kernels), (
                 dtype, layouts)
@@ -138,3 +150,20 @@ def test_extension_modules_use_the_shared_libstdcxx():
         assert "std::ostream& std::ostream::_M_insert<long>(long)" not in symbols, module.name
         assert "std::basic_ostream<char, std::char_traits<char> >& std::basic_ostream<char, std::char_traits<char> >" \
                "::_M_insert<long>(long)" not in symbols, module.name
+
+
+def test_shipped_tuning_tables_name_only_known_kernels():
+    """Each shipped table parses, names its device, and its entries are valid for this build."""
+    import json
+
+    tables = sorted((ROOT / "cutlass_ops" / "tuning_tables").glob("*.json"))
+    assert tables, "no shipped tuning table"
+    names = {k.name for k in cutlass_ops.list_kernels()}
+    for path in tables:
+        document = json.loads(path.read_text())
+        assert document["format"] == cutlass_ops.tuning.FORMAT_VERSION and document["device"]
+        for entry in document["entries"]:
+            arch = entry["kernel"].split("_")[1]
+            if f"_C_{arch}" in _build_info.KERNEL_MODULES:
+                assert entry["kernel"] in names, entry
+            assert entry["decomposition"] in ("data-parallel", "split-k", "stream-k")

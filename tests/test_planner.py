@@ -43,14 +43,153 @@ def test_large_bf16_uses_cooperative_128x256():
 @needs_sm90
 @pytest.mark.parametrize("m,n,expected", [
     # 128x256 tiles: ceil(M/128) * ceil(N/256) against 132 SMs.
-    (2048, 2048, "pingpong"),   # 16 * 8 = 128 tiles
-    (2048, 2304, "coop"),       # 16 * 9 = 144 tiles
-    (16, 4096, "pingpong"),
-    (4096, 16, "pingpong"),
+    (2048, 2048, "pingpong"),   # 16 * 8 = 128 tiles of 128x256; 256 of 128x128
+    (2048, 2304, "2x1x1_coop"),  # 16 * 9 = 144 tiles
+    # 128x128 tiles: ceil(M/128) * ceil(N/128) against a quarter of the SMs (33).
+    (384, 1408, "pingpong"),      # 3 * 11 = 33 tiles
+    (384, 1280, "coop_streamk"),  # 3 * 10 = 30 tiles: K = 4096 is split 3 ways
+    (16, 4096, "coop_streamk"),
+    (4096, 16, "coop_streamk"),
 ])
-def test_heuristic_threshold_between_pingpong_and_cooperative(m, n, expected):
+def test_heuristic_thresholds_16bit_sm90(m, n, expected):
     p = plan(meta(m, 4096), meta(4096, n))
     assert p.kernel.endswith(expected), p
+    assert (p.decomposition, p.splits) == (("split-k", 3) if expected == "coop_streamk" else ("data-parallel", 1)), p
+
+
+@needs_sm90
+@pytest.mark.parametrize("k,kernel,splits", [
+    (448, "pingpong", 1),        # 7 K tiles of 64: too short to split, so ping-pong
+    (1024, "coop_streamk", 2),   # 16 K tiles: 2 slices of 8
+    (8192, "coop_streamk", 16),  # 4 tiles on 132 SMs: round(132 / 4 / 1.5) = 22, capped at 16
+])
+def test_split_k_needs_a_long_k(k, kernel, splits):
+    p = plan(meta(256, k), meta(k, 256))
+    assert p.kernel.endswith(kernel), p
+    assert p.splits == splits and p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
+
+
+@needs_sm90
+def test_tf32_below_a_wave_uses_sm80_split_k():
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        p = plan(meta(128, 4096, torch.float32), meta(4096, 4096, torch.float32, layout="c"))
+        assert p.kernel == "cutlass2x_sm80_tf32_rc_128x128x32_3s_a4" and p.decomposition == "split-k", p
+        p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32, layout="c"))
+        assert p.kernel == "cutlass3x_sm90_tf32_rc_128x128x32_1x1x1_coop", p
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+@pytest.mark.parametrize("m,n,k", [(0, 64, 64), (64, 0, 64), (64, 64, 0), (0, 0, 0)])
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float32, torch.float64])
+def test_empty_problems_plan_without_dividing_by_zero(m, n, k, dtype):
+    assert plan(meta(m, k, dtype), meta(k, n, dtype)).action in ("empty", "zeros")
+
+
+def test_split_k_for_long_k_on_the_simt_kernel():
+    # IEEE fp32: 2 x 2 tiles of 128x128 on 132 SMs, 16384 K tiles of 8: 16 slices (the cap).
+    p = plan(meta(256, 131072, torch.float32), meta(131072, 256, torch.float32))
+    assert p.kernel.startswith("cutlass2x_sm80_f32_"), p
+    assert (p.decomposition, p.splits) == ("split-k", 16), p
+    # A full wave of tiles: no split.
+    p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
+    assert (p.decomposition, p.splits) == ("data-parallel", 1), p
+
+
+@pytest.mark.parametrize("m,k,splits", [
+    # splits = min(round(SMs / tiles / 1.5), K tiles / 8, 16), at least 2, else no split. SIMT K tile: 8.
+    (256, 255, 4),     # 4 tiles, 32 K tiles: limited by slice depth
+    (256, 128, 2),     # 16 K tiles: 2 slices of 8...
+    (256, 120, 1),     # ...15 K tiles: no split
+    (1024, 2048, 6),   # 16 tiles, 256 K tiles: limited by SMs, round(132 / 16 / 1.5)
+    (2048, 8192, 3),   # 32 tiles: round(132 / 32 / 1.5)
+])
+def test_split_k_counts(m, k, splits):
+    p = plan(meta(m, k, torch.float32), meta(k, 256, torch.float32))
+    assert p.splits == splits, p
+    assert p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
+
+
+@needs_sm90
+def test_float64_uses_hopper_dmma_on_sm90_and_sm80_dmma_elsewhere():
+    a, b = meta(512, 512, torch.float64), meta(512, 512, torch.float64)
+    assert plan(a, b, device="h100").kernel.startswith("cutlass2x_sm90_f64_"), plan(a, b)
+    assert plan(a, b, device="a100").kernel.startswith("cutlass2x_sm80_f64_")
+
+
+def test_fp32_mode_3xtf32_and_its_fallback():
+    a, b = meta(512, 512, torch.float32), meta(512, 512, torch.float32)
+    assert cutlass_ops.fp32_mode() == "ieee"
+    try:
+        cutlass_ops.set_fp32_mode("3xtf32")
+        p = plan(a, b)
+        assert (p.dtype, p.kernel) == ("3xtf32", "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"), p
+        # One-element offset: no 3xTF32 kernel takes 4-byte alignment; IEEE fp32 (more accurate) runs.
+        p = plan(meta(512, 512, torch.float32, offset=1), b)
+        assert p.dtype == "f32" and p.kernel.startswith("cutlass2x_sm80_f32_"), p
+        # With TF32 on, float32 is TF32 whatever the mode.
+        previous = torch.backends.cuda.matmul.allow_tf32
+        torch.backends.cuda.matmul.allow_tf32 = True
+        try:
+            assert plan(a, b).dtype == "tf32"
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = previous
+    finally:
+        cutlass_ops.set_fp32_mode("ieee")
+    assert plan(a, b).dtype == "f32"
+    with pytest.raises(ValueError, match="'ieee' or '3xtf32', got 'fast'"):
+        cutlass_ops.set_fp32_mode("fast")
+
+
+def test_tuning_table_entry_overrides_the_heuristic():
+    a, b = meta(256, 4096), meta(4096, 256)
+    before = plan(a, b)
+    assert not before.tuned
+    name = "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"
+    entry = {"precision": "bf16", "layout_a": "row", "layout_b": "row",
+             "align": [before.a.align, before.b.align, before.out.align], "cc": 90, "sm_count": 132,
+             "mnk": list(before.problem), "kernel": name, "decomposition": "split-k", "splits": 4}
+    try:
+        cutlass_ops._extension._C.tuning_insert(entry)
+        after = plan(a, b)
+        assert (after.kernel, after.decomposition, after.splits, after.tuned) == (name, "split-k", 4, True), after
+        # The key is exact: another device or shape keeps the heuristic.
+        assert not plan(a, b, device="a100").tuned
+        assert not plan(meta(256, 4096), meta(4096, 264)).tuned
+        assert cutlass_ops.tuning.entries()[0]["kernel"] == name
+    finally:
+        cutlass_ops.tuning.clear()
+    assert not plan(a, b).tuned
+
+
+@pytest.mark.parametrize("change,match", [
+    ({"kernel": "no_such_kernel"}, "not in this build"),
+    ({"decomposition": "stream-k"}, "does not support stream-k"),
+    ({"decomposition": "diagonal"}, "unknown decomposition"),
+    ({"precision": "f16"}, "does not compute this entry's precision"),
+    ({"splits": 0}, "splits must be >= 1"),
+])
+def test_tuning_entries_are_validated(change, match):
+    entry = {"precision": "bf16", "layout_a": "row", "layout_b": "row", "align": [8, 8, 8], "cc": 90,
+             "sm_count": 132, "mnk": [64, 64, 64], "kernel": "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2",
+             "decomposition": "split-k", "splits": 2, **change}
+    with pytest.raises(ValueError, match=match):
+        cutlass_ops._extension._C.tuning_insert(entry)
+    assert cutlass_ops.tuning.entries() == []
+
+
+def test_corrupt_tuning_file_is_ignored_with_a_warning(tmp_path):
+    path = tmp_path / "tuning.json"
+    path.write_text('{"format": 1, "entries": [')
+    with pytest.warns(cutlass_ops.tuning.TuningWarning, match="ignoring tuning file"):
+        assert cutlass_ops.tuning.load(path) == 0
+    path.write_text('[1, 2, 3]')
+    with pytest.warns(cutlass_ops.tuning.TuningWarning, match="no 'entries' list"):
+        assert cutlass_ops.tuning.load(path) == 0
+    assert cutlass_ops.tuning.load(tmp_path / "missing.json") == 0
+    assert cutlass_ops.tuning.entries() == []
 
 
 @needs_sm90
@@ -163,7 +302,7 @@ def test_float32_follows_torch_tf32_flag(tf32_matmul):
 
 
 def test_float64_uses_dmma():
-    p = plan(meta(512, 512, torch.float64), meta(512, 512, torch.float64))
+    p = plan(meta(512, 512, torch.float64), meta(512, 512, torch.float64), device="a100")
     assert p.kernel == "cutlass2x_sm80_f64_rr_128x128x16_3s_a1"
 
 

@@ -21,20 +21,23 @@
 
 namespace cutlass_ops::sm80 {
 
-// Storage element, accumulator and tensor-core instruction shape of each precision.
-template <Precision P>
+// Storage element, accumulator, tensor-core instruction shape and math operator of each
+// precision (on SM80-class instructions, or `Arch` 90 for Hopper's own mma.sync shapes).
+template <Precision P, int Arch = 80>
 struct PrecisionTraits;
 template <>
 struct PrecisionTraits<Precision::kF16> {
   using Element = cutlass::half_t;
   using Accumulator = float;
   using Instruction = cutlass::gemm::GemmShape<16, 8, 16>;
+  using MathOp = cutlass::arch::OpMultiplyAdd;
 };
 template <>
 struct PrecisionTraits<Precision::kBF16> {
   using Element = cutlass::bfloat16_t;
   using Accumulator = float;
   using Instruction = cutlass::gemm::GemmShape<16, 8, 16>;
+  using MathOp = cutlass::arch::OpMultiplyAdd;
 };
 // float operands with OpMultiplyAdd: CUTLASS converts each fp32 value to TF32 in registers
 // and issues TF32 mma.sync (warp/default_mma_tensor_op_sm80.h).
@@ -43,18 +46,39 @@ struct PrecisionTraits<Precision::kTF32> {
   using Element = float;
   using Accumulator = float;
   using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
+  using MathOp = cutlass::arch::OpMultiplyAdd;
+};
+// 3xTF32 (CUTLASS example 27): OpMultiplyAddFastF32 splits each fp32 value into a TF32 "big"
+// part and a TF32 remainder and sums big*big + big*small + small*big, which recovers close to
+// fp32 accuracy at a third of the TF32 tensor-core rate.
+template <>
+struct PrecisionTraits<Precision::kTF32x3> {
+  using Element = float;
+  using Accumulator = float;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
+  using MathOp = cutlass::arch::OpMultiplyAddFastF32;
 };
 template <>
 struct PrecisionTraits<Precision::kF32> {
   using Element = float;
   using Accumulator = float;
   using Instruction = cutlass::gemm::GemmShape<1, 1, 1>;  // SIMT only
+  using MathOp = cutlass::arch::OpMultiplyAdd;
 };
 template <>
 struct PrecisionTraits<Precision::kF64> {
   using Element = double;
   using Accumulator = double;
   using Instruction = cutlass::gemm::GemmShape<8, 8, 4>;
+  using MathOp = cutlass::arch::OpMultiplyAdd;
+};
+// Hopper's DMMA.16x8x4 (cutlass/arch/mma_sm90.h): twice the rows per instruction of SM80's 8x8x4.
+template <>
+struct PrecisionTraits<Precision::kF64, 90> {
+  using Element = double;
+  using Accumulator = double;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 4>;
+  using MathOp = cutlass::arch::OpMultiplyAdd;
 };
 
 template <Layout L>
@@ -65,7 +89,8 @@ using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::Ro
 // element per access whatever the operands allow.
 template <class Config, Precision P, Layout LA, Layout LB, int Alignment>
 struct Sm80Gemm {
-  using Traits = PrecisionTraits<P>;
+  using Traits = PrecisionTraits<P, Config::kArch>;
+  using ArchTag = std::conditional_t<Config::kArch == 90, cutlass::arch::Sm90, cutlass::arch::Sm80>;
   using Element = typename Traits::Element;
   using Accumulator = typename Traits::Accumulator;
   using OpClass = std::conditional_t<Config::kSimt, cutlass::arch::OpClassSimt, cutlass::arch::OpClassTensorOp>;
@@ -73,23 +98,27 @@ struct Sm80Gemm {
       std::conditional_t<Config::kSimt, cutlass::gemm::GemmShape<1, 1, 1>, typename Traits::Instruction>;
   static constexpr int kAlignD = Config::kSimt ? 1 : Alignment;
 
-  // ScaleType::Nothing: D = accumulator, converted; the source matrix is never read.
-  using EpilogueOp = cutlass::epilogue::thread::LinearCombination<
-      Element, kAlignD, Accumulator, Accumulator, cutlass::epilogue::thread::ScaleType::Nothing>;
+  // D = 1 * accumulator + 0 * C: with beta = 0 the source is never read. Serial split-K
+  // needs the general form: each later K slice's epilogue runs with beta = 1 and adds the
+  // partial sum its predecessor left in D (C and D are the same buffer).
+  using EpilogueOp = cutlass::epilogue::thread::LinearCombination<Element, kAlignD, Accumulator, Accumulator>;
 
   using Gemm = cutlass::gemm::device::GemmUniversal<
       Element, LayoutTag<LA>, Element, LayoutTag<LB>, Element, cutlass::layout::RowMajor, Accumulator,
-      OpClass, cutlass::arch::Sm80,
+      OpClass, ArchTag,
       cutlass::gemm::GemmShape<Config::kTileM, Config::kTileN, Config::kTileK>,
       cutlass::gemm::GemmShape<Config::kWarpM, Config::kWarpN, Config::kWarpK>, InstructionShape,
       EpilogueOp, cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>, Config::kStages,
-      Alignment, Alignment, cutlass::arch::OpMultiplyAdd>;
+      Alignment, Alignment, typename Traits::MathOp>;
   using Arguments = typename Gemm::Arguments;
 
   static Arguments make_arguments(const GemmArgs& g) {
     const cutlass::gemm::GemmCoord problem(static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k));
-    return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_count=*/1,
-                     typename EpilogueOp::Params(), g.a, g.b, /*ptr_C=*/g.d, g.d,
+    // kGemm with batch_count > 1 is CUTLASS 2.x's serial split-K: the slices of one tile take
+    // turns (a semaphore in the workspace) to add into D, in K order.
+    const int splits = g.decomposition == Decomposition::kSplitK ? g.splits : 1;
+    return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_count=*/splits,
+                     typename EpilogueOp::Params(Accumulator(1), Accumulator(0)), g.a, g.b, /*ptr_C=*/g.d, g.d,
                      /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd);
   }
 
@@ -119,12 +148,13 @@ struct Sm80Gemm {
                       Alignment,
                       Alignment,
                       kAlignD,
-                      /*min_cc=*/80,
-                      /*max_cc=*/kAnyNewerCC,
+                      /*min_cc=*/Config::kArch,
+                      /*max_cc=*/Config::kArch == 90 ? 90 : kAnyNewerCC,
                       Config::kTileM,
                       Config::kTileN,
                       Config::kTileK,
                       static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
+                      decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK),
                       &workspace_bytes,
                       &can_implement,
                       &run};

@@ -61,6 +61,21 @@ struct ScheduleTags<configs::Sm90Schedule::kPingpong> {
   using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
 };
 
+template <configs::Sm90Scheduler S>
+struct SchedulerTag;
+template <>
+struct SchedulerTag<configs::Sm90Scheduler::kPersistent> {
+  using type = cutlass::gemm::PersistentScheduler;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+template <>
+struct SchedulerTag<configs::Sm90Scheduler::kStreamK> {
+  using type = cutlass::gemm::StreamKScheduler;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel) |
+                                         decomposition_bit(Decomposition::kSplitK) |
+                                         decomposition_bit(Decomposition::kStreamK);
+};
+
 // Fills a CUTLASS 3.x stride (M/N mode, K mode, batch mode) for a 2-D operand: one of the
 // first two modes is the static unit stride, the other takes the leading dimension.
 template <class Stride>
@@ -106,7 +121,7 @@ struct Sm90Gemm {
 
   using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
       cute::Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue,
-      cutlass::gemm::PersistentScheduler>;
+      typename SchedulerTag<Config::kScheduler>::type>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
   using Arguments = typename Gemm::Arguments;
 
@@ -130,6 +145,19 @@ struct Sm90Gemm {
                    hw_info};
     args.epilogue.thread.alpha = 1.0f;
     args.epilogue.thread.beta = 0.0f;
+    if constexpr (Config::kScheduler == configs::Sm90Scheduler::kStreamK) {
+      using Mode = cutlass::gemm::kernel::detail::DecompositionMode;
+      // Deterministic: partial tiles are summed in K order (a turnstile), like a single CTA.
+      args.scheduler.reduction_mode = cutlass::gemm::kernel::detail::ReductionMode::Deterministic;
+      switch (g.decomposition) {
+        case Decomposition::kDataParallel: args.scheduler.decomposition_mode = Mode::DataParallel; break;
+        case Decomposition::kSplitK:
+          args.scheduler.decomposition_mode = Mode::SplitK;
+          args.scheduler.splits = g.splits;
+          break;
+        case Decomposition::kStreamK: args.scheduler.decomposition_mode = Mode::StreamK; break;
+      }
+    }
     return args;
   }
 
@@ -168,6 +196,7 @@ struct Sm90Gemm {
                       Config::kTileN,
                       Config::kTileK,
                       static_cast<int>(GemmKernel::SharedStorageSize),
+                      SchedulerTag<Config::kScheduler>::kDecompositions,
                       &workspace_bytes,
                       &can_implement,
                       &run};

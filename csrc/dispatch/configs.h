@@ -11,6 +11,10 @@ namespace cutlass_ops::configs {
 // ---- SM90, CUTLASS 3.x: TMA + WGMMA, warp-specialized, persistent ----------------------
 
 enum class Sm90Schedule { kCooperative, kPingpong };
+// Persistent: a grid of one CTA per SM walks the output tiles, each over the whole K.
+// StreamK: CUTLASS's stream-K scheduler, which can also split K (and run data-parallel);
+// the launch picks the decomposition (GemmArgs::decomposition). Cooperative kernels only.
+enum class Sm90Scheduler { kPersistent, kStreamK };
 
 // Large M*N, 16-bit: two consumer warpgroups share one 128x256 tile. The 2x1 cluster
 // multicasts B across the pair. Measured on H200 before this project: 0.95-0.99x
@@ -20,6 +24,7 @@ struct Sm90_128x256x64_2x1x1_Coop {
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
 };
 
 // Mid-size 16-bit problems (too few 128x256 tiles to fill the SMs): two consumer
@@ -29,6 +34,7 @@ struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
 };
 
 // float32 with TF32 products: K tile 32 keeps the 128-byte swizzle (32 x 4 B).
@@ -37,6 +43,38 @@ struct Sm90_128x128x32_1x1x1_Coop {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+};
+
+// Few output tiles for the SMs (small M or N, large K, mid-size squares): stream-K spreads
+// the K iterations of all tiles evenly over every SM, or split-K cuts each tile's K into
+// slices; partial tiles are summed in a fixed order (deterministic). 16-bit.
+struct Sm90_128x128x64_1x1x1_CoopStreamK {
+  static constexpr const char* kName = "128x128x64_1x1x1_coop_streamk";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+};
+
+// Narrow, deep tiles for small M*N (decode-size M, thin outputs): twice the tiles of
+// 128x128 to spread over the SMs, 128-deep K steps so each TMA load moves more of B per
+// barrier round trip. Smem: 4 stages of (128 + 64) x 128 x 2 B = 192 KiB.
+struct Sm90_128x64x128_1x1x1_CoopStreamK {
+  static constexpr const char* kName = "128x64x128_1x1x1_coop_streamk";
+  static constexpr int kTileM = 128, kTileN = 64, kTileK = 128;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+};
+
+// The same for TF32.
+struct Sm90_128x128x32_1x1x1_CoopStreamK {
+  static constexpr const char* kName = "128x128x32_1x1x1_coop_streamk";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
 };
 
 // ---- SM80, CUTLASS 2.x: multistage cp.async + mma.sync (also runs on SM86/89/90) ------
@@ -49,15 +87,17 @@ struct Sm80_128x256x64_64x64x64_3s {
   static constexpr int kWarpM = 64, kWarpN = 64, kWarpK = 64;
   static constexpr int kStages = 3;
   static constexpr bool kSimt = false;
+  static constexpr int kArch = 80;
 };
 
-// 16-bit operands aligned to 4 or 8 bytes, and TF32. Smem: 48 KiB (16-bit), 96 KiB (tf32).
+// 16-bit operands aligned to 4 or 8 bytes, TF32 and 3xTF32. Smem: 48 KiB (16-bit), 96 KiB (tf32).
 struct Sm80_128x128x32_64x64x32_3s {
   static constexpr const char* kName = "128x128x32_3s";
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kWarpM = 64, kWarpN = 64, kWarpK = 32;
   static constexpr int kStages = 3;
   static constexpr bool kSimt = false;
+  static constexpr int kArch = 80;
 };
 
 // float64 on DMMA (8x8x4). CUTLASS's default SM80 fp64 shape; smem 96 KiB.
@@ -67,6 +107,18 @@ struct Sm80_128x128x16_32x64x16_3s {
   static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 16;
   static constexpr int kStages = 3;
   static constexpr bool kSimt = false;
+  static constexpr int kArch = 80;
+};
+
+// float64 on Hopper's DMMA (16x8x4, twice the depth of SM80's 8x8x4): CUTLASS 2.x's
+// multistage kernel with the SM90 instruction, built for sm_90a. Smem: 3 x (128 + 128) x 16 x 8 B = 96 KiB.
+struct Sm90Dmma_128x128x16_32x64x16_3s {
+  static constexpr const char* kName = "dmma16x8x4_128x128x16_3s";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 16;
+  static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 16;
+  static constexpr int kStages = 3;
+  static constexpr bool kSimt = false;
+  static constexpr int kArch = 90;
 };
 
 // IEEE float32 on CUDA cores, cp.async multistage (4-byte copies: any alignment).
@@ -76,6 +128,7 @@ struct Sm80Simt_128x128x8_32x64x8_4s {
   static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 8;
   static constexpr int kStages = 4;
   static constexpr bool kSimt = true;
+  static constexpr int kArch = 80;
 };
 
 // 16-bit operands with odd addresses or leading dims: cp.async cannot copy 2 bytes, so this
@@ -87,6 +140,7 @@ struct Sm80Simt_128x128x8_32x64x8_2s {
   static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 8;
   static constexpr int kStages = 2;
   static constexpr bool kSimt = true;
+  static constexpr int kArch = 80;
 };
 
 }  // namespace cutlass_ops::configs

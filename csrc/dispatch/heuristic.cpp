@@ -1,5 +1,6 @@
 #include "dispatch/heuristic.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "dispatch/configs.h"
@@ -20,17 +21,28 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
     case Precision::kF16:
     case Precision::kBF16:
       if (hopper) {
-        // One 128x256 tile per SM or more: the cooperative kernel keeps every SM busy with
-        // the largest tile. Fewer: 128x128 tiles spread the work over more SMs.
+        // Measured on an H100 (python -m cutlass_ops tune --suite all, 2026-11-22; the table
+        // is cutlass_ops/tuning_tables/): one 128x256 tile per SM or more, the cooperative
+        // 128x256 kernel. Down to a quarter of a 128x128 tile per SM (512x4096, 1024^3,
+        // 777x1234), ping-pong 128x128: its epilogue hides under the other warpgroup's MMAs.
+        // Fewer tiles with a long K (decode-size M, 256x256x131072): split K over the SMs
+        // (the stream-K kernel in split-K mode; its stream-K mode lost to split-K on every
+        // suite shape), else ping-pong.
         const int64_t big_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);
+        const int64_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
         if (big_tiles >= dev.sm_count) {
           pref.add(Sm90_128x256x64_2x1x1_Coop::kName);
           pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
           pref.reason = "sm90 16-bit, >= 1 tile of 128x256 per SM: cooperative 128x256";
-        } else {
+        } else if (4 * tiles >= dev.sm_count || split_k_slices(tiles, ceil_div(p.k, 64), dev) < 2) {
           pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
           pref.add(Sm90_128x256x64_2x1x1_Coop::kName);
-          pref.reason = "sm90 16-bit, < 1 tile of 128x256 per SM: ping-pong 128x128";
+          pref.reason = "sm90 16-bit, >= 1/4 tile of 128x128 per SM or a short K: ping-pong 128x128";
+        } else {
+          pref.add(Sm90_128x128x64_1x1x1_CoopStreamK::kName);
+          pref.add(Sm90_128x64x128_1x1x1_CoopStreamK::kName);
+          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
+          pref.reason = "sm90 16-bit, < 1/4 tile of 128x128 per SM and a long K: split-K cooperative 128x128";
         }
       } else {
         pref.reason = "pre-sm90 16-bit: multistage tensor-op, widest alignment that fits";
@@ -41,9 +53,14 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kTF32:
-      if (hopper) {
+      if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName);
-        pref.reason = "sm90 tf32: cooperative 128x128x32";
+        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK::kName);
+        pref.reason = "sm90 tf32, >= 1 tile of 128x128 per SM: cooperative 128x128x32";
+      } else if (hopper) {
+        // Measured (tune --suite all, H100): below a wave of tiles the SM80 TF32 kernel with
+        // split-K beat both SM90 TF32 kernels on every suite shape.
+        pref.reason = "sm90 tf32, < 1 tile of 128x128 per SM: SM80 tensor-op with split-K";
       } else {
         pref.reason = "pre-sm90 tf32: multistage tensor-op";
       }
@@ -55,12 +72,41 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       pref.reason = "float32 without TF32: IEEE fp32 SIMT kernel";
       break;
 
+    case Precision::kTF32x3:
+      pref.add(Sm80_128x128x32_64x64x32_3s::kName);
+      pref.reason = "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math";
+      break;
+
     case Precision::kF64:
+      if (hopper) pref.add(Sm90Dmma_128x128x16_32x64x16_3s::kName);
       pref.add(Sm80_128x128x16_32x64x16_3s::kName);
-      pref.reason = "float64: DMMA tensor-op kernel";
+      pref.reason = hopper ? "float64 on sm90: DMMA 16x8x4 tensor-op kernel" : "float64: DMMA tensor-op kernel";
       break;
   }
   return pref;
+}
+
+int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& dev) {
+  // About two thirds of a wave of CTAs (measured: 3 slices for 32 tiles on 132 SMs, 2 for 48,
+  // 12-16 for 4), each slice at least 8 K tiles deep, at most 16 slices.
+  const int64_t sms = dev.sm_count > 0 ? dev.sm_count : 1;
+  if (tiles <= 0) return 1;
+  const int64_t by_sms = (2 * sms + 3 * tiles / 2) / (3 * tiles);  // round(sms / tiles / 1.5)
+  return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_sms, k_tiles / 8, 16})));
+}
+
+DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
+  DecompositionChoice choice;
+  const int64_t tiles = ceil_div(p.m, k.tile_m) * ceil_div(p.n, k.tile_n);
+  if (tiles == 0 || (k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) return choice;
+  // Split-K, not stream-K, where both exist: on every suite shape the tuner timed, CUTLASS
+  // 4.2's stream-K decomposition lost to split-K or to data-parallel (benchmarks/RESULTS.md).
+  const int splits = split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
+  if (splits >= 2) {
+    choice.decomposition = Decomposition::kSplitK;
+    choice.splits = splits;
+  }
+  return choice;
 }
 
 namespace {

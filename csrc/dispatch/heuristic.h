@@ -21,6 +21,18 @@ struct Preference {
 // the problem (highest alignment variant first); if none does, any accepting kernel.
 Preference preferred_configs(const Plan& plan, const DeviceDesc& device);
 
+struct DecompositionChoice {
+  Decomposition decomposition = Decomposition::kDataParallel;
+  int splits = 1;
+};
+
+// K slices worth cutting for `tiles` output tiles of `k_tiles` K steps each (1: none).
+int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& device);
+
+// How `kernel` should divide K on this problem: split or stream K when its tiles are too few
+// to fill the device and K is long enough to share out; otherwise data-parallel.
+DecompositionChoice choose_decomposition(const Plan& plan, const KernelInfo& kernel, const DeviceDesc& device);
+
 // Whether running `staged` (zero-padded aligned copies on `staged_kernel`) beats running the
 // unstaged problem on `kernel` (nullptr: nothing runs it), by a time estimate.
 bool prefer_staging(const Plan& plan, const KernelInfo* kernel, const Plan& staged, const KernelInfo& staged_kernel,

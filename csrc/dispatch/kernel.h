@@ -19,7 +19,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 1;
+inline constexpr int kKernelAbiVersion = 2;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 struct KernelInfo {
@@ -35,6 +35,7 @@ struct KernelInfo {
   int min_cc, max_cc;  // compute capability range it runs on, as 10 * major + minor
   int tile_m, tile_n, tile_k;
   int smem_bytes;  // dynamic shared memory per CTA; the planner checks it against the device
+  int decompositions;  // decomposition_bit() of each Decomposition it supports
 
   size_t (*workspace_bytes)(const GemmArgs&);
   KernelStatus (*can_implement)(const GemmArgs&);

@@ -5,6 +5,7 @@
 
 #include "dispatch/heuristic.h"
 #include "dispatch/registry.h"
+#include "dispatch/tuning.h"
 
 namespace cutlass_ops {
 
@@ -151,6 +152,8 @@ const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const c
     }
   }
   for (const KernelInfo* k : candidates) {
+    // The hand-written kernels are for study and comparison: only kernel= runs them.
+    if (std::strcmp(k->family, "handwritten") == 0) continue;
     if (check_kernel(*k, p, dev) == Rejection::kNone) {
       *reason = "no preferred config accepts the problem: first registered kernel that does";
       return k;
@@ -178,7 +181,17 @@ Plan stage(const Plan& p, Layout b_layout) {
   return s;
 }
 
-void choose_kernel(Plan& p, const DeviceDesc& dev) {
+void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev) {
+  p.kernel = &kernel;
+  const DecompositionChoice d = choose_decomposition(p, kernel, dev);
+  p.decomposition = d.decomposition;
+  p.splits = d.splits;
+}
+
+namespace {
+
+// The heuristic's kernel (and staging) for a normalised plan.
+void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
   p.kernel = preferred_kernel(p, dev, &p.reason);
   // On Hopper, 16-bit and TF32 problems that break TMA's 16-byte rule (odd widths, storage
   // offsets) would fall to SM80-class kernels; zero-padded aligned copies let the SM90
@@ -197,6 +210,30 @@ void choose_kernel(Plan& p, const DeviceDesc& dev) {
       p.reason = "operands not 16-byte aligned: staged into zero-padded aligned copies for the SM90 kernel";
     }
     return;
+  }
+}
+
+}  // namespace
+
+void choose_kernel(Plan& p, const DeviceDesc& dev) {
+  choose_by_heuristic(p, dev);
+  if (p.kernel == nullptr && p.precision == Precision::kTF32x3) {
+    // No 3xTF32 kernel takes it (unaligned operands, say): IEEE fp32, which is more accurate.
+    p.precision = Precision::kF32;
+    choose_by_heuristic(p, dev);
+  }
+  if (p.kernel == nullptr) return;
+  set_kernel(p, *p.kernel, dev);
+  TuningEntry tuned;
+  if (TuningTable::instance().find(tuning_key(p, dev), &tuned)) {
+    if (check_kernel(*tuned.kernel, p, dev) == Rejection::kNone &&
+        (tuned.kernel->decompositions & decomposition_bit(tuned.decomposition)) != 0) {
+      p.kernel = tuned.kernel;
+      p.decomposition = tuned.decomposition;
+      p.splits = tuned.splits;
+      p.tuned = true;
+      p.reason = "tuning table: the fastest kernel measured for this problem";
+    }
   }
 }
 

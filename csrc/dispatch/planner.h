@@ -50,6 +50,10 @@ struct Plan {
 
   const KernelInfo* kernel = nullptr;  // nullptr: no kernel in this build accepts it
   const char* reason = "";             // one line: why the heuristic picked this kernel
+  // How the kernel divides K (always one the kernel supports).
+  Decomposition decomposition = Decomposition::kDataParallel;
+  int splits = 1;
+  bool tuned = false;  // kernel and decomposition came from the tuning table (dispatch/tuning.h)
 };
 
 // Everything except the kernel choice.
@@ -71,9 +75,13 @@ Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceD
 std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Plan& plan,
                                const DeviceDesc& device);
 
-// Fills plan.kernel and plan.reason with the heuristic's choice (kernel == nullptr when
-// nothing in the registry accepts the problem); may turn the plan into a staged one.
+// Fills plan.kernel, plan.reason and the decomposition with the tuning table's entry for the
+// problem when it has one, else the heuristic's choice (kernel == nullptr when nothing in
+// the registry accepts the problem); may turn the plan into a staged one.
 void choose_kernel(Plan& plan, const DeviceDesc& device);
+
+// Puts `kernel` on the plan with the heuristic's decomposition for it (forced kernels, autotuning).
+void set_kernel(Plan& plan, const KernelInfo& kernel, const DeviceDesc& device);
 
 // `plan` run on zero-padded, 16-byte aligned copies: A row-major, B in `b_layout`, D a
 // padded row-major temporary.

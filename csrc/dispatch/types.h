@@ -20,8 +20,11 @@ enum class Precision : int8_t {
   kTF32 = 2,  // float32 in and out, TF32 tensor-core products, fp32 accumulate
   kF32 = 3,   // float32 in and out, IEEE fp32 fused multiply-add
   kF64 = 4,   // float64 in and out
+  // float32 in and out, each operand split as big + small TF32 parts and multiplied as
+  // big*big + big*small + small*big ("3xTF32"): close to fp32 accuracy on tensor cores.
+  kTF32x3 = 5,
 };
-inline constexpr int kNumPrecisions = 5;
+inline constexpr int kNumPrecisions = 6;
 
 // Storage order of one matrix operand. Row-major: element (i, j) at i * ld + j.
 enum class Layout : int8_t { kRowMajor = 0, kColMajor = 1 };
@@ -33,6 +36,7 @@ inline constexpr const char* precision_name(Precision p) {
     case Precision::kTF32: return "tf32";
     case Precision::kF32: return "f32";
     case Precision::kF64: return "f64";
+    case Precision::kTF32x3: return "3xtf32";
   }
   return "?";
 }
@@ -42,10 +46,28 @@ inline constexpr int element_bytes(Precision p) {
     case Precision::kF16:
     case Precision::kBF16: return 2;
     case Precision::kTF32:
-    case Precision::kF32: return 4;
+    case Precision::kF32:
+    case Precision::kTF32x3: return 4;
     case Precision::kF64: return 8;
   }
   return 0;
+}
+
+// How a kernel divides the K loop of each output tile among CTAs.
+enum class Decomposition : int8_t {
+  kDataParallel = 0,  // one CTA per output tile, over the whole K
+  kSplitK = 1,        // `splits` CTAs per tile, each a slice of K, summed in a fixed order
+  kStreamK = 2,       // the tiles' K iterations spread evenly over the persistent CTAs
+};
+inline constexpr int decomposition_bit(Decomposition d) { return 1 << static_cast<int>(d); }
+
+inline constexpr const char* decomposition_name(Decomposition d) {
+  switch (d) {
+    case Decomposition::kDataParallel: return "data-parallel";
+    case Decomposition::kSplitK: return "split-k";
+    case Decomposition::kStreamK: return "stream-k";
+  }
+  return "?";
 }
 
 inline constexpr char layout_letter(Layout l) { return l == Layout::kRowMajor ? 'r' : 'c'; }
@@ -66,6 +88,11 @@ struct GemmArgs {
 
   int device = 0;    // CUDA ordinal; the caller has made it current
   int sm_count = 0;  // multiprocessors on `device` (persistent schedulers size their grid by it)
+  // How to divide K (the kernel's KernelInfo::decompositions says which it supports).
+  // Split-K and stream-K sum partial tiles in a fixed order: results are deterministic.
+  Decomposition decomposition = Decomposition::kDataParallel;
+  int splits = 1;  // K slices per tile for kSplitK; ignored otherwise
+
   void* workspace = nullptr;  // at least `workspace_bytes(args)` bytes, stream-ordered
   cudaStream_t stream = nullptr;
 };

@@ -4,10 +4,12 @@
 #include <torch/extension.h>
 
 #include "dispatch/registry.h"
+#include "dispatch/tuning.h"
 #include "ops/aten_override.h"
 #include "ops/device_info.h"
 #include "ops/mm.h"
 #include "ops/op_handles.h"
+#include "ops/settings.h"
 #include "ops/stats.h"
 
 namespace py = pybind11;
@@ -30,7 +32,88 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["max_cc"] = k.max_cc == kAnyNewerCC ? py::object(py::none()) : py::object(py::int_(k.max_cc));
   d["tile"] = py::make_tuple(k.tile_m, k.tile_n, k.tile_k);
   d["smem_bytes"] = k.smem_bytes;
+  py::list decompositions;
+  for (Decomposition x : {Decomposition::kDataParallel, Decomposition::kSplitK, Decomposition::kStreamK}) {
+    if (k.decompositions & decomposition_bit(x)) decompositions.append(decomposition_name(x));
+  }
+  d["decompositions"] = decompositions;
   return d;
+}
+
+Decomposition parse_decomposition(const std::string& name) {
+  for (Decomposition x : {Decomposition::kDataParallel, Decomposition::kSplitK, Decomposition::kStreamK}) {
+    if (name == decomposition_name(x)) return x;
+  }
+  throw py::value_error("unknown decomposition '" + name + "'; expected data-parallel, split-k or stream-k");
+}
+
+Precision parse_precision(const std::string& name) {
+  for (int i = 0; i < kNumPrecisions; ++i) {
+    if (name == precision_name(static_cast<Precision>(i))) return static_cast<Precision>(i);
+  }
+  throw py::value_error("unknown precision '" + name + "'");
+}
+
+Layout parse_layout(const std::string& name) {
+  if (name == "row") return Layout::kRowMajor;
+  if (name == "col") return Layout::kColMajor;
+  throw py::value_error("unknown layout '" + name + "'; expected row or col");
+}
+
+// The tuning table as plain dicts, for cutlass_ops/tuning.py to save.
+py::list tuning_entries() {
+  py::list out;
+  for (const auto& [key, entry] : TuningTable::instance().entries()) {
+    py::dict d;
+    d["precision"] = precision_name(key.precision);
+    d["layout_a"] = layout_word(key.layout_a);
+    d["layout_b"] = layout_word(key.layout_b);
+    d["align"] = py::make_tuple(key.align_a, key.align_b, key.align_d);
+    d["cc"] = key.cc;
+    d["sm_count"] = key.sm_count;
+    d["mnk"] = py::make_tuple(key.m, key.n, key.k);
+    d["kernel"] = entry.kernel->name;
+    d["decomposition"] = decomposition_name(entry.decomposition);
+    d["splits"] = entry.splits;
+    d["us"] = entry.microseconds;
+    out.append(d);
+  }
+  return out;
+}
+
+// Adds one saved entry. Raises ValueError (the loader warns and skips it) for a kernel this
+// build lacks or a decomposition the kernel does not support.
+void tuning_insert(const py::dict& d) {
+  TuningKey key;
+  key.precision = parse_precision(d["precision"].cast<std::string>());
+  key.layout_a = parse_layout(d["layout_a"].cast<std::string>());
+  key.layout_b = parse_layout(d["layout_b"].cast<std::string>());
+  const auto align = d["align"].cast<std::tuple<int, int, int>>();
+  key.align_a = static_cast<int8_t>(std::get<0>(align));
+  key.align_b = static_cast<int8_t>(std::get<1>(align));
+  key.align_d = static_cast<int8_t>(std::get<2>(align));
+  key.cc = d["cc"].cast<int>();
+  key.sm_count = d["sm_count"].cast<int>();
+  const auto mnk = d["mnk"].cast<std::tuple<int64_t, int64_t, int64_t>>();
+  key.m = std::get<0>(mnk);
+  key.n = std::get<1>(mnk);
+  key.k = std::get<2>(mnk);
+  TuningEntry entry;
+  const std::string name = d["kernel"].cast<std::string>();
+  entry.kernel = Registry::instance().find(name);
+  if (entry.kernel == nullptr) throw py::value_error("kernel '" + name + "' is not in this build");
+  entry.decomposition = parse_decomposition(d["decomposition"].cast<std::string>());
+  if ((entry.kernel->decompositions & decomposition_bit(entry.decomposition)) == 0) {
+    throw py::value_error("kernel '" + name + "' does not support " + decomposition_name(entry.decomposition));
+  }
+  entry.splits = d["splits"].cast<int>();
+  if (entry.splits < 1) throw py::value_error("splits must be >= 1, got " + std::to_string(entry.splits));
+  entry.microseconds = d.contains("us") ? d["us"].cast<double>() : 0.0;
+  if (key.precision != entry.kernel->precision || key.layout_a != entry.kernel->layout_a ||
+      key.layout_b != entry.kernel->layout_b) {
+    throw py::value_error("kernel '" + name + "' does not compute this entry's precision and layouts");
+  }
+  TuningTable::instance().insert(key, entry);
 }
 
 py::dict operand_dict(const OperandPlan& o) {
@@ -99,6 +182,9 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   d["out_via_temp"] = p.d_via_temp;
   d["transposed"] = p.transposed;
   d["staged"] = p.staged;
+  d["decomposition"] = decomposition_name(p.decomposition);
+  d["splits"] = p.splits;
+  d["tuned"] = p.tuned;
   d["problem"] = py::make_tuple(p.m, p.n, p.k);
   d["a"] = operand_dict(p.a);
   d["b"] = operand_dict(p.b);
@@ -148,6 +234,20 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("registered_modules", [] { return cutlass_ops::Registry::instance().modules(); },
         "Kernel modules whose tables are registered.");
   m.def("device_desc", &cutlass_ops::device_desc, "(compute capability * 10, SM count, opt-in smem bytes).");
+  m.def("set_fp32_mode", [](const std::string& mode) {
+        try {
+          cutlass_ops::settings::set_fp32_mode(cutlass_ops::settings::parse_fp32_mode(mode));
+        } catch (const std::invalid_argument& e) {
+          throw py::value_error(e.what());
+        }
+      }, "float32 without TF32: 'ieee' (default) or '3xtf32'.");
+  m.def("fp32_mode", [] { return cutlass_ops::settings::fp32_mode_name(cutlass_ops::settings::fp32_mode()); });
+  m.def("set_autotune", &cutlass_ops::settings::set_autotune, "Time new problems on every eligible kernel.");
+  m.def("autotune_enabled", &cutlass_ops::settings::autotune);
+  m.def("tuning_entries", &cutlass_ops::tuning_entries, "The tuning table, as dicts.");
+  m.def("tuning_insert", &cutlass_ops::tuning_insert, "Add one tuning-table entry (a dict as tuning_entries gives).");
+  m.def("tuning_clear", [] { cutlass_ops::TuningTable::instance().clear(); }, "Empty the tuning table.");
+  m.def("tuning_size", [] { return cutlass_ops::TuningTable::instance().size(); });
   m.def("explain", &cutlass_ops::explain, "The planner's decision for a call, without running it.",
         py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"), py::arg("cc"), py::arg("sm_count"),
         py::arg("smem_optin_bytes"));

@@ -17,7 +17,9 @@
 #include <c10/cuda/CUDAStream.h>
 
 #include "dispatch/registry.h"
+#include "ops/autotune.h"
 #include "ops/device_info.h"
+#include "ops/settings.h"
 #include "ops/stats.h"
 
 namespace cutlass_ops {
@@ -162,13 +164,13 @@ const KernelInfo& find_kernel_or_throw(std::string_view name) {
 // Puts a forced kernel on a normalised plan, or says why it cannot run it. The kernel also
 // decides float32's precision: forcing a TF32 kernel opts into TF32, and forcing the IEEE
 // kernel opts out, whatever torch's global TF32 flag says.
+bool is_float32(Precision p) { return p == Precision::kTF32 || p == Precision::kF32 || p == Precision::kTF32x3; }
+
 Rejection force_kernel(Plan& plan, const KernelInfo& kernel, const DeviceDesc& device) {
-  const bool both_float32 = (plan.precision == Precision::kTF32 || plan.precision == Precision::kF32) &&
-                            (kernel.precision == Precision::kTF32 || kernel.precision == Precision::kF32);
-  if (both_float32) plan.precision = kernel.precision;
+  if (is_float32(plan.precision) && is_float32(kernel.precision)) plan.precision = kernel.precision;
   const Rejection why = check_kernel(kernel, plan, device);
   if (why == Rejection::kNone) {
-    plan.kernel = &kernel;
+    set_kernel(plan, kernel, device);
     plan.reason = "forced with kernel=";
   }
   return why;
@@ -209,6 +211,8 @@ StagedOperands stage_operands(const Plan& plan, const at::Tensor& self, const at
   return s;
 }
 
+}  // namespace
+
 void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
             const DeviceDesc& desc) {
   const KernelInfo& kernel = *plan.kernel;
@@ -234,6 +238,8 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   args.ldd = plan.d.ld;
   args.device = device;
   args.sm_count = desc.sm_count;
+  args.decomposition = plan.decomposition;
+  args.splits = plan.splits;
   args.stream = c10::cuda::getCurrentCUDAStream(device).stream();
 
   KernelStatus status = kernel.can_implement(args);
@@ -261,6 +267,8 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
     out.copy_(d);
   }
 }
+
+namespace {
 
 // The shared body of the four CUDA entry points. `out` is defined for the out= variants;
 // otherwise the result is allocated here, after every check has passed.
@@ -321,6 +329,9 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
     if (C10_UNLIKELY(stats::logging())) stats::log_handoff(m, n, k, self_in.scalar_type(), plan.reason);
     return at::cuda::mm_out(result, self, mat2);
   }
+  if (C10_UNLIKELY(settings::autotune()) && forced.empty() && !plan.tuned) {
+    autotune(plan, self, mat2, result, device, desc);  // times the candidates into result
+  }
   launch(plan, self, mat2, result, device, desc);
   stats::count_kernel(*plan.kernel);
   if (C10_UNLIKELY(stats::logging())) stats::log_call(plan, self_in.scalar_type());
@@ -344,7 +355,9 @@ std::optional<Precision> precision_for(at::ScalarType dtype) {
   switch (dtype) {
     case at::kHalf: return Precision::kF16;
     case at::kBFloat16: return Precision::kBF16;
-    case at::kFloat: return at::globalContext().allowTF32CuBLAS() ? Precision::kTF32 : Precision::kF32;
+    case at::kFloat:
+      if (at::globalContext().allowTF32CuBLAS()) return Precision::kTF32;
+      return settings::fp32_mode() == settings::Fp32Mode::kTF32x3 ? Precision::kTF32x3 : Precision::kF32;
     case at::kDouble: return Precision::kF64;
     default: return std::nullopt;
   }

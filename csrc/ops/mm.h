@@ -31,9 +31,14 @@ at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& ma
 void check_mm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out);
 
 // The precision a call runs at: float32 follows torch's TF32 setting for cuBLAS
-// (torch.backends.cuda.matmul.allow_tf32 / torch.set_float32_matmul_precision).
+// (torch.backends.cuda.matmul.allow_tf32 / torch.set_float32_matmul_precision), and without
+// TF32 cutlass_ops' fp32 mode (IEEE, or 3xTF32 when opted in).
 // nullopt: no cutlass_ops kernel computes this dtype.
 std::optional<Precision> precision_for(at::ScalarType dtype);
+
+// Runs a planned call: the copies the plan asks for, the kernel, the copy-back into `out`.
+void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
+            const DeviceDesc& desc);
 
 // What cutlass_ops would do with these tensors on `device`, without running anything:
 // the planner's view of the call (layouts, copies, transposition), the chosen kernel (or the

@@ -20,11 +20,15 @@ from .timing import host_latency_us, time_alternating
 # show even when torch.mm's own error on the sampled rows is smaller.
 PRECISION_OF = {"bf16": "bf16", "fp16": "f16", "tf32": "tf32", "fp32": "f32", "fp64": "f64"}
 DTYPES = {name: PRECISIONS[precision] for name, precision in PRECISION_OF.items()}  # -> (dtype, TF32 allowed)
+# "3xtf32": float32 with TF32 off, cutlass_ops in its 3xTF32 fp32 mode against torch.mm's IEEE
+# fp32, judged by fp32's error floor.
+PRECISION_OF["3xtf32"] = "f32"
+DTYPES["3xtf32"] = DTYPES["fp32"]
 
 # Dense datasheet peaks, TFLOP/s (no sparsity). H100 SXM5 and H200 share the compute.
 DATASHEET_PEAK = {
-    "H100": {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "fp64": 66.9},
-    "H200": {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "fp64": 66.9},
+    "H100": {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "3xtf32": 66.9, "fp64": 66.9},
+    "H200": {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "3xtf32": 66.9, "fp64": 66.9},
 }
 
 
@@ -109,11 +113,12 @@ def run(cases: Union[str, Iterable[Case]] = "quick", dtypes: Sequence[str] = ("b
     generator = torch.Generator(device="cuda").manual_seed(seed)
     rows: list[Row] = []
     bar = _progress(len(cases) * len(dtypes), progress)
-    previous_tf32 = torch.backends.cuda.matmul.allow_tf32
+    previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, ops.fp32_mode()
     try:
         for dtype_name in dtypes:
             dtype, tf32 = DTYPES[dtype_name]
             torch.backends.cuda.matmul.allow_tf32 = tf32
+            ops.set_fp32_mode("3xtf32" if dtype_name == "3xtf32" else "ieee")
             for case in cases:
                 bar.set_description(f"{dtype_name} {case.label}")
                 try:
@@ -125,6 +130,7 @@ def run(cases: Union[str, Iterable[Case]] = "quick", dtypes: Sequence[str] = ("b
                 bar.update(1)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+        ops.set_fp32_mode(previous_mode)
         bar.close()
     return rows
 

@@ -1,0 +1,121 @@
+#include "ops/autotune.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGraphsC10Utils.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "dispatch/registry.h"
+#include "dispatch/tuning.h"
+#include "ops/mm.h"
+
+namespace cutlass_ops {
+
+namespace {
+
+struct Candidate {
+  const KernelInfo* kernel;
+  Decomposition decomposition;
+  int splits;
+};
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// A CUDA event owned for one autotuning pass.
+class Event {
+ public:
+  Event() { C10_CUDA_CHECK(cudaEventCreate(&event_)); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  void record(cudaStream_t stream) { C10_CUDA_CHECK(cudaEventRecord(event_, stream)); }
+  float ms_since(const Event& start) {
+    C10_CUDA_CHECK(cudaEventSynchronize(event_));
+    float ms = 0;
+    C10_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
+    return ms;
+  }
+
+ private:
+  cudaEvent_t event_ = nullptr;
+};
+
+// Every registered kernel that accepts the plan (the hand-written ones only run when forced),
+// with each decomposition it supports that makes sense for the problem.
+std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) {
+  std::vector<Candidate> out;
+  for (const KernelInfo* k : Registry::instance().candidates(plan.precision, plan.a.layout, plan.b.layout)) {
+    if (std::strcmp(k->family, "handwritten") == 0) continue;
+    if (check_kernel(*k, plan, desc) != Rejection::kNone) continue;
+    out.push_back({k, Decomposition::kDataParallel, 1});
+    const int64_t tiles = ceil_div(plan.m, k->tile_m) * ceil_div(plan.n, k->tile_n);
+    const int64_t k_tiles = ceil_div(plan.k, k->tile_k);
+    if (tiles >= desc.sm_count) continue;  // a full wave already: K-sharing only adds fix-up work
+    if (k->decompositions & decomposition_bit(Decomposition::kStreamK)) {
+      out.push_back({k, Decomposition::kStreamK, 1});
+    }
+    if (k->decompositions & decomposition_bit(Decomposition::kSplitK)) {
+      for (int splits : {2, 3, 4, 6, 8, 12, 16}) {
+        if (splits * tiles > 2 * desc.sm_count || k_tiles < 2 * splits) break;
+        out.push_back({k, Decomposition::kSplitK, splits});
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+void autotune(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
+              const DeviceDesc& desc) {
+  if (c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) return;
+  const std::vector<Candidate> candidates = candidates_for(plan, desc);
+  if (candidates.empty()) return;
+
+  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
+  Event start, stop;
+  constexpr int kReps = 5;
+  float best_ms = 0;
+  const Candidate* best = nullptr;
+  for (const Candidate& c : candidates) {
+    if (candidates.size() == 1) {  // nothing to compare: record it without timing
+      best = &c;
+      break;
+    }
+    Plan trial = plan;
+    trial.kernel = c.kernel;
+    trial.decomposition = c.decomposition;
+    trial.splits = c.splits;
+    try {
+      launch(trial, self, mat2, out, device, desc);  // warm-up: first-launch costs stay out
+      std::vector<float> times;
+      for (int rep = 0; rep < kReps; ++rep) {
+        start.record(stream);
+        launch(trial, self, mat2, out, device, desc);
+        stop.record(stream);
+        times.push_back(stop.ms_since(start));
+      }
+      std::nth_element(times.begin(), times.begin() + kReps / 2, times.end());
+      const float median = times[kReps / 2];
+      if (best == nullptr || median < best_ms) {
+        best = &c;
+        best_ms = median;
+      }
+    } catch (const c10::Error&) {
+      // A candidate that refuses at launch (can_implement) is simply not a candidate.
+    }
+  }
+  if (best == nullptr) return;
+  TuningTable::instance().insert(tuning_key(plan, desc),
+                                 {best->kernel, best->decomposition, best->splits, 1000.0 * best_ms});
+  plan.kernel = best->kernel;
+  plan.decomposition = best->decomposition;
+  plan.splits = best->splits;
+  plan.tuned = true;
+  plan.reason = "autotuned: the fastest kernel measured for this problem";
+}
+
+}  // namespace cutlass_ops

@@ -1,0 +1,226 @@
+"""Autotuning and the tuning table: which kernel runs fastest on a problem, measured.
+
+The planner (csrc/dispatch/planner.cpp) looks every call up in a table of exact problems
+(dtype, layouts and alignments as the kernel sees them, M, N, K, compute capability, SM
+count) before trusting its heuristic. The table is filled three ways:
+
+* a shipped table per device (``cutlass_ops/tuning_tables/*.json``, measured on that GPU over
+  the benchmark suites), loaded at import when its device name matches the GPU;
+* your cache file (``cache_path()``), loaded at import, written at exit when autotuning
+  added entries;
+* autotuning: with ``CUTLASS_OPS_AUTOTUNE=1`` or ``set_autotune(True)``, a problem with no
+  entry is timed once on every eligible (kernel, K decomposition) on the call's own operands
+  and the fastest is recorded. ``tune()`` does that for a list of shapes up front.
+
+A cache file is tied to its device, its build (the kernel list) and its CUTLASS version; a
+file that does not match, or does not parse, is ignored with a :class:`TuningWarning`.
+No code is compiled at run time: tuning only chooses among the kernels in the build.
+"""
+
+from __future__ import annotations
+
+import atexit
+import hashlib
+import json
+import os
+import re
+import warnings
+from pathlib import Path
+from typing import Iterable, Optional, Sequence
+
+import torch
+
+from . import _extension
+
+_C = _extension._C
+
+FORMAT_VERSION = 1
+SHIPPED_DIR = Path(__file__).resolve().parent / "tuning_tables"
+
+__all__ = ["TuningWarning", "autotune_enabled", "build_id", "cache_path", "clear", "entries", "load", "save",
+           "set_autotune", "tune"]
+
+
+class TuningWarning(UserWarning):
+    """A tuning file was ignored (corrupt, or made for another device, build or CUTLASS)."""
+
+
+def set_autotune(enabled: bool = True) -> None:
+    """Time every new problem on each eligible kernel once and keep the fastest (CUTLASS_OPS_AUTOTUNE=1)."""
+    _C.set_autotune(bool(enabled))
+
+
+def autotune_enabled() -> bool:
+    return _C.autotune_enabled()
+
+
+def entries() -> list[dict]:
+    """The tuning table: one dict per problem (precision, layouts, alignments, mnk, kernel, decomposition, splits, us)."""
+    return sorted(_C.tuning_entries(), key=lambda e: (e["precision"], e["mnk"], e["layout_a"], e["layout_b"]))
+
+
+def clear() -> None:
+    """Forget every entry (the heuristic decides until something is loaded or tuned again)."""
+    _C.tuning_clear()
+
+
+def build_id() -> str:
+    """Identifies the kernel set of this build: a cache made with other kernels is stale."""
+    from ._build_info import CUTLASS_VERSION
+
+    names = sorted(k["name"] for k in _C.kernels())
+    digest = hashlib.sha1("\n".join([CUTLASS_VERSION, *names]).encode()).hexdigest()
+    return digest[:16]
+
+
+def _device_name(device: Optional[int] = None) -> str:
+    return torch.cuda.get_device_name(torch.cuda.current_device() if device is None else device)
+
+
+def _slug(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+
+
+def cache_path(device: Optional[int] = None) -> Path:
+    """Where this device's tuning cache lives: $CUTLASS_OPS_TUNING_CACHE, else ~/.cache/cutlass_ops/."""
+    if os.environ.get("CUTLASS_OPS_TUNING_CACHE"):
+        return Path(os.environ["CUTLASS_OPS_TUNING_CACHE"])
+    root = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "cutlass_ops"
+    return root / f"tuning-{_slug(_device_name(device))}.json"
+
+
+def save(path: Optional[os.PathLike] = None, device: Optional[int] = None) -> Path:
+    """Write the whole table to ``path`` (default: ``cache_path()``), atomically."""
+    from ._build_info import CUTLASS_VERSION
+
+    path = Path(path) if path is not None else cache_path(device)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    document = {
+        "format": FORMAT_VERSION,
+        "device": _device_name(device),
+        "build": build_id(),
+        "cutlass": CUTLASS_VERSION,
+        "entries": [{**e, "align": list(e["align"]), "mnk": list(e["mnk"])} for e in entries()],
+    }
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(document, indent=1))
+    os.replace(tmp, path)
+    return path
+
+
+def load(path: Optional[os.PathLike] = None, device: Optional[int] = None, *, check_build: bool = True) -> int:
+    """Add a tuning file's entries to the table; returns how many were added.
+
+    A missing file adds nothing, silently. A file that does not parse, or was made for another
+    device, build (``check_build``) or CUTLASS version, adds nothing and warns. Entries naming
+    kernels this build lacks are skipped with one warning.
+    """
+    from ._build_info import CUTLASS_VERSION
+
+    path = Path(path) if path is not None else cache_path(device)
+    if not path.is_file():
+        return 0
+    try:
+        document = json.loads(path.read_text())
+        if not isinstance(document, dict) or not isinstance(document.get("entries"), list):
+            raise ValueError("not a cutlass_ops tuning file (no 'entries' list)")
+    except (OSError, ValueError) as error:
+        warnings.warn(f"cutlass_ops: ignoring tuning file {path}: {error}", TuningWarning, stacklevel=2)
+        return 0
+    expected = {"format": FORMAT_VERSION, "device": _device_name(device), "cutlass": CUTLASS_VERSION}
+    if check_build:
+        expected["build"] = build_id()
+    stale = [f"{key} {document.get(key)!r} (this process: {value!r})" for key, value in expected.items()
+             if document.get(key) != value]
+    if stale:
+        warnings.warn(f"cutlass_ops: ignoring stale tuning file {path}: made for {', '.join(stale)}",
+                      TuningWarning, stacklevel=2)
+        return 0
+    added, skipped = 0, []
+    for entry in document["entries"]:
+        try:
+            _C.tuning_insert(entry)
+            added += 1
+        except (ValueError, KeyError, TypeError, RuntimeError) as error:
+            skipped.append(str(error))
+    if skipped:
+        warnings.warn(f"cutlass_ops: {path}: skipped {len(skipped)} of {len(document['entries'])} entries "
+                      f"(first: {skipped[0]})", TuningWarning, stacklevel=2)
+    return added
+
+
+def tune(shapes: Iterable[Sequence[int]], dtypes: Sequence[str] = ("bf16",), layouts: Sequence[str] = ("rr",),
+         device: Optional[int] = None) -> list[dict]:
+    """Autotune each (M, N, K) x dtype x layout now; returns the table entries they produced.
+
+    dtypes as in the benchmarks: bf16, fp16, tf32, fp32, fp64 (and 3xtf32: fp32 with
+    ``set_fp32_mode("3xtf32")``). Layouts: two letters for A and B, r = row-major,
+    c = column-major.
+    """
+    from .ops import fp32_mode, mm, set_fp32_mode
+    from .testing import matrix
+
+    dev = torch.device("cuda", torch.cuda.current_device() if device is None else device)
+    kinds = {"bf16": (torch.bfloat16, False, None), "fp16": (torch.float16, False, None),
+             "tf32": (torch.float32, True, None), "fp32": (torch.float32, False, "ieee"),
+             "3xtf32": (torch.float32, False, "3xtf32"), "fp64": (torch.float64, False, None)}
+    before = {_entry_key(e) for e in entries()}
+    was_on, old_tf32, old_mode = autotune_enabled(), torch.backends.cuda.matmul.allow_tf32, fp32_mode()
+    try:
+        set_autotune(True)
+        for name in dtypes:
+            if name not in kinds:
+                raise ValueError(f"tune(): unknown dtype {name!r}; choose from {sorted(kinds)}")
+            dtype, tf32, mode = kinds[name]
+            torch.backends.cuda.matmul.allow_tf32 = tf32
+            if mode:
+                set_fp32_mode(mode)
+            for m, n, k in shapes:
+                for layout in layouts:
+                    a = matrix(m, k, dtype, layout[0], device=dev)
+                    b = matrix(k, n, dtype, layout[1], device=dev)
+                    mm(a, b)
+        torch.cuda.synchronize(dev)
+    finally:
+        set_autotune(was_on)
+        torch.backends.cuda.matmul.allow_tf32 = old_tf32
+        set_fp32_mode(old_mode)
+    return [e for e in entries() if _entry_key(e) not in before]
+
+
+def _entry_key(e: dict) -> tuple:
+    return (e["precision"], e["layout_a"], e["layout_b"], tuple(e["align"]), e["cc"], e["sm_count"], tuple(e["mnk"]))
+
+
+# ---- at import and at exit ----------------------------------------------------------------------
+
+_loaded_count = 0
+
+
+def _load_defaults() -> None:
+    """The shipped table for this GPU, then the user's cache (whose entries win)."""
+    global _loaded_count
+    if os.environ.get("CUTLASS_OPS_NO_TUNING_TABLE") or not torch.cuda.is_available():
+        return
+    name = _device_name()
+    for path in sorted(SHIPPED_DIR.glob("*.json")):
+        try:
+            if json.loads(path.read_text()).get("device") == name:
+                load(path, check_build=False)  # shipped: entries for kernels this build lacks are skipped
+        except (OSError, ValueError) as error:
+            warnings.warn(f"cutlass_ops: ignoring shipped tuning file {path}: {error}", TuningWarning, stacklevel=2)
+    load()
+    _loaded_count = len(_C.tuning_entries())
+
+
+def _save_at_exit() -> None:
+    # Only autotuning adds entries after import; persist them for the next process.
+    try:
+        if torch.cuda.is_available() and len(_C.tuning_entries()) > _loaded_count:
+            save()
+    except Exception as error:  # noqa: BLE001 - never fail interpreter shutdown over a cache
+        warnings.warn(f"cutlass_ops: could not save the tuning cache: {error}", TuningWarning, stacklevel=1)
+
+
+_load_defaults()
+atexit.register(_save_at_exit)

@@ -1,0 +1,186 @@
+"""Issue #4's dispatch on a GPU: the M sweep, both sides of every heuristic threshold, every
+K decomposition of every kernel that has one, 3xTF32, and the tuning table's round trip."""
+
+import json
+
+import pytest
+import torch
+
+import cutlass_ops
+from cutlass_ops import tuning
+from mm_testing import assert_matches_reference, matrix
+
+pytestmark = pytest.mark.gpu
+
+_C = cutlass_ops._extension._C
+
+
+def sm90():
+    return torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+
+
+@pytest.fixture(autouse=True)
+def empty_tuning_table():
+    """Each test starts and ends with no tuning entries (the shipped table would hide the heuristic)."""
+    saved = tuning.entries()
+    tuning.clear()
+    yield
+    tuning.clear()
+    for entry in saved:
+        _C.tuning_insert(entry)
+
+
+@pytest.mark.parametrize("m", range(1, 131))
+def test_m_sweep_bf16(m):
+    # N, K as in an LLM projection: small M is the decode / small-batch case.
+    a, b = matrix(m, 2048, torch.bfloat16), matrix(2048, 1536, torch.bfloat16)
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, "bf16", context=f"M={m}")
+
+
+@pytest.mark.parametrize("m,n,k", [
+    (2048, 2048, 1024), (2048, 2304, 1024),  # 128x256 tiles: 128 | 144 against 132 SMs
+    (1536, 1408, 1024), (1536, 1280, 1024),  # 128x128 tiles: 132 | 120
+    (256, 448, 448), (256, 512, 512),        # stream-K: 7 | 8 K tiles of 64
+    (16, 4096, 4096), (4096, 16, 4096), (256, 256, 65536),
+])
+@pytest.mark.parametrize("precision", ["bf16", "f16"])
+def test_both_sides_of_the_16bit_thresholds(m, n, k, precision):
+    dtype = torch.bfloat16 if precision == "bf16" else torch.float16
+    a, b = matrix(m, k, dtype), matrix(k, n, dtype)
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, precision, context=str(cutlass_ops.explain(a, b)))
+
+
+@pytest.mark.parametrize("m,n,k", [(256, 256, 131072), (1024, 256, 2048), (256, 256, 120), (4096, 4096, 512)])
+@pytest.mark.parametrize("dtype,precision", [(torch.float32, "f32"), (torch.float64, "f64")])
+def test_split_k_thresholds(m, n, k, dtype, precision):
+    a, b = matrix(m, k, dtype), matrix(k, n, dtype)
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, precision, context=str(cutlass_ops.explain(a, b)))
+
+
+def decomposition_cases():
+    """(kernel, decomposition, splits) for every kernel that can divide K, on this GPU."""
+    if not torch.cuda.is_available():
+        return []
+    cases = []
+    for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()):
+        if "stream-k" in k.decompositions:
+            cases.append((k, "stream-k", 1))
+        if "split-k" in k.decompositions:
+            cases += [(k, "split-k", s) for s in (2, 3, 7)]
+    return cases
+
+
+@pytest.mark.parametrize("kernel,decomposition,splits", decomposition_cases(),
+                         ids=lambda x: getattr(x, "name", str(x)))
+@pytest.mark.parametrize("m,n,k", [(200, 264, 1000), (8, 136, 4104)])
+def test_every_decomposition_through_the_tuning_table(kernel, decomposition, splits, m, n, k):
+    """Put (kernel, decomposition) in the table for the problem, run it, check the result."""
+    precision = kernel.dtype
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}.get(precision, torch.float32)
+    a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
+    previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, cutlass_ops.fp32_mode()
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    cutlass_ops.set_fp32_mode("3xtf32" if precision == "3xtf32" else "ieee")
+    try:
+        plan = cutlass_ops.explain(a, b)
+        if plan.transposed or plan.staged or plan.dtype != precision or (plan.a.layout[0], plan.b.layout[0]) != (
+                kernel.layouts[0], kernel.layouts[1]) or min(plan.a.align, plan.b.align, plan.out.align) < min(
+                kernel.alignment):
+            pytest.skip(f"{kernel.name} does not take this problem's layout or alignment")
+        _C.tuning_insert({"precision": precision, "layout_a": plan.a.layout, "layout_b": plan.b.layout,
+                          "align": [plan.a.align, plan.b.align, plan.out.align], "cc": plan.device.capability[0] * 10
+                          + plan.device.capability[1], "sm_count": plan.device.sm_count, "mnk": list(plan.problem),
+                          "kernel": kernel.name, "decomposition": decomposition, "splits": splits})
+        tuned = cutlass_ops.explain(a, b)
+        assert (tuned.kernel, tuned.decomposition, tuned.splits) == (kernel.name, decomposition, splits), tuned
+        out = cutlass_ops.mm(a, b)
+        out_again = cutlass_ops.mm(a, b)
+        assert torch.equal(out, out_again), "split-k / stream-k must be deterministic"
+        torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+        assert_matches_reference(out, a, b, "f32" if precision == "3xtf32" else precision,
+                                 context=f"{kernel.name} {decomposition} x{splits}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+        cutlass_ops.set_fp32_mode(previous_mode)
+
+
+@pytest.mark.parametrize("m,n,k", [(1024, 1024, 1024), (4096, 4096, 4096), (97, 83, 4099), (256, 256, 65536)])
+def test_3xtf32_is_as_accurate_as_fp32(m, n, k):
+    a, b = matrix(m, k, torch.float32), matrix(k, n, torch.float32)
+    cutlass_ops.set_fp32_mode("3xtf32")
+    try:
+        ours = cutlass_ops.mm(a, b)
+        plan = cutlass_ops.explain(a, b)
+    finally:
+        cutlass_ops.set_fp32_mode("ieee")
+    assert torch.backends.cuda.matmul.allow_tf32 is False
+    # Judged against float64 relative to torch.mm's IEEE fp32 error, with fp32's floor.
+    assert_matches_reference(ours, a, b, "f32", context=str(plan))
+    if k % 4 == 0:
+        assert plan.dtype == "3xtf32", plan
+
+
+def test_autotune_round_trip(tmp_path):
+    a, b = matrix(512, 4096, torch.bfloat16), matrix(4096, 384, torch.bfloat16)
+    assert not cutlass_ops.explain(a, b).tuned
+    tuning.set_autotune(True)
+    try:
+        out = cutlass_ops.mm(a, b)
+    finally:
+        tuning.set_autotune(False)
+    assert_matches_reference(out, a, b, "bf16")
+    tuned = cutlass_ops.explain(a, b)
+    assert tuned.tuned, tuned
+    (entry,) = tuning.entries()
+    assert entry["kernel"] == tuned.kernel and entry["us"] > 0
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, "bf16", context=str(tuned))
+
+    path = tuning.save(tmp_path / "cache.json")
+    tuning.clear()
+    assert not cutlass_ops.explain(a, b).tuned
+    assert tuning.load(path) == 1
+    assert tuning.entries() == [entry]
+    assert cutlass_ops.explain(a, b).kernel == tuned.kernel
+
+    # Stale: another device's file, or another build's, is ignored with a warning.
+    document = json.loads(path.read_text())
+    for key, value in (("device", "NVIDIA Imaginary 9000"), ("build", "0123456789abcdef"), ("cutlass", "1.0")):
+        tuning.clear()
+        path.write_text(json.dumps({**document, key: value}))
+        with pytest.warns(tuning.TuningWarning, match="stale"):
+            assert tuning.load(path) == 0
+        assert tuning.entries() == []
+    # A file cut off mid-write is ignored with a warning.
+    path.write_text(json.dumps(document)[:-20])
+    with pytest.warns(tuning.TuningWarning, match="ignoring tuning file"):
+        assert tuning.load(path) == 0
+    # An entry naming a kernel this build lacks is skipped, the rest load.
+    bad = {**document["entries"][0], "kernel": "no_such_kernel"}
+    path.write_text(json.dumps({**document, "entries": [bad, *document["entries"]]}))
+    with pytest.warns(tuning.TuningWarning, match="skipped 1 of 2"):
+        assert tuning.load(path) == 1
+
+
+def test_autotune_skips_cuda_graph_capture():
+    a, b = matrix(512, 1024, torch.bfloat16), matrix(1024, 384, torch.bfloat16)
+    out = torch.empty(512, 384, dtype=torch.bfloat16, device="cuda")
+    cutlass_ops.mm(a, b, out=out)  # warm-up outside capture
+    graph = torch.cuda.CUDAGraph()
+    tuning.set_autotune(True)
+    try:
+        with torch.cuda.graph(graph):
+            cutlass_ops.mm(a, b, out=out)
+    finally:
+        tuning.set_autotune(False)
+    assert tuning.entries() == []
+    out.zero_()
+    graph.replay()
+    assert_matches_reference(out, a, b, "bf16")
+
+
+def test_tune_api_returns_new_entries():
+    new = tuning.tune([(256, 256, 8192), (64, 1024, 1024)], dtypes=["bf16", "fp32"])
+    assert len(new) == 4
+    assert {e["precision"] for e in new} == {"bf16", "f32"}
+    a, b = matrix(256, 8192, torch.bfloat16), matrix(8192, 256, torch.bfloat16)
+    assert cutlass_ops.explain(a, b).tuned
