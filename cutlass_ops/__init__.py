@@ -4,6 +4,7 @@
     C = cutlass_ops.mm(A, B)                 # like torch.mm(A, B)
     cutlass_ops.mm(A, B, out=C)              # like torch.mm(A, B, out=C)
     cutlass_ops.mm(A, B, kernel="<name>")    # force one kernel from list_kernels()
+    cutlass_ops.mm_(A, W)                    # A <- A @ W in place (square W), no A-sized result
     print(cutlass_ops.explain(A, B))         # which kernel runs, and why
     with cutlass_ops.patched(): ...          # torch.mm and Tensor.mm run on cutlass_ops
     with cutlass_ops.use_cutlass(): ...      # aten::mm's CUDA kernel is cutlass_ops (@, matmul, linear)
@@ -15,6 +16,7 @@
 from . import _extension  # noqa: F401  (loads the extension, registers the kernels)
 from .info import info
 from . import tuning
+from .inplace import mm_
 from .ops import (DEVICE_PRESETS, DeviceSpec, KernelInfo, OperandPlan, Plan, explain, fp32_mode, list_kernels, mm,
                   set_fp32_mode)
 from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
@@ -44,6 +46,7 @@ __all__ = [
     "info",
     "list_kernels",
     "mm",
+    "mm_",
     "set_fp32_mode",
     "tuning",
 ]

@@ -1,0 +1,429 @@
+// Step 6 of the hand-written GEMM ladder (issue #6): Hopper TMA + wgmma, warp-specialised
+// and persistent, for bf16 and fp16 on sm_90a.
+//
+// The idea over step 5 (mma.sync fed by cp.async): on Hopper the tensor cores read both
+// operands straight from shared memory (wgmma.mma_async, a 64 x 256 x 16 product per
+// warpgroup instruction) and a copy engine (TMA) fills that shared memory from a tensor map,
+// so no thread spends instructions on addresses or loads. That frees the kernel to specialise
+// its warps: one producer warpgroup (one thread of it, in fact) issues TMA into a 4-stage ring
+// guarded by full/empty mbarriers, and two consumer warpgroups each own 64 rows of the
+// 128 x 256 tile and only issue wgmma. setmaxnreg moves registers from the producer (40) to
+// the consumers (232), which hold 128 fp32 accumulators per thread. The grid is one CTA per SM;
+// CTAs loop over output tiles in a grouped raster, so the producer already streams the next
+// tile while the consumers store the previous one, through shared memory and TMA stores.
+//
+// Operands: A row-major (K-major); B row-major (K x N: "MN-major" for wgmma, transpose bit
+// set, loaded as four 64-column boxes) or column-major (N x K, K-major, one box). All tiles
+// use 128-byte swizzle (64 x 16-bit per 128-byte row), which wgmma reads without bank
+// conflicts. TMA zero-fills the parts of a box outside the matrix and clips stores at its
+// edges, so M, N and K need not be multiples of the tile.
+//
+// Measured (H100, bf16): 4096^3 rr 781 TFLOP/s vs cuBLAS 785 (0.995x; fp16 and rc the same);
+// 8192^3 rr 728 vs 799 (0.91x) right after cuBLAS, 695-760 vs 674-709 interleaved (clocks
+// drop under sustained power; five runs gave 0.91-0.99x). .scratch/wgmma/harness.cu: median of
+// 20 with L2 flushed, cublasGemmEx in the same process. Storing D straight from registers
+// instead of through shared memory + TMA gave 701 TFLOP/s at 4096^3 (0.88x). A 2x1 cluster
+// multicasting B measured the same as this within the noise, so clusters wait for a later step.
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <mutex>
+#include <type_traits>
+
+#include <cuda.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+#include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled: the driver call is found at run time
+
+#include "dispatch/kernel.h"
+#include "handwritten/hopper_ptx.cuh"
+
+namespace cutlass_ops::handwritten_sm90 {
+
+__host__ __device__ constexpr int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
+
+// Tile and pipeline shape, one source of truth for the kernel, the launcher and KernelInfo.
+struct Config {
+  static constexpr int kTileM = 128;    // two consumer warpgroups x 64 rows (wgmma's M)
+  static constexpr int kTileN = 256;    // wgmma's largest N
+  static constexpr int kTileK = 64;     // 64 x 16-bit = one 128-byte swizzle row
+  static constexpr int kStages = 4;     // 4 x 48 KiB; a fifth would exceed the 227 KiB opt-in limit
+  static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+  static constexpr int kABytes = kTileM * kTileK * 2;
+  static constexpr int kBBytes = kTileN * kTileK * 2;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  // Epilogue staging for TMA stores: per consumer warpgroup, two 64 x 64 buffers (one being
+  // filled while the previous one is stored), 128-byte swizzled like the operands.
+  static constexpr int kDBoxBytes = 64 * 64 * 2;
+  static constexpr int kDStagingBytes = 2 * 2 * kDBoxBytes;
+  // Stages, staging, 2 mbarriers per stage, and 1024 bytes to align it all on the swizzle
+  // atom: 230464 bytes, just under the 232448-byte (227 KiB) opt-in limit.
+  static constexpr int kSmemBytes = kStages * kStageBytes + kDStagingBytes + 2 * kStages * 8 + 1024;
+  // Tile rows walked together before moving right: 132 CTAs then cover about 8 x 16 tiles,
+  // so A and B panels are shared in L2. 4, 8, 16 and 32 measured the same within noise.
+  static constexpr int kBandRows = 8;
+  static constexpr int kProducerRegs = 40;
+  static constexpr int kConsumerRegs = 232;  // 40 x 128 + 232 x 256 = 64512 <= 65536
+};
+
+struct TileCoord {
+  int m, n;  // in tiles
+};
+
+// Grouped raster: tiles go down a band of `band` tile rows before moving to the next column,
+// so CTAs running at the same time share A rows and B columns in L2.
+__device__ __forceinline__ TileCoord tile_coord(int t, int rows, int cols, int band) {
+  const int per_group = band * cols;
+  const int group = t / per_group;
+  const int first_row = group * band;
+  const int group_rows = min(rows - first_row, band);
+  const int in_group = t - group * per_group;
+  return {first_row + in_group % group_rows, in_group / group_rows};
+}
+
+template <Precision P>
+using OutputT = std::conditional_t<P == Precision::kBF16, __nv_bfloat16, __half>;
+
+template <Precision P, bool kTransB>
+__device__ __forceinline__ void wgmma_tile_k16(float (&acc)[128], uint64_t desc_a, uint64_t desc_b) {
+  if constexpr (P == Precision::kBF16) {
+    wgmma_m64n256k16_bf16<kTransB ? 1 : 0>(acc, desc_a, desc_b);
+  } else {
+    wgmma_m64n256k16_f16<kTransB ? 1 : 0>(acc, desc_a, desc_b);
+  }
+}
+
+// Epilogue through shared memory: the warpgroup's 64 x 256 accumulators go out as four 64 x 64
+// boxes, each converted into a 128-byte swizzled staging buffer (two buffers, alternating)
+// and written by one TMA store, which clips at the M/N edges and runs on while the next box,
+// or the next tile's main loop, proceeds. The swizzle makes the fragment writes conflict-free:
+// the 8 rows a warp writes at once land in 8 different 16-byte chunks.
+template <Precision P>
+__device__ __forceinline__ void store_tile_tma(const float (&acc)[128], uint8_t* staging, const CUtensorMap* map_d,
+                                               int row0, int n0, int warp, int lane, int consumer, bool leader) {
+  using Out = OutputT<P>;
+#pragma unroll
+  for (int q = 0; q < 4; ++q) {
+    uint8_t* buf = staging + (q & 1) * Config::kDBoxBytes;
+    // The store issued two boxes ago read this buffer; it must be done reading.
+    if (leader) bulk_wait_read<1>();
+    named_barrier_sync(1 + consumer, 128);
+#pragma unroll
+    for (int jj = 0; jj < 8; ++jj) {
+      const int j = q * 8 + jj;
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        const int r = warp * 16 + lane / 4 + h * 8;
+        uint32_t packed;
+        if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
+          const __nv_bfloat162 v = __floats2bfloat162_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+          packed = *reinterpret_cast<const uint32_t*>(&v);
+        } else {
+          const __half2 v = __floats2half2_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+          packed = *reinterpret_cast<const uint32_t*>(&v);
+        }
+        *reinterpret_cast<uint32_t*>(buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4) = packed;
+      }
+    }
+    fence_proxy_async_shared();
+    named_barrier_sync(1 + consumer, 128);
+    if (leader) {
+      tma_store_2d(map_d, buf, n0 + q * 64, row0);
+      bulk_commit();
+    }
+  }
+}
+
+// D (m x n, row-major, ldd) = A (m x k, row-major) * B, B row-major (kBRowMajor) or column-major.
+template <Precision P, bool kBRowMajor>
+__global__ void __launch_bounds__(Config::kThreads, 1)
+    gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
+                 const __grid_constant__ CUtensorMap map_d, int m, int n, int k, int band_rows) {
+#if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
+  using C = Config;
+  extern __shared__ uint8_t smem_raw[];
+  // 128-byte swizzle repeats every 1024 bytes; TMA and the wgmma descriptors (base offset 0)
+  // both assume each tile starts on such a boundary.
+  uint8_t* smem = smem_raw + ((1024 - (smem_addr(smem_raw) & 1023)) & 1023);
+  uint8_t* d_staging = smem + C::kStages * C::kStageBytes;
+  uint64_t* full = reinterpret_cast<uint64_t*>(d_staging + C::kDStagingBytes);
+  uint64_t* empty = full + C::kStages;
+
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tiles_m = ceil_div(m, C::kTileM);
+  const int tiles_n = ceil_div(n, C::kTileN);
+  const int num_tiles = tiles_m * tiles_n;
+  const int k_iters = ceil_div(k, C::kTileK);
+
+  if (tid == 0) {
+    for (int s = 0; s < C::kStages; ++s) {
+      mbar_init(&full[s], 1);   // the producer's arrive.expect_tx
+      mbar_init(&empty[s], 2);  // one arrival per consumer warpgroup
+    }
+    fence_barrier_init();
+  }
+  __syncthreads();
+
+  if (tid < 128) {
+    // ---- producer warpgroup: one thread issues every TMA load ----------------------------------
+    setmaxnreg_dec<C::kProducerRegs>();
+    if (tid == 0) {
+      tma_prefetch_descriptor(&map_a);
+      tma_prefetch_descriptor(&map_b);
+      int stage = 0;
+      uint32_t phase = 0;
+      for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+        const TileCoord tc = tile_coord(t, tiles_m, tiles_n, band_rows);
+        const int m0 = tc.m * C::kTileM;
+        const int n0 = tc.n * C::kTileN;
+        for (int kt = 0; kt < k_iters; ++kt) {
+          mbar_wait(&empty[stage], phase ^ 1);
+          uint8_t* a_dst = smem + stage * C::kStageBytes;
+          uint8_t* b_dst = a_dst + C::kABytes;
+          const int k0 = kt * C::kTileK;
+          mbar_arrive_expect_tx(&full[stage], C::kStageBytes);
+          tma_load_2d(a_dst, &map_a, &full[stage], k0, m0);
+          if constexpr (kBRowMajor) {
+            // Four boxes of 64 n x 64 k (128 bytes of n per k-row), 8 KiB apart.
+#pragma unroll
+            for (int box = 0; box < 4; ++box) {
+              tma_load_2d(b_dst + box * 8192, &map_b, &full[stage], n0 + box * 64, k0);
+            }
+          } else {
+            tma_load_2d(b_dst, &map_b, &full[stage], k0, n0);
+          }
+          if (++stage == C::kStages) {
+            stage = 0;
+            phase ^= 1;
+          }
+        }
+      }
+    }
+  } else {
+    // ---- consumer warpgroups: wgmma from shared memory, accumulators in registers --------------
+    setmaxnreg_inc<C::kConsumerRegs>();
+    const int consumer = tid / 128 - 1;  // which 64-row half of the tile
+    const int warp = (tid / 32) & 3;
+    const int lane = tid & 31;
+    const bool leader = (tid & 127) == 0;  // releases stages and issues the warpgroup's TMA stores
+    const uint32_t smem_base = smem_addr(smem);
+    uint8_t* staging = d_staging + consumer * 2 * C::kDBoxBytes;
+
+    float acc[128];
+    int stage = 0;
+    uint32_t phase = 0;
+    for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+      const TileCoord tc = tile_coord(t, tiles_m, tiles_n, band_rows);
+      const int m0 = tc.m * C::kTileM;
+      const int n0 = tc.n * C::kTileN;
+#pragma unroll
+      for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+
+      int previous = -1;
+      for (int kt = 0; kt < k_iters; ++kt) {
+        mbar_wait(&full[stage], phase);
+        const uint32_t a_addr = smem_base + stage * C::kStageBytes + consumer * 64 * 128;
+        const uint32_t b_addr = smem_base + stage * C::kStageBytes + C::kABytes;
+        fence_accumulators(acc);
+        wgmma_fence();
+#pragma unroll
+        for (int kk = 0; kk < C::kTileK / 16; ++kk) {
+          // K-major: the next 16 k are the next 32 bytes of each swizzled row.
+          const uint64_t desc_a = make_smem_desc(a_addr + kk * 32, 16, 1024);
+          // MN-major B: the next 16 k are the next 16 rows of 128 bytes; n blocks are 8 KiB apart.
+          const uint64_t desc_b = kBRowMajor ? make_smem_desc(b_addr + kk * 2048, 8192, 1024)
+                                             : make_smem_desc(b_addr + kk * 32, 16, 1024);
+          wgmma_tile_k16<P, kBRowMajor>(acc, desc_a, desc_b);
+        }
+        wgmma_commit();
+        // Keep one group in flight: the tensor cores go on to this stage while the previous
+        // one, now read, goes back to the producer. (Waiting for zero and releasing this stage
+        // at once measured the same or 1-3% slower.)
+        wgmma_wait<1>();
+        if (previous >= 0 && leader) mbar_arrive(&empty[previous]);
+        previous = stage;
+        if (++stage == C::kStages) {
+          stage = 0;
+          phase ^= 1;
+        }
+      }
+      wgmma_wait<0>();
+      fence_accumulators(acc);
+      if (previous >= 0 && leader) mbar_arrive(&empty[previous]);
+
+      store_tile_tma<P>(acc, staging, &map_d, m0 + consumer * 64, n0, warp, lane, consumer, leader);
+    }
+    // The last TMA stores must be complete before the CTA, and its shared memory, goes away.
+    if (leader) bulk_wait_all();
+  }
+#endif
+}
+
+// --- host side -----------------------------------------------------------------------------
+
+inline KernelStatus from_cuda(cudaError_t error) {
+  if (error == cudaSuccess) return {};
+  return {KernelStatus::kLaunchFailed, cudaGetErrorString(error)};
+}
+
+// cuTensorMapEncodeTiled is a driver API call; asking the runtime for its address keeps the
+// extension free of a link-time dependency on libcuda. Looked up once per process.
+inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
+  static const PFN_cuTensorMapEncodeTiled_v12000 fn = [] {
+    void* p = nullptr;
+    cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+    const cudaError_t error =
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &p, 12000, cudaEnableDefault, &found);
+#else
+    const cudaError_t error = cudaGetDriverEntryPoint("cuTensorMapEncodeTiled", &p, cudaEnableDefault, &found);
+#endif
+    if (error != cudaSuccess || found != cudaDriverEntryPointSuccess) p = nullptr;
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(p);
+  }();
+  return fn;
+}
+
+// A 2-D tensor map over a matrix whose rows are `inner` contiguous 16-bit elements,
+// `outer` rows `ld` elements apart, read in boxes of box_inner x box_outer with 128-byte swizzle.
+// Out-of-range elements of a box read as zero (FLOAT_OOB_FILL_NONE).
+inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t inner, int64_t outer, int64_t ld,
+                       int box_inner, int box_outer) {
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(box_outer)};
+  const cuuint32_t element_strides[2] = {1, 1};
+  const CUresult r = encode_tiled()(
+      map, p == Precision::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
+      const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  return r == CUDA_SUCCESS;
+}
+
+template <Precision P, Layout LB>
+struct Gemm6 {
+  using C = Config;
+  static constexpr bool kBRowMajor = LB == Layout::kRowMajor;
+  // TMA: global addresses and row strides must be 16-byte multiples.
+  static constexpr int kAlignment = 8;
+
+  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor>; }
+
+  static size_t workspace_bytes(const GemmArgs&) { return 0; }
+
+  static KernelStatus can_implement(const GemmArgs& g) {
+    if (g.layout_a != Layout::kRowMajor || g.layout_b != LB) {
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: operand layouts differ from the kernel's"};
+    }
+    // Tile indices and TMA box coordinates are 32-bit.
+    constexpr int64_t kMaxExtent = INT_MAX - C::kTileN;
+    if (g.m > kMaxExtent || g.n > kMaxExtent || g.k > kMaxExtent || g.m < 0 || g.n < 0 || g.k < 0) {
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: M, N and K must be below 2^31 - 256"};
+    }
+    if (static_cast<int64_t>(ceil_div(g.m, C::kTileM)) * ceil_div(g.n, C::kTileN) > INT_MAX) {
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: more than 2^31 output tiles"};
+    }
+    auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
+    if (!aligned(g.a) || !aligned(g.b) || !aligned(g.d) || g.lda % kAlignment || g.ldb % kAlignment ||
+        g.ldd % kAlignment) {
+      return {KernelStatus::kNotSupported,
+              "handwritten wgmma kernel: TMA needs 16-byte aligned A, B, D and leading dimensions"};
+    }
+    // cuTensorMapEncodeTiled takes strides below 2^40 bytes.
+    if (g.lda >= (int64_t{1} << 39) || g.ldb >= (int64_t{1} << 39) || g.ldd >= (int64_t{1} << 39)) {
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: leading dimension too large for TMA"};
+    }
+    if (g.decomposition != Decomposition::kDataParallel) {
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: only the data-parallel decomposition"};
+    }
+    return {};
+  }
+
+  // Dynamic shared memory above 48 KiB needs an opt-in, once per device, not once per call.
+  static cudaError_t opt_in_shared_memory(int device) {
+    constexpr int kMaxDevices = 64;
+    if (device < 0 || device >= kMaxDevices) {
+      return cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+    }
+    static std::array<std::once_flag, kMaxDevices> once;
+    static std::array<cudaError_t, kMaxDevices> result;
+    std::call_once(once[device], [&] {
+      result[device] = cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
+    });
+    return result[device];
+  }
+
+  static KernelStatus run(const GemmArgs& g) {
+    if (g.m == 0 || g.n == 0) return {};
+    if (g.k == 0) {  // D = 0; a tensor map cannot describe an empty K extent
+      return from_cuda(cudaMemset2DAsync(g.d, g.ldd * 2, 0, g.n * 2, g.m, g.stream));
+    }
+    if (encode_tiled() == nullptr) {
+      return {KernelStatus::kLaunchFailed,
+              "handwritten wgmma kernel: the CUDA driver does not provide cuTensorMapEncodeTiled (needs 12.0+)"};
+    }
+    // Built per call (about a microsecond each) and passed by value as __grid_constant__.
+    CUtensorMap map_a, map_b, map_d;
+    const bool ok = encode_map(&map_a, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileM) &&
+                    (kBRowMajor ? encode_map(&map_b, P, g.b, g.n, g.k, g.ldb, 64, C::kTileK)
+                                : encode_map(&map_b, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileN)) &&
+                    encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64);
+    if (!ok) {
+      return {KernelStatus::kLaunchFailed, "handwritten wgmma kernel: cuTensorMapEncodeTiled rejected an operand"};
+    }
+    const cudaError_t opt_in = opt_in_shared_memory(g.device);
+    if (opt_in != cudaSuccess) return from_cuda(opt_in);
+
+    int sm_count = g.sm_count;
+    if (sm_count <= 0) {
+      const cudaError_t e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, g.device);
+      if (e != cudaSuccess) return from_cuda(e);
+    }
+    const int num_tiles = ceil_div(g.m, C::kTileM) * ceil_div(g.n, C::kTileN);
+    const int grid = std::max(1, std::min(num_tiles, sm_count));
+    gemm6_kernel<P, kBRowMajor><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
+        map_a, map_b, map_d, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), C::kBandRows);
+    return from_cuda(cudaGetLastError());
+  }
+
+  static KernelInfo info(const char* name, const char* config) {
+    return KernelInfo{name,
+                      "handwritten",
+                      config,
+                      P,
+                      Layout::kRowMajor,
+                      LB,
+                      kAlignment,
+                      kAlignment,
+                      kAlignment,
+                      /*min_cc=*/90,
+                      /*max_cc=*/90,
+                      C::kTileM,
+                      C::kTileN,
+                      C::kTileK,
+                      C::kSmemBytes,
+                      decomposition_bit(Decomposition::kDataParallel),
+                      &workspace_bytes,
+                      &can_implement,
+                      &run};
+  }
+};
+
+}  // namespace cutlass_ops::handwritten_sm90
+
+namespace {
+namespace hw = cutlass_ops::handwritten_sm90;
+using cutlass_ops::Layout;
+using cutlass_ops::Precision;
+constexpr const char* kConfig = "6_wgmma_tma_128x256x64_4s";
+const cutlass_ops::KernelRegistrar bf16_rr(
+    hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info("handwritten_sm90_bf16_rr_6_wgmma_tma", kConfig));
+const cutlass_ops::KernelRegistrar bf16_rc(
+    hw::Gemm6<Precision::kBF16, Layout::kColMajor>::info("handwritten_sm90_bf16_rc_6_wgmma_tma", kConfig));
+const cutlass_ops::KernelRegistrar f16_rr(
+    hw::Gemm6<Precision::kF16, Layout::kRowMajor>::info("handwritten_sm90_f16_rr_6_wgmma_tma", kConfig));
+const cutlass_ops::KernelRegistrar f16_rc(
+    hw::Gemm6<Precision::kF16, Layout::kColMajor>::info("handwritten_sm90_f16_rc_6_wgmma_tma", kConfig));
+}  // namespace

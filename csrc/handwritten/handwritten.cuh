@@ -1,0 +1,204 @@
+// What every hand-written kernel of the GEMM ladder shares: its registry entry, the
+// tile-to-block mapping, launch-status and shared-memory helpers, and element traits.
+//
+// The ladder (gemm_<step>_<idea>_sm80.cu) teaches by difference: each step adds one idea
+// to the one before and is measured against torch.mm and the CUTLASS kernels. Anything
+// that is not that idea lives here, so the files differ only where the ideas do.
+//
+// No CUTLASS here (common/launch.h includes it): these kernels are written from scratch,
+// and keeping CUTLASS out keeps that honest and lets a standalone harness build them
+// with nothing but nvcc.
+#pragma once
+
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <mutex>
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include "dispatch/kernel.h"
+#include "dispatch/types.h"
+
+namespace cutlass_ops::handwritten {
+
+__host__ __device__ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// ---- element traits ------------------------------------------------------------------
+// The storage type of each precision and its conversions to and from the fp32
+// accumulator. Explicit intrinsics, not operators: torch's build flags
+// (-D__CUDA_NO_HALF_OPERATORS__ and friends) hide the operators.
+template <Precision P>
+struct ElementTraits;
+
+template <>
+struct ElementTraits<Precision::kF32> {
+  using Element = float;
+  __device__ static float to_float(float x) { return x; }
+  __device__ static float from_float(float x) { return x; }
+};
+
+template <>
+struct ElementTraits<Precision::kF16> {
+  using Element = __half;
+  using Element2 = __half2;
+  __device__ static float to_float(__half x) { return __half2float(x); }
+  __device__ static __half from_float(float x) { return __float2half_rn(x); }
+  __device__ static __half2 from_float2(float x, float y) { return __floats2half2_rn(x, y); }
+};
+
+template <>
+struct ElementTraits<Precision::kBF16> {
+  using Element = __nv_bfloat16;
+  using Element2 = __nv_bfloat162;
+  __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+  __device__ static __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
+  __device__ static __nv_bfloat162 from_float2(float x, float y) { return __floats2bfloat162_rn(x, y); }
+};
+
+// ---- the problem as the kernels see it -------------------------------------------------
+// Row-major A (M x K), B (K x N) and D (M x N) with their leading dims. Sizes are 32-bit
+// (the planner refuses larger ones); leading dims stay 64-bit so row * ld cannot overflow.
+template <class T>
+struct Problem {
+  int m, n, k;
+  const T* a;
+  int64_t lda;
+  const T* b;
+  int64_t ldb;
+  T* d;
+  int64_t ldd;
+};
+
+template <class T>
+Problem<T> make_problem(const GemmArgs& g) {
+  return {static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), static_cast<const T*>(g.a),
+          g.lda, static_cast<const T*>(g.b), g.ldb, static_cast<T*>(g.d), g.ldd};
+}
+
+// ---- output tiles -> blocks ------------------------------------------------------------
+// A one-dimensional grid over the (tile_m x tile_n) output tiles, N fastest, so that
+// consecutive blocks share A's rows. gridDim.x holds 2^31 - 1 blocks while gridDim.y
+// holds only 65535, so a tall M x 1 output (M up to 2^31 - 1 rows) still fits.
+struct TileGrid {
+  int tiles_m, tiles_n;
+};
+
+inline int64_t tile_count(const GemmArgs& g, int tile_m, int tile_n) {
+  return ceil_div(g.m, tile_m) * ceil_div(g.n, tile_n);
+}
+
+inline TileGrid make_tile_grid(const GemmArgs& g, int tile_m, int tile_n) {
+  return {static_cast<int>(ceil_div(g.m, tile_m)), static_cast<int>(ceil_div(g.n, tile_n))};
+}
+
+// First output row and column of this block's tile. With kGroupM > 1, blocks walk the
+// tiles in groups of kGroupM tile rows, column by column inside a group, so the blocks
+// resident at one time share fewer distinct rows of A and columns of B and the working set
+// stays in L2 (the rasterization Triton's matmul tutorial calls "grouped ordering").
+template <int kGroupM = 1>
+__device__ inline int2 tile_origin(TileGrid grid, int tile_m, int tile_n) {
+  const int tile = static_cast<int>(blockIdx.x);
+  if constexpr (kGroupM == 1) {
+    return make_int2(tile / grid.tiles_n * tile_m, tile % grid.tiles_n * tile_n);
+  } else {
+    const int per_group = kGroupM * grid.tiles_n;
+    const int first_m = tile / per_group * kGroupM;
+    const int rows = min(grid.tiles_m - first_m, kGroupM);  // the last group may be short
+    const int in_group = tile % per_group;
+    return make_int2((first_m + in_group % rows) * tile_m, in_group / rows * tile_n);
+  }
+}
+
+// ---- status ------------------------------------------------------------------------------
+
+inline KernelStatus from_cuda(cudaError_t error) {
+  if (error == cudaSuccess) return {};
+  return {KernelStatus::kLaunchFailed, cudaGetErrorString(error)};
+}
+
+// A `<<<>>>` launch reports a bad configuration only through cudaGetLastError. Taking it
+// also clears it, so a failure is reported once, by the call that caused it.
+inline KernelStatus launch_status() { return from_cuda(cudaGetLastError()); }
+
+// What every ladder kernel accepts: the planner has already matched precision, layouts
+// ("rr"), alignment, shared memory and 32-bit sizes. What remains is the grid: one block
+// per output tile must fit gridDim.x (reachable only with absurdly thin tiles of huge
+// outputs, but a refusal here is an error message instead of a launch failure).
+template <int kTileM, int kTileN>
+KernelStatus can_implement_tiles(const GemmArgs& g) {
+  if (g.layout_a != Layout::kRowMajor || g.layout_b != Layout::kRowMajor) {
+    return {KernelStatus::kNotSupported, "hand-written kernels take row-major A and B only"};
+  }
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) {
+    return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
+  }
+  if (tile_count(g, kTileM, kTileN) > INT_MAX) {
+    return {KernelStatus::kNotSupported, "more output tiles than one grid dimension holds (2^31 - 1)"};
+  }
+  return {};
+}
+
+inline size_t no_workspace(const GemmArgs&) { return 0; }
+
+// ---- shared memory -----------------------------------------------------------------------
+// Kernels with more than 48 KiB of dynamic shared memory must opt in, once per device
+// (the attribute is per device and per function). Doing it once keeps
+// cudaFuncSetAttribute off the per-call path; common/launch.h does the same for the
+// CUTLASS kernels. `Tag` gives each kernel its own once-flags.
+template <class Tag>
+cudaError_t opt_in_shared_memory_once(const void* kernel, int smem_bytes, int device) {
+  if (smem_bytes < (48 << 10)) return cudaSuccess;
+  constexpr int kMaxDevices = 64;
+  if (device < 0 || device >= kMaxDevices) {
+    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+  }
+  static std::array<std::once_flag, kMaxDevices> once;
+  static std::array<cudaError_t, kMaxDevices> result;
+  std::call_once(once[device], [&] {
+    result[device] = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
+  });
+  return result[device];
+}
+
+// ---- registry entry ----------------------------------------------------------------------
+// Every ladder kernel is "rr" (torch's contiguous layout), data-parallel, SM80 and newer,
+// and needs no workspace. The name follows handwritten_sm80_<precision>_rr_<step>_<idea>.
+struct LadderKernel {
+  const char* name;
+  const char* config;  // "<step>_<idea>[_<tile>_<stages>]"
+  Precision precision;
+  int align_a, align_b, align_d;  // elements; see dispatch/layout.h
+  int tile_m, tile_n, tile_k;
+  int smem_bytes;  // shared memory per block, static or dynamic; the planner checks the device has it
+  KernelStatus (*can_implement)(const GemmArgs&);
+  KernelStatus (*run)(const GemmArgs&);
+};
+
+inline KernelInfo make_info(const LadderKernel& k) {
+  KernelInfo info{};
+  info.name = k.name;
+  info.family = "handwritten";
+  info.config = k.config;
+  info.precision = k.precision;
+  info.layout_a = Layout::kRowMajor;
+  info.layout_b = Layout::kRowMajor;
+  info.align_a = k.align_a;
+  info.align_b = k.align_b;
+  info.align_d = k.align_d;
+  info.min_cc = 80;
+  info.max_cc = kAnyNewerCC;
+  info.tile_m = k.tile_m;
+  info.tile_n = k.tile_n;
+  info.tile_k = k.tile_k;
+  info.smem_bytes = k.smem_bytes;
+  info.decompositions = decomposition_bit(Decomposition::kDataParallel);
+  info.workspace_bytes = &no_workspace;
+  info.can_implement = k.can_implement;
+  info.run = k.run;
+  return info;
+}
+
+}  // namespace cutlass_ops::handwritten

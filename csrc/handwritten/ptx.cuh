@@ -1,0 +1,81 @@
+// Thin wrappers over the SM80 PTX instructions the tensor-core steps of the ladder use:
+// cp.async (global -> shared without registers), ldmatrix (shared -> mma fragments) and
+// mma.sync m16n8k16. Each wrapper is one instruction, so the kernels read like the PTX
+// ISA's description of the data movement; none of them exists before SM80.
+//
+// PTX ISA: https://docs.nvidia.com/cuda/parallel-thread-execution/ sections "cp.async",
+// "ldmatrix" and "Matrix Fragments for mma.m16n8k16".
+#pragma once
+
+#include <cstdint>
+
+#include "dispatch/types.h"
+
+namespace cutlass_ops::handwritten::ptx {
+
+// Shared-memory operands of these instructions are 32-bit addresses in the shared window.
+__device__ inline uint32_t smem_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Copy 16 bytes global -> shared asynchronously. With `valid` false no byte is read and the
+// 16 destination bytes are zeroed (src-size 0): the tile edges are zero-filled without a
+// branch around the copy. .cg: bypass L1, since each byte is used once per block.
+__device__ inline void cp_async_16(uint32_t smem, const void* global, bool valid) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n" ::"r"(smem), "l"(global),
+               "r"(valid ? 16 : 0));
+}
+
+// Close the group of copies issued since the last commit.
+__device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
+
+// Wait until at most `kPending` committed groups are still in flight.
+template <int kPending>
+__device__ inline void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
+}
+
+// Four 8x8 matrices of 16-bit elements, shared -> registers. Lanes 8q..8q+7 give the row
+// addresses of matrix q; register q of every lane receives its two elements of matrix q
+// (row lane / 4, columns 2 * (lane % 4) and + 1) -- the mma A-fragment order.
+__device__ inline void ldmatrix_x4(uint32_t (&r)[4], uint32_t smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem));
+}
+
+// The same, each matrix transposed on the way: a lane receives two elements of one column
+// (rows 2 * (lane % 4) and + 1, column lane / 4). This turns a K-major (row-major B) tile
+// into mma's "col" B fragment without a transpose in memory.
+__device__ inline void ldmatrix_x4_trans(uint32_t (&r)[4], uint32_t smem) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\n"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(smem));
+}
+
+// D += A * B for one warp: A 16x16 (row), B 16x8 (col), D 16x8 fp32. Fragments as the
+// PTX ISA lays them out for m16n8k16 (a: 4 registers of 2 elements, b: 2, d: 4 floats).
+template <Precision P>
+__device__ inline void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]);
+
+template <>
+__device__ inline void mma_m16n8k16<Precision::kBF16>(float (&d)[4], const uint32_t (&a)[4],
+                                                      const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+template <>
+__device__ inline void mma_m16n8k16<Precision::kF16>(float (&d)[4], const uint32_t (&a)[4],
+                                                     const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
+}  // namespace cutlass_ops::handwritten::ptx
