@@ -70,18 +70,28 @@ def cmd_explain(args) -> int:
     return 0
 
 
-def cmd_bench(args) -> int:
+def _gpu_and_dtypes(command: str, dtype_list: str):
+    """The --dtype list, or None (after saying why) without a GPU or with an unknown dtype."""
     import torch
 
     from . import bench
 
     if not torch.cuda.is_available():
-        print("bench needs a CUDA device", file=sys.stderr)
-        return 2
-    dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
+        print(f"{command} needs a CUDA device", file=sys.stderr)
+        return None
+    dtypes = [d.strip() for d in dtype_list.split(",") if d.strip()]
     unknown = [d for d in dtypes if d not in bench.DTYPES]
     if unknown:
         print(f"--dtype: unknown {unknown}; choose from {sorted(bench.DTYPES)}", file=sys.stderr)
+        return None
+    return dtypes
+
+
+def cmd_bench(args) -> int:
+    from . import bench
+
+    dtypes = _gpu_and_dtypes("bench", args.dtype)
+    if dtypes is None:
         return 2
     if args.shapes:
         cases = bench.parse_shapes(args.shapes, args.layout)
@@ -118,13 +128,8 @@ def cmd_tune(args) -> int:
     from . import bench, ops, tuning
     from .bench.runner import make_operands
 
-    if not torch.cuda.is_available():
-        print("tune needs a CUDA device", file=sys.stderr)
-        return 2
-    dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
-    unknown = [d for d in dtypes if d not in bench.DTYPES]
-    if unknown:
-        print(f"--dtype: unknown {unknown}; choose from {sorted(bench.DTYPES)}", file=sys.stderr)
+    dtypes = _gpu_and_dtypes("tune", args.dtype)
+    if dtypes is None:
         return 2
     cases = bench.parse_shapes(args.shapes, args.layout) if args.shapes else bench.SUITES[args.suite]
     generator = torch.Generator(device="cuda").manual_seed(0)
