@@ -37,6 +37,7 @@
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled: the driver call is found at run time
 
+#include "common/smem_opt_in.h"
 #include "dispatch/kernel.h"
 #include "handwritten/hopper_ptx.cuh"
 
@@ -341,20 +342,6 @@ struct Gemm6 {
     return {};
   }
 
-  // Dynamic shared memory above 48 KiB needs an opt-in, once per device, not once per call.
-  static cudaError_t opt_in_shared_memory(int device) {
-    constexpr int kMaxDevices = 64;
-    if (device < 0 || device >= kMaxDevices) {
-      return cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
-    }
-    static std::array<std::once_flag, kMaxDevices> once;
-    static std::array<cudaError_t, kMaxDevices> result;
-    std::call_once(once[device], [&] {
-      result[device] = cudaFuncSetAttribute(kernel(), cudaFuncAttributeMaxDynamicSharedMemorySize, C::kSmemBytes);
-    });
-    return result[device];
-  }
-
   static KernelStatus run(const GemmArgs& g) {
     if (g.m == 0 || g.n == 0) return {};
     if (g.k == 0) {  // D = 0; a tensor map cannot describe an empty K extent
@@ -373,7 +360,9 @@ struct Gemm6 {
     if (!ok) {
       return {KernelStatus::kLaunchFailed, "handwritten wgmma kernel: cuTensorMapEncodeTiled rejected an operand"};
     }
-    const cudaError_t opt_in = opt_in_shared_memory(g.device);
+    // Above 48 KiB of dynamic shared memory: the once-per-device opt-in every kernel uses.
+    const cudaError_t opt_in = opt_in_shared_memory_once<Gemm6>(reinterpret_cast<const void*>(kernel()),
+                                                                C::kSmemBytes, g.device);
     if (opt_in != cudaSuccess) return from_cuda(opt_in);
 
     int sm_count = g.sm_count;

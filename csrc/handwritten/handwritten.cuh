@@ -5,7 +5,7 @@
 // to the one before and is measured against torch.mm and the CUTLASS kernels. Anything
 // that is not that idea lives here, so the files differ only where the ideas do.
 //
-// No CUTLASS here (common/launch.h includes it): these kernels are written from scratch,
+// No CUTLASS here (common/launch.h includes it; common/smem_opt_in.h does not): these kernels are written from scratch,
 // and keeping CUTLASS out keeps that honest and lets a standalone harness build them
 // with nothing but nvcc.
 #pragma once
@@ -19,6 +19,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime_api.h>
 
+#include "common/smem_opt_in.h"
 #include "dispatch/kernel.h"
 #include "dispatch/types.h"
 
@@ -144,24 +145,8 @@ KernelStatus can_implement_tiles(const GemmArgs& g) {
 inline size_t no_workspace(const GemmArgs&) { return 0; }
 
 // ---- shared memory -----------------------------------------------------------------------
-// Kernels with more than 48 KiB of dynamic shared memory must opt in, once per device
-// (the attribute is per device and per function). Doing it once keeps
-// cudaFuncSetAttribute off the per-call path; common/launch.h does the same for the
-// CUTLASS kernels. `Tag` gives each kernel its own once-flags.
-template <class Tag>
-cudaError_t opt_in_shared_memory_once(const void* kernel, int smem_bytes, int device) {
-  if (smem_bytes < (48 << 10)) return cudaSuccess;
-  constexpr int kMaxDevices = 64;
-  if (device < 0 || device >= kMaxDevices) {
-    return cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-  }
-  static std::array<std::once_flag, kMaxDevices> once;
-  static std::array<cudaError_t, kMaxDevices> result;
-  std::call_once(once[device], [&] {
-    result[device] = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem_bytes);
-  });
-  return result[device];
-}
+// opt_in_shared_memory_once (common/smem_opt_in.h, CUTLASS-free) is the same once-per-device
+// opt-in the CUTLASS kernels use; found here by the enclosing namespace.
 
 // ---- registry entry ----------------------------------------------------------------------
 // Every ladder kernel is "rr" (torch's contiguous layout), data-parallel, SM80 and newer,
