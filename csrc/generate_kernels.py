@@ -43,6 +43,10 @@ SM90_KERNELS = [
     # the SM80 TF32 kernel until a working SM90 variant replaces it.
     ("tf32", "Sm90_128x128x32_1x1x1_Coop", ["rc", "cr", "cc"]),
     ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK", ["rc", "cr", "cc"]),
+    ("tf32", "Sm90_128x256x32_2x1x1_Coop", ["rc", "cr", "cc"]),
+    # Swap-AB for small M, in the two layouts torch hands over for activations: x @ W ("rr")
+    # and x @ W.T, F.linear's ("rc"). Column-major A (a transposed view with few rows) is rare.
+    *[(p, "Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB", ["rr", "rc"]) for p in ("f16", "bf16")],
 ]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).

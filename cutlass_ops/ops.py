@@ -217,6 +217,7 @@ class Plan:
     copy_mat2: bool = False
     out_via_temp: bool = False
     staged: bool = False  # operands copied into zero-padded 16-byte aligned buffers for an SM90 kernel
+    copy_b_kmajor: bool = False  # the kernel's B copied column-major (K-major) for the SM90 TF32 kernels
     decomposition: str = "data-parallel"  # how the kernel divides K: data-parallel, split-k or stream-k
     splits: int = 1  # K slices per tile (split-k)
     tuned: bool = False  # the kernel came from the tuning table (cutlass_ops.tuning)
@@ -242,6 +243,9 @@ class Plan:
                 lines.append(f"  copies: {', '.join(copies)} (strides no BLAS layout describes)")
             if self.out_via_temp:
                 lines.append("  out: written to a contiguous temporary, then copied")
+            if self.copy_b_kmajor:
+                lines.append("  copies: B into a column-major (K-major) buffer: SM90 TF32 kernels read K-major "
+                             "operands only")
             if self.staged:
                 lines.append("  staged: A and B copied into zero-padded 16-byte aligned buffers (K and N rounded "
                              "up), the result into a padded temporary, then copied out")
@@ -302,6 +306,7 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         copy_mat2=d["copy_b"],
         out_via_temp=d["out_via_temp"],
         staged=d["staged"],
+        copy_b_kmajor=d["copy_b_kmajor"],
         decomposition=d["decomposition"],
         splits=d["splits"],
         tuned=d["tuned"],

@@ -145,7 +145,36 @@ def test_staged_unaligned_problems(name, dtype, tf32, layouts, out_form, m, n, k
     if name != "tf32":
         # TF32 below a wave of 128x128 tiles (all three shapes) runs the SM80 TF32 kernel
         # with split-K, unstaged: the padding copies would cost more than they save there.
-        assert plan.staged and plan.kernel.startswith("cutlass3x_sm90"), plan
+        assert plan.staged and plan.kernel.startswith(("cutlass3x_sm90", "handwritten_sm90")), plan
     result = cutlass_ops.mm(a, b, out=out)
     assert out is None or result is out
     assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {plan.kernel}")
+
+
+@pytest.mark.parametrize("out_form", ["none", "out", "column_major", "offset"])
+@pytest.mark.parametrize("m,n,k", [(2048, 2048, 256), (1920, 2080, 520)])
+def test_tf32_row_major_b_copied_k_major(out_form, m, n, k, tf32_matmul):
+    """Large row-major x row-major TF32 on Hopper: B is copied column-major for the SM90 "rc"
+    kernel; A and out are used in place, and the inputs are left untouched."""
+    if torch.cuda.get_device_capability() != (9, 0):
+        pytest.skip("the K-major copy feeds the SM90 TF32 kernels")
+    tf32_matmul(True)
+    a = matrix(m, k, torch.float32)
+    b = matrix(k, n, torch.float32)
+    a_before, b_before = a.clone(), b.clone()
+    out = None
+    if out_form == "out":
+        out = torch.full((m, n), math.nan, device="cuda")
+    elif out_form == "column_major":
+        out = torch.full((n, m), math.nan, device="cuda").t()
+    elif out_form == "offset":
+        out = torch.full((m * n + 4,), math.nan, device="cuda")[4:].view(m, n)
+    plan = cutlass_ops.explain(a, b, out=out)
+    if out_form != "column_major":
+        # (A column-major out transposes the problem: B's role goes to A^T, already K-major.)
+        assert plan.copy_b_kmajor and plan.kernel.startswith("cutlass3x_sm90_tf32_rc_"), plan
+        assert not (plan.staged or plan.out_via_temp or plan.copy_input), plan
+    result = cutlass_ops.mm(a, b, out=out)
+    assert out is None or result is out
+    assert torch.equal(a, a_before) and torch.equal(b, b_before)
+    assert_matches_reference(result, a, b, "tf32", context=f"{m}x{n}x{k} {out_form} via {plan.kernel}")

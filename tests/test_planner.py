@@ -31,30 +31,71 @@ def has_sm90():
 needs_sm90 = pytest.mark.skipif(not has_sm90(), reason="built without the sm90a kernels")
 
 
+def is_sm90_tma(kernel, dtype_layouts):
+    """A TMA + WGMMA kernel for e.g. "bf16_rr": CUTLASS 3.x, or the hand-written ladder step 6."""
+    return kernel.startswith(f"cutlass3x_sm90_{dtype_layouts}_") or kernel == f"handwritten_sm90_{dtype_layouts}_6_wgmma_tma"
+
+
+def has_kernel(name):
+    return any(k.name == name for k in cutlass_ops.list_kernels())
+
+
+needs_ladder = pytest.mark.skipif(not has_kernel("handwritten_sm90_bf16_rr_6_wgmma_tma"),
+                                  reason="built without the hand-written kernels")
+
+
 @needs_sm90
-def test_large_bf16_uses_cooperative_128x256():
-    p = plan(meta(8192, 8192), meta(8192, 8192))
+@needs_ladder
+@pytest.mark.parametrize("la,lb,expected", [
+    # The hand-written TMA + WGMMA kernel (ladder step 6) takes row-major A...
+    ("r", "r", "handwritten_sm90_bf16_rr_6_wgmma_tma"),
+    ("r", "c", "handwritten_sm90_bf16_rc_6_wgmma_tma"),
+    # ...CUTLASS's cooperative 128x256 kernel the other layouts.
+    ("c", "r", "cutlass3x_sm90_bf16_cr_128x256x64_2x1x1_coop"),
+    ("c", "c", "cutlass3x_sm90_bf16_cc_128x256x64_2x1x1_coop"),
+])
+def test_large_bf16_uses_the_128x256_wgmma_kernels(la, lb, expected):
+    p = plan(meta(8192, 8192, layout=la), meta(8192, 8192, layout=lb))
     assert p.action == "kernel"
-    assert p.kernel == "cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop"
-    assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed)
+    assert p.kernel == expected, p
+    assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed or p.staged or p.copy_b_kmajor)
     assert (p.a.align, p.b.align, p.out.align) == (8, 8, 8)
 
 
 @needs_sm90
-@pytest.mark.parametrize("m,n,expected", [
+@needs_ladder
+@pytest.mark.parametrize("m,n,expected,decomposition", [
     # 128x256 tiles: ceil(M/128) * ceil(N/256) against 132 SMs.
-    (2048, 2048, "pingpong"),   # 16 * 8 = 128 tiles of 128x256; 256 of 128x128
-    (2048, 2304, "2x1x1_coop"),  # 16 * 9 = 144 tiles
+    ((2048, 2048, "pingpong", ("data-parallel", 1))),      # 16 * 8 = 128 tiles of 128x256; 256 of 128x128
+    ((2048, 2304, "6_wgmma_tma", ("data-parallel", 1))),   # 16 * 9 = 144 tiles
     # 128x128 tiles: ceil(M/128) * ceil(N/128) against a quarter of the SMs (33).
-    (384, 1408, "pingpong"),      # 3 * 11 = 33 tiles
-    (384, 1280, "coop_streamk"),  # 3 * 10 = 30 tiles: K = 4096 is split 3 ways
-    (16, 4096, "coop_streamk"),
-    (4096, 16, "coop_streamk"),
+    ((384, 1408, "pingpong", ("data-parallel", 1))),       # 3 * 11 = 33 tiles
+    ((384, 1280, "coop_streamk", ("split-k", 3))),         # 3 * 10 = 30 tiles: K = 4096 is split 3 ways
+    ((4096, 16, "coop_streamk", ("split-k", 3))),
+    # Swap-AB 32x128 tiles: M <= 32 always; M <= 128 while ceil(M/32) * ceil(N/128) <= 132.
+    ((16, 4096, "swapab", ("split-k", 3))),                # 32 tiles, 32 K tiles of 128
+    ((32, 65536, "swapab", ("data-parallel", 1))),         # 512 tiles
+    ((33, 4096, "swapab", ("data-parallel", 1))),          # 2 * 32 = 64 tiles: round(132 / 64 / 1.5) = 1
+    ((128, 4096, "swapab", ("data-parallel", 1))),         # 4 * 32 = 128 tiles
+    ((128, 4352, "pingpong", ("data-parallel", 1))),       # 4 * 34 = 136 swapped tiles: 34 of 128x128
+    ((129, 4096, "pingpong", ("data-parallel", 1))),       # M > 128: 2 * 32 = 64 tiles of 128x128
 ])
-def test_heuristic_thresholds_16bit_sm90(m, n, expected):
+def test_heuristic_thresholds_16bit_sm90(m, n, expected, decomposition):
     p = plan(meta(m, 4096), meta(4096, n))
     assert p.kernel.endswith(expected), p
-    assert (p.decomposition, p.splits) == (("split-k", 3) if expected == "coop_streamk" else ("data-parallel", 1)), p
+    assert (p.decomposition, p.splits) == decomposition, p
+
+
+@needs_sm90
+def test_swap_ab_is_not_a_copy():
+    """Swap-AB computes D^T = B^T A^T inside the kernel: the plan reads the operands in place."""
+    p = plan(meta(8, 4096), meta(4096, 4096, layout="c"))
+    assert p.kernel == "cutlass3x_sm90_bf16_rc_32x128x128_1x1x1_coop_streamk_swapab", p
+    assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed or p.staged or p.copy_b_kmajor)
+    assert p.problem == (8, 4096, 4096)
+    # Column-major A has no swap-AB kernel: the next config takes it.
+    q = plan(meta(8, 4096, layout="c"), meta(4096, 4096))
+    assert q.kernel == "cutlass3x_sm90_bf16_cr_128x64x128_1x1x1_coop_streamk", q
 
 
 @needs_sm90
@@ -76,10 +117,33 @@ def test_tf32_below_a_wave_uses_sm80_split_k():
     try:
         p = plan(meta(128, 4096, torch.float32), meta(4096, 4096, torch.float32, layout="c"))
         assert p.kernel == "cutlass2x_sm80_tf32_rc_128x128x32_3s_a4" and p.decomposition == "split-k", p
-        p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32, layout="c"))
+        # A wave of 128x128 tiles (16 * 16 = 256) but not of 128x256 (16 * 8 = 128): 128x128x32.
+        p = plan(meta(2048, 4096, torch.float32), meta(4096, 2048, torch.float32, layout="c"))
         assert p.kernel == "cutlass3x_sm90_tf32_rc_128x128x32_1x1x1_coop", p
+        p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32, layout="c"))
+        assert p.kernel == "cutlass3x_sm90_tf32_rc_128x256x32_2x1x1_coop", p
+        assert not (p.copy_b_kmajor or p.staged or p.copy_mat2), p
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+@needs_sm90
+def test_large_row_major_tf32_copies_only_b_k_major(tf32_matmul):
+    """TF32 WGMMA reads K-major operands only: for a large row-major x row-major problem the
+    planner copies B column-major and runs the SM90 "rc" kernel on A and out in place."""
+    tf32_matmul(True)
+    p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
+    assert p.copy_b_kmajor and p.kernel == "cutlass3x_sm90_tf32_rc_128x256x32_2x1x1_coop", p
+    assert not (p.staged or p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed), p
+    assert p.problem == (4096, 4096, 4096)
+    assert (p.b.layout, p.b.ld, p.a.layout, p.a.ld) == ("col", 4096, "row", 4096)
+    assert "K-major" in str(p)
+    # Too small for the copy to pay: the SM80 TF32 kernel reads B in place.
+    small = plan(meta(128, 4096, torch.float32), meta(4096, 4096, torch.float32))
+    assert not small.copy_b_kmajor and small.kernel.startswith("cutlass2x_sm80_tf32_rr_"), small
+    # Before Hopper there is nothing to copy for.
+    a100 = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32), device="a100")
+    assert not a100.copy_b_kmajor and a100.kernel.startswith("cutlass2x_sm80_tf32_rr_"), a100
 
 
 @pytest.mark.parametrize("m,n,k", [(0, 64, 64), (64, 0, 64), (64, 64, 0), (0, 0, 0)])
@@ -96,6 +160,25 @@ def test_split_k_for_long_k_on_the_simt_kernel():
     # A full wave of tiles: no split.
     p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
     assert (p.decomposition, p.splits) == ("data-parallel", 1), p
+
+
+@pytest.mark.skipif(not has_kernel("handwritten_sm80_f32_rr_3_register_blocked"),
+                    reason="built without the hand-written kernels")
+@pytest.mark.parametrize("device", ["h100", "a100"])
+def test_large_ieee_fp32_uses_ladder_step_3_where_it_applies(device):
+    """A wave of 128x128 tiles, row-major, 4-aligned: the hand-written register-blocked kernel
+    (measured faster than CUTLASS's SIMT kernel there); anything else: CUTLASS SIMT."""
+    sms = DEVICE_PRESETS[device].sm_count
+    side = 128 * (int(sms ** 0.5) + 1)  # a square with at least one tile per SM
+    p = plan(meta(side, 1024, torch.float32), meta(1024, side, torch.float32), device=device)
+    assert p.kernel == "handwritten_sm80_f32_rr_3_register_blocked" and p.decomposition == "data-parallel", p
+    for a, b in [
+        (meta(side, 1024, torch.float32), meta(1024, side, torch.float32, layout="c")),  # B column-major
+        (meta(side, 1023, torch.float32), meta(1023, side, torch.float32)),              # K not a multiple of 4
+        (meta(256, 1024, torch.float32), meta(1024, 256, torch.float32)),                # 4 tiles: split-K SIMT
+    ]:
+        q = plan(a, b, device=device)
+        assert q.kernel.startswith("cutlass2x_sm80_f32_") and "simt" in q.kernel, q
 
 
 @pytest.mark.parametrize("m,k,splits", [
@@ -217,7 +300,7 @@ def test_sliced_operand_keeps_its_leading_dimension():
     p = plan(a, meta(4000, 4096))
     assert not p.copy_input
     assert p.a.ld == 8192 and p.a.align == 8
-    assert p.kernel.startswith("cutlass3x_sm90_bf16_rr")
+    assert is_sm90_tma(p.kernel, "bf16_rr"), p
 
 
 def test_expanded_operand_needs_a_copy():
@@ -248,7 +331,7 @@ def test_alignment_picks_the_widest_kernel_that_fits(k, align, config):
 @pytest.mark.parametrize("m,n,k", [(4095, 4097, 4093), (777, 1234, 4321), (1024, 1024, 4094), (4096, 4096, 4095)])
 def test_unaligned_16bit_problems_are_staged_for_sm90(m, n, k):
     p = plan(meta(m, k), meta(k, n))
-    assert p.staged and p.kernel.startswith("cutlass3x_sm90_bf16_rr_"), p
+    assert p.staged and is_sm90_tma(p.kernel, "bf16_rr"), p
     assert p.problem == (m, -(-n // 8) * 8, -(-k // 8) * 8)  # N and K rounded up to 16 bytes
     assert (p.a.align, p.b.align, p.out.align) == (8, 8, 8)
     assert "staged" in str(p)
@@ -273,7 +356,7 @@ def test_storage_offset_breaks_alignment():
     assert p.kernel.endswith("_a1"), p
     if has_sm90():
         h100 = plan(meta(1024, 1024, offset=1), meta(1024, 1024))
-        assert h100.staged and h100.kernel.startswith("cutlass3x_sm90")
+        assert h100.staged and h100.kernel.startswith(("cutlass3x_sm90", "handwritten_sm90"))
         rejected = dict(plan(meta(1024, 1024, offset=1), meta(1024, 1024), device="a100").candidates)
         assert "needs A aligned to 8 elements" in rejected["cutlass2x_sm80_bf16_rr_128x256x64_3s_a8"]
 
@@ -294,11 +377,11 @@ def test_float32_follows_torch_tf32_flag(tf32_matmul):
     assert fast.dtype == "tf32" and "_tf32_" in fast.kernel
     if has_sm90():
         # Row-major x row-major TF32 has no SM90 kernel (see csrc/generate_kernels.py): a large
-        # one is staged with B copied column-major for the SM90 "rc" kernel.
+        # one runs the SM90 "rc" kernel on a column-major copy of B.
         big = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
-        assert big.staged and big.kernel.startswith("cutlass3x_sm90_tf32_rc"), big
+        assert big.copy_b_kmajor and not big.staged and big.kernel.startswith("cutlass3x_sm90_tf32_rc"), big
         rc = plan(a, meta(2048, 2048, torch.float32, layout="c"))
-        assert rc.kernel.startswith("cutlass3x_sm90_tf32_rc") and not rc.staged
+        assert rc.kernel.startswith("cutlass3x_sm90_tf32_rc") and not rc.staged and not rc.copy_b_kmajor
 
 
 def test_float64_uses_dmma():

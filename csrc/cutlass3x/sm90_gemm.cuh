@@ -48,6 +48,24 @@ template <Layout L>
 using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::RowMajor,
                                      cutlass::layout::ColumnMajor>;
 
+constexpr Layout flip(Layout l) { return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor; }
+
+// The CUTLASS problem a kernel runs for the torch problem D (M x N) = A (M x K) * B (K x N).
+// Plain: the same. Swap-AB (Config::kSwapAB): D^T (N x M) = B^T (N x K) * A^T (K x M), with
+// D^T column-major, which is D row-major, so no data moves. Transposing an operand flips
+// its layout; CUTLASS's B is described as in torch (K x N), so A^T's layout is flip(LA).
+template <class Config, Layout LA, Layout LB>
+struct CutlassProblem {
+  static constexpr bool kSwap = Config::kSwapAB;
+  using LayoutA = LayoutTag<kSwap ? flip(LB) : LA>;
+  using LayoutB = LayoutTag<kSwap ? flip(LA) : LB>;
+  using LayoutD = std::conditional_t<kSwap, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
+  // Configs give tiles in the torch problem's terms (kTileM rows of D).
+  using TileShape = std::conditional_t<
+      kSwap, cute::Shape<cute::Int<Config::kTileN>, cute::Int<Config::kTileM>, cute::Int<Config::kTileK>>,
+      cute::Shape<cute::Int<Config::kTileM>, cute::Int<Config::kTileN>, cute::Int<Config::kTileK>>>;
+};
+
 template <configs::Sm90Schedule S>
 struct ScheduleTags;
 template <>
@@ -98,7 +116,8 @@ struct Sm90Gemm {
   // TMA moves 16-byte aligned rows.
   static constexpr int kAlignment = 16 / static_cast<int>(sizeof(ElementAB));
 
-  using TileShape = cute::Shape<cute::Int<Config::kTileM>, cute::Int<Config::kTileN>, cute::Int<Config::kTileK>>;
+  using Problem = CutlassProblem<Config, LA, LB>;
+  using TileShape = typename Problem::TileShape;
   using ClusterShape = cute::Shape<cute::Int<Config::kClusterM>, cute::Int<Config::kClusterN>, cute::_1>;
   using Schedule = ScheduleTags<Config::kSchedule>;
 
@@ -106,41 +125,48 @@ struct Sm90Gemm {
   using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementAccumulator,
-      void, cutlass::layout::RowMajor, kAlignment,
-      ElementD, cutlass::layout::RowMajor, kAlignment,
+      void, typename Problem::LayoutD, kAlignment,
+      ElementD, typename Problem::LayoutD, kAlignment,
       typename Schedule::Epilogue>::CollectiveOp;
 
   using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
-      ElementAB, LayoutTag<LA>, kAlignment,
-      ElementAB, LayoutTag<LB>, kAlignment,
+      ElementAB, typename Problem::LayoutA, kAlignment,
+      ElementAB, typename Problem::LayoutB, kAlignment,
       ElementAccumulator, TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<
           static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
       typename Schedule::Mainloop>::CollectiveOp;
 
+  using ProblemShape = cute::Shape<int, int, int, int>;
   using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
-      cute::Shape<int, int, int, int>, CollectiveMainloop, CollectiveEpilogue,
+      ProblemShape, CollectiveMainloop, CollectiveEpilogue,
       typename SchedulerTag<Config::kScheduler>::type>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
   using Arguments = typename Gemm::Arguments;
 
   static Arguments make_arguments(const GemmArgs& g) {
     const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
-    // CUTLASS 3.x views B as N x K, so a row-major (K x N) torch B is "N-major".
-    const auto stride_a = make_stride_2d<typename GemmKernel::StrideA>(
-        g.lda, g.lda * (LA == Layout::kRowMajor ? g.m : g.k));
-    const auto stride_b = make_stride_2d<typename GemmKernel::StrideB>(
-        g.ldb, g.ldb * (LB == Layout::kRowMajor ? g.k : g.n));
+    // CUTLASS 3.x views B as N x K, so a row-major (K x N) torch B is "N-major". Each stride's
+    // unit mode is static; make_stride_2d puts the leading dim in the other. Batch strides:
+    // one whole matrix (a single batch).
+    const int64_t batch_a = g.lda * (LA == Layout::kRowMajor ? g.m : g.k);
+    const int64_t batch_b = g.ldb * (LB == Layout::kRowMajor ? g.k : g.n);
+    const auto stride_a = Problem::kSwap ? make_stride_2d<typename GemmKernel::StrideA>(g.ldb, batch_b)
+                                         : make_stride_2d<typename GemmKernel::StrideA>(g.lda, batch_a);
+    const auto stride_b = Problem::kSwap ? make_stride_2d<typename GemmKernel::StrideB>(g.lda, batch_a)
+                                         : make_stride_2d<typename GemmKernel::StrideB>(g.ldb, batch_b);
     const auto stride_d = make_stride_2d<typename GemmKernel::StrideD>(g.ldd, g.ldd * g.m);
+    const void* a = Problem::kSwap ? g.b : g.a;
+    const void* b = Problem::kSwap ? g.a : g.b;
 
     cutlass::KernelHardwareInfo hw_info;
     hw_info.device_id = g.device;
     hw_info.sm_count = g.sm_count;  // cached by the caller: no device query per call
 
     Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
-                   {m, n, k, 1},
-                   {static_cast<const ElementAB*>(g.a), stride_a, static_cast<const ElementAB*>(g.b), stride_b},
+                   Problem::kSwap ? ProblemShape{n, m, k, 1} : ProblemShape{m, n, k, 1},
+                   {static_cast<const ElementAB*>(a), stride_a, static_cast<const ElementAB*>(b), stride_b},
                    {{}, nullptr, typename GemmKernel::StrideC{}, static_cast<ElementD*>(g.d), stride_d},
                    hw_info};
     args.epilogue.thread.alpha = 1.0f;

@@ -25,6 +25,7 @@ struct Sm90_128x256x64_2x1x1_Coop {
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
 };
 
 // Mid-size 16-bit problems (too few 128x256 tiles to fill the SMs): two consumer
@@ -35,6 +36,7 @@ struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
 };
 
 // float32 with TF32 products: K tile 32 keeps the 128-byte swizzle (32 x 4 B).
@@ -44,6 +46,7 @@ struct Sm90_128x128x32_1x1x1_Coop {
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
 };
 
 // Few output tiles for the SMs (small M or N, large K, mid-size squares): stream-K spreads
@@ -55,6 +58,7 @@ struct Sm90_128x128x64_1x1x1_CoopStreamK {
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = false;
 };
 
 // Narrow, deep tiles for small M*N (decode-size M, thin outputs): twice the tiles of
@@ -66,6 +70,7 @@ struct Sm90_128x64x128_1x1x1_CoopStreamK {
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = false;
 };
 
 // The same for TF32.
@@ -75,6 +80,38 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK {
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = false;
+};
+
+// Large M*N, TF32: the 128x256 cooperative tile with a 2x1 cluster, as for 16-bit, with the
+// 32-deep K step of 4-byte elements. Smem: (128 + 256) x 32 x 4 B = 48 KiB per stage, as many
+// stages as fit beside the epilogue.
+struct Sm90_128x256x32_2x1x1_Coop {
+  static constexpr const char* kName = "128x256x32_2x1x1_coop";
+  static constexpr int kTileM = 128, kTileN = 256, kTileK = 32;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+
+// Swap-AB, for small M (decode-size batches): the kernel computes D^T = B^T A^T, so the
+// problem's N runs along WGMMA's 128-wide M side and the few rows of A along its narrow N
+// side (WGMMA's N goes down to 8; its M is 64 per warpgroup). D^T is column-major, which
+// is D row-major: nothing is copied. Tiles below are in the problem's terms (kTileM rows
+// of D), so kTileM = 32 means a CUTLASS tile of 128 (N) x 32 (M). Stream-K scheduler in
+// split-K mode spreads the few tiles over the SMs.
+// Smem: (128 + 32) x 128 x 2 B = 40 KiB per stage, as many stages as fit (five).
+// Measured (H100, autotuner, bf16 row-major): 16x4096x4096 in 23.2 us against 33.1 for the
+// best unswapped kernel; 1.1-1.55x faster on every LLM-suite shape with M <= 64, and at
+// M = 128 while its tiles fit one wave. A 64-row variant never won and was dropped.
+struct Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB {
+  static constexpr const char* kName = "32x128x128_1x1x1_coop_streamk_swapab";
+  static constexpr int kTileM = 32, kTileN = 128, kTileK = 128;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = true;
 };
 
 // ---- SM80, CUTLASS 2.x: multistage cp.async + mma.sync (also runs on SM86/89/90) ------
@@ -141,6 +178,27 @@ struct Sm80Simt_128x128x8_32x64x8_2s {
   static constexpr int kStages = 2;
   static constexpr bool kSimt = true;
   static constexpr int kArch = 80;
+};
+
+// ---- hand-written (csrc/handwritten), named here because the heuristic picks one ---------
+
+// Ladder step 3: register-blocked fp32 SIMT, 128x128x16 CTA tile of 256 threads with 8x8
+// outputs each, float4 loads, double-buffered shared memory; row-major A and B, 4-element
+// alignment, data-parallel only. Measured on an H100 at 4096^3 and 8192^3: 0.94x cuBLAS
+// fp32, where CUTLASS's SIMT 128x128x8 reached 0.87x (benchmarks/RESULTS.md).
+struct Handwritten_3_RegisterBlocked_128x128x16 {
+  static constexpr const char* kName = "3_register_blocked_128x128x16_8x8";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 16;
+};
+
+// Ladder step 6: TMA + WGMMA, warp-specialised, persistent 128x256x64 tiles, 4 stages,
+// TMA-store epilogue; bf16/f16, A row-major, B row- or column-major, 8-element alignment.
+// Measured (H100, autotuner): faster than the CUTLASS 128x256 cooperative kernel on 9 of
+// the 10 LLM-suite shapes with M >= 2048 (by 1-8%), the reason the heuristic prefers it
+// at a wave of 128x256 tiles or more.
+struct Handwritten_6_WgmmaTma_128x256x64 {
+  static constexpr const char* kName = "6_wgmma_tma_128x256x64_4s";
+  static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
 };
 
 }  // namespace cutlass_ops::configs

@@ -28,12 +28,25 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // Fewer tiles with a long K (decode-size M, 256x256x131072): split K over the SMs
         // (the stream-K kernel in split-K mode; its stream-K mode lost to split-K on every
         // suite shape), else ping-pong.
+        // Up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles fit one
+        // wave: swap-AB, so the few rows sit on WGMMA's narrow N side instead of padding a
+        // 128-row tile (rr and rc only; other layouts fall through to the next config).
+        // A wave of 128x256 tiles or more: the hand-written TMA + WGMMA kernel (ladder step
+        // 6, rr and rc), which measured 1-8% faster than CUTLASS's cooperative 128x256 there.
         const int64_t big_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);
         const int64_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
-        if (big_tiles >= dev.sm_count) {
+        const int64_t swap_tiles = ceil_div(p.m, 32) * ceil_div(p.n, 128);
+        if (p.m <= 32 || (p.m <= 128 && swap_tiles <= dev.sm_count)) {
+          pref.add(Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB::kName);
+          pref.add(Sm90_128x64x128_1x1x1_CoopStreamK::kName);
+          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
+          pref.reason = "sm90 16-bit, M <= 32 (or <= 128 in one wave): swap-AB 32x128 tiles (D^T = B^T A^T)";
+        } else if (big_tiles >= dev.sm_count) {
+          pref.add(Handwritten_6_WgmmaTma_128x256x64::kName);
           pref.add(Sm90_128x256x64_2x1x1_Coop::kName);
           pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
-          pref.reason = "sm90 16-bit, >= 1 tile of 128x256 per SM: cooperative 128x256";
+          pref.reason = "sm90 16-bit, >= 1 tile of 128x256 per SM: hand-written TMA + WGMMA 128x256 (rr, rc), "
+                        "else CUTLASS cooperative 128x256";
         } else if (4 * tiles >= dev.sm_count || split_k_slices(tiles, ceil_div(p.k, 64), dev) < 2) {
           pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
           pref.add(Sm90_128x256x64_2x1x1_Coop::kName);
@@ -53,7 +66,11 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kTF32:
-      if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+      if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
+        pref.add(Sm90_128x256x32_2x1x1_Coop::kName);
+        pref.add(Sm90_128x128x32_1x1x1_Coop::kName);
+        pref.reason = "sm90 tf32, >= 1 tile of 128x256 per SM: cooperative 128x256x32";
+      } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName);
         pref.add(Sm90_128x128x32_1x1x1_CoopStreamK::kName);
         pref.reason = "sm90 tf32, >= 1 tile of 128x128 per SM: cooperative 128x128x32";
@@ -68,8 +85,17 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kF32:
+      // A wave of 128x128 tiles or more, row-major operands aligned to 4: the hand-written
+      // register-blocked kernel (ladder step 3, data-parallel), measured faster than
+      // CUTLASS's SIMT kernel there; the SIMT kernel (split-K for few tiles) otherwise.
+      if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+        pref.add(Handwritten_3_RegisterBlocked_128x128x16::kName);
+        pref.reason = "float32 without TF32, >= 1 tile of 128x128 per SM: hand-written register-blocked SIMT "
+                      "(row-major, 4-aligned), else CUTLASS SIMT";
+      } else {
+        pref.reason = "float32 without TF32: IEEE fp32 SIMT kernel";
+      }
       pref.add(Sm80Simt_128x128x8_32x64x8_4s::kName);
-      pref.reason = "float32 without TF32: IEEE fp32 SIMT kernel";
       break;
 
     case Precision::kTF32x3:
@@ -115,7 +141,7 @@ namespace {
 // problems; deliberately round. They only have to order the choices.
 double sustained_tflops(const KernelInfo& k) {
   const bool sixteen_bit = k.precision == Precision::kF16 || k.precision == Precision::kBF16;
-  if (std::strcmp(k.family, "cutlass3x") == 0) return sixteen_bit ? 600.0 : 300.0;
+  if (k.min_cc == 90) return sixteen_bit ? 600.0 : 300.0;  // TMA + WGMMA (CUTLASS 3.x or hand-written)
   if (std::strstr(k.config, "simt") != nullptr) return sixteen_bit ? 35.0 : 45.0;
   if (sixteen_bit) return k.align_a >= 8 ? 350.0 : 200.0;
   return k.align_a >= 4 ? 150.0 : 100.0;  // TF32 tensor-op
@@ -132,12 +158,19 @@ bool prefer_staging(const Plan& p, const KernelInfo* kernel, const Plan& s, cons
   const double flops = 2.0 * static_cast<double>(p.m) * static_cast<double>(p.n) * static_cast<double>(p.k);
   if (kernel == nullptr) return true;
   const double unstaged = flops / (sustained_tflops(*kernel) * 1e12);
-  // A and B are read and written once each, the padded result written and read once more.
   const double eb = element_bytes(p.precision);
-  const double bytes = 2.0 * eb *
-                       (static_cast<double>(s.m) * s.k + static_cast<double>(s.k) * s.n + static_cast<double>(s.m) * s.n);
+  double bytes = 0;
+  int launches = 0;
+  if (s.staged) {
+    // A and B are read and written once each, the padded result written and read once more.
+    bytes = 2.0 * eb * (static_cast<double>(s.m) * s.k + static_cast<double>(s.k) * s.n + static_cast<double>(s.m) * s.n);
+    launches = 3;
+  } else if (s.copy_b_kmajor) {
+    bytes = 2.0 * eb * static_cast<double>(s.k) * s.n;  // B read and written once
+    launches = 1;
+  }
   const double staged = 2.0 * static_cast<double>(s.m) * s.n * s.k / (sustained_tflops(staged_kernel) * 1e12) +
-                        bytes / kCopyBandwidth + 3 * kLaunchSeconds;
+                        bytes / kCopyBandwidth + launches * kLaunchSeconds;
   return staged < unstaged;
 }
 

@@ -33,8 +33,9 @@ int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& device);
 // to fill the device and K is long enough to share out; otherwise data-parallel.
 DecompositionChoice choose_decomposition(const Plan& plan, const KernelInfo& kernel, const DeviceDesc& device);
 
-// Whether running `staged` (zero-padded aligned copies on `staged_kernel`) beats running the
-// unstaged problem on `kernel` (nullptr: nothing runs it), by a time estimate.
+// Whether running `staged` (zero-padded aligned copies, or a K-major copy of B, on
+// `staged_kernel`) beats running the problem as it is on `kernel` (nullptr: nothing runs
+// it), by a time estimate that counts the copies' bytes.
 bool prefer_staging(const Plan& plan, const KernelInfo* kernel, const Plan& staged, const KernelInfo& staged_kernel,
                     const DeviceDesc& device);
 

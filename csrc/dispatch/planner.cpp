@@ -1,5 +1,6 @@
 #include "dispatch/planner.h"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -181,6 +182,16 @@ Plan stage(const Plan& p, Layout b_layout) {
   return s;
 }
 
+Plan with_kmajor_b(const Plan& p) {
+  Plan c = p;
+  c.copy_b_kmajor = true;
+  c.copy_b = false;  // the K-major copy replaces any other copy of B
+  // A fresh allocation (address 0: aligned to anything), K x N column-major with ld = K.
+  const int64_t ld = std::max<int64_t>(1, p.k);
+  c.b = {Layout::kColMajor, ld, operand_alignment(0, Layout::kColMajor, ld, p.k, p.n, element_bytes(p.precision))};
+  return c;
+}
+
 void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev) {
   p.kernel = &kernel;
   const DecompositionChoice d = choose_decomposition(p, kernel, dev);
@@ -190,6 +201,11 @@ void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev) {
 
 namespace {
 
+// A TMA + WGMMA kernel: CUTLASS 3.x, or the hand-written step 6 (both sm_90a only).
+bool is_sm90_tensor_kernel(const KernelInfo* k) {
+  return k != nullptr && k->min_cc == 90 && k->precision != Precision::kF64;
+}
+
 // The heuristic's kernel (and staging) for a normalised plan.
 void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
   p.kernel = preferred_kernel(p, dev, &p.reason);
@@ -198,12 +214,27 @@ void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
   // kernels take them when the copies cost less than the slower kernel would.
   const bool stageable = dev.cc == 90 && (p.precision == Precision::kF16 || p.precision == Precision::kBF16 ||
                                           p.precision == Precision::kTF32);
-  if (!stageable || (p.kernel && std::strcmp(p.kernel->family, "cutlass3x") == 0)) return;
+  if (!stageable || is_sm90_tensor_kernel(p.kernel)) return;
+  if (p.b.layout == Layout::kRowMajor) {
+    // Only B's layout keeps the SM90 kernels out (TF32 WGMMA reads K-major operands only):
+    // a K-major copy of B alone, when A and the output suit the SM90 kernel as they are.
+    Plan c = with_kmajor_b(p);
+    const char* reason = "";
+    const KernelInfo* k = preferred_kernel(c, dev, &reason);
+    if (is_sm90_tensor_kernel(k)) {
+      if (prefer_staging(p, p.kernel, c, *k, dev)) {
+        p = c;
+        p.kernel = k;
+        p.reason = "row-major B: copied K-major for the SM90 TF32 kernel (WGMMA reads TF32 K-major only)";
+      }
+      return;
+    }
+  }
   for (const Layout b_layout : {Layout::kRowMajor, Layout::kColMajor}) {
     const Plan s = stage(p, b_layout);
     const char* reason = "";
     const KernelInfo* k = preferred_kernel(s, dev, &reason);
-    if (k == nullptr || std::strcmp(k->family, "cutlass3x") != 0) continue;
+    if (!is_sm90_tensor_kernel(k)) continue;
     if (prefer_staging(p, p.kernel, s, *k, dev)) {
       p = s;
       p.kernel = k;

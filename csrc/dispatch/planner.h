@@ -43,6 +43,11 @@ struct Plan {
   // its output a padded temporary; m, n, k below are the padded sizes. Supersedes the copy
   // and temporary flags above.
   bool staged = false;
+  // The kernel's B (mat2, or self^T for a transposed plan) is a contiguous column-major
+  // (K-major) copy: TF32 WGMMA reads K-major operands only, and for row-major B a copy plus
+  // the SM90 kernel beats the SM80 kernel that reads it in place (large problems). A and
+  // the output are used in place.
+  bool copy_b_kmajor = false;
 
   // The problem the kernel sees, after the copies and the transposition above.
   int64_t m = 0, n = 0, k = 0;
@@ -79,6 +84,9 @@ std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Pl
 // problem when it has one, else the heuristic's choice (kernel == nullptr when nothing in
 // the registry accepts the problem); may turn the plan into a staged one.
 void choose_kernel(Plan& plan, const DeviceDesc& device);
+
+// `plan` with the kernel's B read from a K-major (column-major, ld = K) contiguous copy.
+Plan with_kmajor_b(const Plan& plan);
 
 // Puts `kernel` on the plan with the heuristic's decomposition for it (forced kernels, autotuning).
 void set_kernel(Plan& plan, const KernelInfo& kernel, const DeviceDesc& device);

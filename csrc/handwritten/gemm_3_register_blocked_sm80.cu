@@ -24,6 +24,7 @@
 // only the final store is predicated, per float4.
 //
 // Measured (H100, fp32 4096^3, standalone harness, 2026-11-22): 49.1 TFLOP/s, 0.95x cuBLAS fp32 (51.7). Bench figures: benchmarks/RESULTS.md.
+#include "dispatch/configs.h"
 #include "handwritten/handwritten.cuh"
 
 namespace cutlass_ops::handwritten {
@@ -156,7 +157,12 @@ __global__ void __launch_bounds__(Cfg::kThreads, 2) register_blocked_gemm(Proble
   }
 }
 
-using Sgemm128x128x16 = RegisterBlockedConfig<16>;
+// The registered configuration; its name and tile live in dispatch/configs.h because the
+// heuristic prefers this kernel for large row-major IEEE fp32 problems.
+using Registered = configs::Handwritten_3_RegisterBlocked_128x128x16;
+using Sgemm128x128x16 = RegisterBlockedConfig<Registered::kTileK>;
+static_assert(Sgemm128x128x16::kBM == Registered::kTileM && Sgemm128x128x16::kBN == Registered::kTileN,
+              "configs.h describes the tile this file builds");
 
 template <class Cfg>
 KernelStatus run_config(const GemmArgs& g) {
@@ -167,7 +173,7 @@ KernelStatus run_config(const GemmArgs& g) {
 }
 
 const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_3_register_blocked",
-                                           "3_register_blocked_128x128x16_8x8", Precision::kF32, /*align_a=*/4,
+                                           Registered::kName, Precision::kF32, /*align_a=*/4,
                                            /*align_b=*/4, /*align_d=*/4, Sgemm128x128x16::kBM, Sgemm128x128x16::kBN, Sgemm128x128x16::kBK,
                                            Sgemm128x128x16::kSmemBytes, &can_implement_tiles<Sgemm128x128x16::kBM, Sgemm128x128x16::kBN>,
                                            &run_config<Sgemm128x128x16>}));

@@ -38,6 +38,7 @@
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled: the driver call is found at run time
 
 #include "common/smem_opt_in.h"
+#include "dispatch/configs.h"
 #include "dispatch/kernel.h"
 #include "handwritten/hopper_ptx.cuh"
 
@@ -406,7 +407,12 @@ namespace {
 namespace hw = cutlass_ops::handwritten_sm90;
 using cutlass_ops::Layout;
 using cutlass_ops::Precision;
-constexpr const char* kConfig = "6_wgmma_tma_128x256x64_4s";
+// The name the heuristic knows this kernel by (dispatch/configs.h), and the tile it describes.
+using Registered = cutlass_ops::configs::Handwritten_6_WgmmaTma_128x256x64;
+static_assert(Registered::kTileM == hw::Config::kTileM && Registered::kTileN == hw::Config::kTileN &&
+                  Registered::kTileK == hw::Config::kTileK,
+              "configs.h describes the tile this file builds");
+constexpr const char* kConfig = Registered::kName;
 const cutlass_ops::KernelRegistrar bf16_rr(
     hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info("handwritten_sm90_bf16_rr_6_wgmma_tma", kConfig));
 const cutlass_ops::KernelRegistrar bf16_rc(

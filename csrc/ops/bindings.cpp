@@ -182,6 +182,7 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   d["out_via_temp"] = p.d_via_temp;
   d["transposed"] = p.transposed;
   d["staged"] = p.staged;
+  d["copy_b_kmajor"] = p.copy_b_kmajor;
   d["decomposition"] = decomposition_name(p.decomposition);
   d["splits"] = p.splits;
   d["tuned"] = p.tuned;

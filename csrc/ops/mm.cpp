@@ -220,6 +220,9 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   if (plan.staged) staged = stage_operands(plan, self, mat2, out);
   const at::Tensor a = plan.copy_a ? self.contiguous() : self;
   const at::Tensor b = plan.copy_b ? mat2.contiguous() : mat2;
+  // K-major copy of the kernel's B (K x N, column-major: its transpose made contiguous).
+  at::Tensor kmajor_b;
+  if (plan.copy_b_kmajor) kmajor_b = (plan.transposed ? self.t() : mat2).t().contiguous().t();
   const at::Tensor d = plan.staged ? staged.d
                        : plan.d_via_temp ? at::empty({self.size(0), mat2.size(1)}, out.options())
                                          : out;
@@ -231,7 +234,9 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   args.a = plan.staged ? staged.a.const_data_ptr() : (plan.transposed ? b : a).const_data_ptr();
   args.lda = plan.a.ld;
   args.layout_a = plan.a.layout;
-  args.b = plan.staged ? staged.b.const_data_ptr() : (plan.transposed ? a : b).const_data_ptr();
+  args.b = plan.staged          ? staged.b.const_data_ptr()
+           : plan.copy_b_kmajor ? kmajor_b.const_data_ptr()
+                                : (plan.transposed ? a : b).const_data_ptr();
   args.ldb = plan.b.ld;
   args.layout_b = plan.b.layout;
   args.d = d.data_ptr();
