@@ -106,9 +106,10 @@ def test_cli_list_and_explain_run():
     assert "cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop" in listing.stdout
     explained = subprocess.run(
         [sys.executable, "-m", "cutlass_ops", "explain", "--shape", "8192x8192x8192", "--dtype", "bf16",
-         "--device", "h100"], capture_output=True, text=True, cwd=ROOT)
+         "--layout", "tn", "--device", "h100"], capture_output=True, text=True, cwd=ROOT)
     assert explained.returncode == 0, explained.stderr
-    assert "kernel cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop" in explained.stdout
+    # Column-major A: CUTLASS's cooperative kernel (row-major A would go to the hand-written step 6).
+    assert "kernel cutlass3x_sm90_bf16_cr_128x256x64_2x1x1_coop" in explained.stdout
     bad = subprocess.run([sys.executable, "-m", "cutlass_ops", "explain", "--shape", "8x8"],
                          capture_output=True, text=True, cwd=ROOT)
     assert bad.returncode == 2 and "MxNxK" in bad.stderr
