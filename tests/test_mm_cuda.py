@@ -178,3 +178,28 @@ def test_tf32_row_major_b_copied_k_major(out_form, m, n, k, tf32_matmul):
     assert out is None or result is out
     assert torch.equal(a, a_before) and torch.equal(b, b_before)
     assert_matches_reference(result, a, b, "tf32", context=f"{m}x{n}x{k} {out_form} via {plan.kernel}")
+
+
+@pytest.mark.parametrize("name,dtype,tf32", PRECISIONS, ids=[p[0] for p in PRECISIONS])
+@pytest.mark.parametrize("out_form", ["none", "out", "strided_column", "offset"])
+@pytest.mark.parametrize("m,k", [(65536, 4096), (4097, 33), (2, 8)])
+def test_matrix_vector_products(name, dtype, tf32, out_form, m, k, tf32_matmul):
+    """M x 1 results: run transposed (1 x M = mat2^T self^T) when out is a column in memory,
+    as is otherwise; correct either way."""
+    tf32_matmul(tf32)
+    a = matrix(m, k, dtype)
+    b = matrix(k, 1, dtype)
+    out = None
+    if out_form == "out":
+        out = torch.full((m, 1), math.nan, dtype=dtype, device="cuda")
+    elif out_form == "strided_column":
+        out = torch.full((m, 3), math.nan, dtype=dtype, device="cuda")[:, 1:2]
+    elif out_form == "offset":
+        out = torch.full((m + 1,), math.nan, dtype=dtype, device="cuda")[1:].view(m, 1)
+    plan = cutlass_ops.explain(a, b, out=out)
+    assert plan.transposed == (out_form != "strided_column"), plan
+    result = cutlass_ops.mm(a, b, out=out)
+    assert out is None or result is out
+    if out_form == "strided_column":
+        assert torch.isnan(out.base[:, 0]).all() and torch.isnan(out.base[:, 2]).all()
+    assert_matches_reference(result, a, b, name, context=f"{name} {m}x1x{k} {out_form} via {plan.kernel}")

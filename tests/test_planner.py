@@ -295,6 +295,27 @@ def test_column_major_out_transposes_the_problem():
 
 
 @needs_sm90
+@needs_sm90
+@pytest.mark.parametrize("dtype,kernel", [
+    (torch.bfloat16, "cutlass3x_sm90_bf16_rc_32x128x128_1x1x1_coop_streamk_swapab"),
+    (torch.float16, "cutlass3x_sm90_f16_rc_32x128x128_1x1x1_coop_streamk_swapab"),
+])
+def test_matrix_vector_product_runs_transposed(dtype, kernel):
+    """An M x 1 result is also a column: the planner takes 1 x M = mat2^T self^T, whose
+    single row the swap-AB kernel runs at bandwidth, reading the operands in place."""
+    p = plan(meta(65536, 4096, dtype), meta(4096, 1, dtype))
+    assert p.transposed and p.problem == (1, 65536, 4096), p
+    assert p.kernel == kernel, p
+    assert (p.a.layout, p.a.ld, p.a.align) == ("row", 4096, 8), p  # mat2^T: a contiguous row
+    assert (p.b.layout, p.b.ld) == ("col", 4096), p                # self^T
+    assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.staged), p
+    # An M x 1 out whose rows are not adjacent (a column of a wider matrix) is no column
+    # vector in memory: the problem stays as it is.
+    out = torch.empty(65536, 2, dtype=dtype, device="meta")[:, :1]
+    q = plan(meta(65536, 4096, dtype), meta(4096, 1, dtype), out=out)
+    assert not q.transposed and q.problem == (65536, 1, 4096), q
+
+
 def test_sliced_operand_keeps_its_leading_dimension():
     a = meta(4096, 8192)[:, :4000]  # row-major, ld 8192 > width 4000
     p = plan(a, meta(4000, 4096))

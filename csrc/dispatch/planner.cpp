@@ -50,8 +50,14 @@ Plan normalize(const CallDesc& call) {
   p.copy_a = a.copied;
   p.copy_b = b.copied;
   p.d_via_temp = d.copied;
-  const OperandLayout &la = a.layout, &lb = b.layout, &ld = d.layout;
+  const OperandLayout &la = a.layout, &lb = b.layout;
+  OperandLayout ld = d.layout;
   const uint64_t addr_a = a.address, addr_b = b.address, addr_d = d.address;
+  // An M x 1 result with unit row stride is a column as much as a row: take the transposed
+  // problem, 1 x M = mat2^T (1 x K) * self^T (K x M), a matrix-vector product that the
+  // few-row kernels (swap-AB) run at bandwidth. Untransposed it would be one column of
+  // tiles with an unaligned N.
+  if (N == 1 && M > 1 && (d.copied || call.d.stride_row == 1)) ld = {true, Layout::kColMajor, M};
 
   p.k = K;
   if (ld.layout == Layout::kRowMajor) {
@@ -66,7 +72,13 @@ Plan normalize(const CallDesc& call) {
     p.transposed = true;
     p.m = N;
     p.n = M;
-    p.a = {flip(lb.layout), lb.ld, operand_alignment(addr_b, flip(lb.layout), lb.ld, N, K, eb)};
+    if (N == 1 && (b.copied || call.b.stride_row == 1)) {
+      // mat2 is a K x 1 column with unit stride, so mat2^T is a contiguous 1 x K row.
+      const int64_t ld_row = std::max<int64_t>(1, K);
+      p.a = {Layout::kRowMajor, ld_row, operand_alignment(addr_b, Layout::kRowMajor, ld_row, 1, K, eb)};
+    } else {
+      p.a = {flip(lb.layout), lb.ld, operand_alignment(addr_b, flip(lb.layout), lb.ld, N, K, eb)};
+    }
     p.b = {flip(la.layout), la.ld, operand_alignment(addr_a, flip(la.layout), la.ld, K, M, eb)};
   }
   p.d = {Layout::kRowMajor, ld.ld,
