@@ -181,6 +181,19 @@ def test_large_ieee_fp32_uses_ladder_step_3_where_it_applies(device):
         assert q.kernel.startswith("cutlass2x_sm80_f32_") and "simt" in q.kernel, q
 
 
+@pytest.mark.skipif(not has_kernel("handwritten_sm80_f32_rr_skinny_m"), reason="built without the hand-written kernels")
+@pytest.mark.parametrize("tf32", [False, True])
+@pytest.mark.parametrize("device", ["h100", "a100"])
+def test_few_row_float32_streams_b_on_the_skinny_kernel(tf32, device, tf32_matmul):
+    tf32_matmul(tf32)
+    dtype = "tf32" if tf32 else "f32"
+    for m, lb in [(1, "r"), (16, "r"), (1, "c"), (16, "c")]:
+        p = plan(meta(m, 4096, torch.float32), meta(4096, 4096, torch.float32, layout=lb), device=device)
+        assert p.kernel == f"handwritten_sm80_{dtype}_r{lb}_skinny_m", p
+    p = plan(meta(17, 4096, torch.float32), meta(4096, 4096, torch.float32), device=device)
+    assert "skinny" not in p.kernel, p
+
+
 @pytest.mark.parametrize("m,k,splits", [
     # splits = min(round(SMs / tiles / 1.5), K tiles / 8, 16), at least 2, else no split. SIMT K tile: 8.
     (256, 255, 4),     # 4 tiles, 32 K tiles: limited by slice depth

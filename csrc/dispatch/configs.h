@@ -201,4 +201,11 @@ struct Handwritten_6_WgmmaTma_128x256x64 {
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
 };
 
+// Not a ladder step: the streaming kernel for few rows (csrc/handwritten/gemm_skinny_m_sm80.cu).
+// B read once in 16-byte loads, K split over the SMs with a deterministic two-pass sum;
+// rr and rc, fp32 (also registered for TF32: full fp32 products), bf16, f16.
+struct Handwritten_SkinnyM {
+  static constexpr const char* kName = "skinny_m_streaming";
+};
+
 }  // namespace cutlass_ops::configs

@@ -9,6 +9,11 @@ namespace cutlass_ops {
 
 namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Rows up to which 32-bit problems stream B through the hand-written skinny-M kernel: a
+// 128-row tile (SIMT or TF32 tensor-op) wastes 8x its work at 16 rows and reads B at a
+// fraction of the bandwidth (fp32 1x4096x4096: 0.28x cuBLAS on CUTLASS SIMT).
+constexpr int64_t kSkinnyRows = 16;
 }  // namespace
 
 Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
@@ -66,7 +71,12 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kTF32:
-      if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
+      if (p.m <= kSkinnyRows) {
+        // Few rows: reading B is the whole cost. The streaming kernel computes in full fp32
+        // (more accurate than TF32, which TF32 permits) at bandwidth.
+        pref.add(Handwritten_SkinnyM::kName);
+        pref.reason = "tf32, M <= 16: hand-written streaming kernel (B read once, K split, fp32 products)";
+      } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
         pref.add(Sm90_128x256x32_2x1x1_Coop::kName);
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName);
         pref.reason = "sm90 tf32, >= 1 tile of 128x256 per SM: cooperative 128x256x32";
@@ -88,7 +98,10 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       // A wave of 128x128 tiles or more, row-major operands aligned to 4: the hand-written
       // register-blocked kernel (ladder step 3, data-parallel), measured faster than
       // CUTLASS's SIMT kernel there; the SIMT kernel (split-K for few tiles) otherwise.
-      if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+      if (p.m <= kSkinnyRows) {
+        pref.add(Handwritten_SkinnyM::kName);
+        pref.reason = "float32 without TF32, M <= 16: hand-written streaming kernel (B read once, K split)";
+      } else if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
         pref.add(Handwritten_3_RegisterBlocked_128x128x16::kName);
         pref.reason = "float32 without TF32, >= 1 tile of 128x128 per SM: hand-written register-blocked SIMT "
                       "(row-major, 4-aligned), else CUTLASS SIMT";

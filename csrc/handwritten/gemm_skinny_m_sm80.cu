@@ -1,0 +1,437 @@
+// A hand-written kernel for skinny GEMMs: D (M x N) = A (M x K) * B (K x N) with the M of a
+// decode step (1 to 16 rows). Not a step of the ladder: a kernel for the shapes it loses on.
+//
+// Such a product does 2 * M flops per element of B, so reading B is the whole cost: a 4096 x
+// 4096 fp32 weight is 64 MiB, about 20 us at 3.35 TB/s. Tile kernels built for M in the
+// hundreds leave most of that bandwidth unused. The idea: stream B exactly once, 16 bytes per
+// load with several loads in flight per thread, and when N alone yields too few blocks to keep
+// every SM's loads in flight, split K across blocks too. Each block then writes its slab's fp32
+// partial sums to a workspace, and a second small kernel adds the slabs in a fixed order:
+// deterministic, no atomics. With a single slab, blocks write D directly.
+//
+// A is tiny: each block stages its rows, one K chunk at a time, in shared memory as fp32, so
+// every use of A is a shared-memory read. A chunk of rows is 1, 2, 4 or 8 rows (one kernel
+// instance each, so M = 1 runs no multiply-adds on padding rows). Larger M takes several
+// chunks. The grid orders them fastest, so the chunks that read the same piece of B run
+// together and share it through L2.
+//
+// rr (B row-major, K x N): a lane owns 4 (fp32) or 8 (16-bit) consecutive columns, so a warp
+// reads 512 contiguous bytes of a row of B. The 4 warps of a block share one column block and
+// take alternate rows of its K slab; shared memory adds their partial sums at the end.
+// rc (B column-major: element (k, n) at b[n * ldb + k], the N x K weight of F.linear): a warp
+// owns 4 columns, each a dot product of A's rows with a contiguous row of the weight. Its
+// lanes take alternate 16-byte pieces of K, and a shuffle butterfly adds them at the end.
+//
+// Alignment: B, and for rr also D, are read and written 16 bytes at a time, hence 4 (fp32) or
+// 8 (16-bit) elements. The planner guarantees that the address, leading dim and contiguous
+// extent are multiples of that, so a vector is wholly in or wholly out of the matrix. A is
+// read element by element, and rc's D is written that way, so both take alignment 1.
+//
+// Measured: (to be filled in from the H100 bench)
+#include <algorithm>
+#include <cstring>
+#include <type_traits>
+
+#include "dispatch/configs.h"
+#include "handwritten/handwritten.cuh"
+
+namespace cutlass_ops::handwritten {
+namespace {
+
+constexpr const char* kConfig = configs::Handwritten_SkinnyM::kName;  // the heuristic's name for it
+constexpr int kMaxRows = 8;  // rows per chunk: 8 x 8 fp32 accumulators per lane for 16-bit rr
+// K is split until the grid holds 16 warps per SM. With 8 (rr) or 2 x 4 (rc) 16-byte loads in
+// flight per lane, that is 64 KiB per SM, about 3x what full bandwidth needs in flight (an
+// estimate: 3.35 TB/s x ~0.7 us of latency / 132 SMs = ~18 KiB).
+constexpr int kTargetWarpsPerSm = 16;
+// At most 64 slabs: the sum kernel's chain of loads per output stays short (for N so small that
+// more would be wanted, B is a few MiB at most).
+constexpr int kMaxSplits = 64;
+
+// rr: one column block of 32 lanes x kVec columns per block; its 4 warps take alternate K rows.
+struct RowMajorB {
+  static constexpr int kWarps = 4, kUnroll = 8;  // 8 rows of B in flight per warp
+  static constexpr int kChunk = 256;             // K rows of A staged at a time
+  static constexpr int cols(int vec) { return 32 * vec; }
+  static constexpr int slab_quantum(int) { return kWarps * kUnroll; }
+  static constexpr int smem_floats(int rows, int vec) { return std::max(kChunk, kWarps * cols(vec)) * rows; }
+};
+
+// rc: 8 warps of 4 columns each; lanes take alternate 16-byte pieces of K.
+struct ColMajorB {
+  static constexpr int kWarps = 8, kCols = 4, kUnroll = 2;  // 2 x 4 loads of B in flight per lane
+  static constexpr int kChunk = 1024;                        // K values of A staged at a time
+  static constexpr int cols(int) { return kWarps * kCols; }
+  static constexpr int slab_quantum(int vec) { return 32 * vec * kUnroll; }
+  static constexpr int smem_floats(int rows, int) { return kChunk * rows; }
+};
+
+template <Layout L>
+using Shape = std::conditional_t<L == Layout::kRowMajor, RowMajorB, ColMajorB>;
+
+template <Precision P>
+using Element = typename ElementTraits<P>::Element;
+
+template <Precision P>
+constexpr int kVec = 16 / sizeof(Element<P>);  // elements per 16-byte access
+
+// How one launch divides the problem. A function of GemmArgs alone, so that workspace_bytes()
+// and run() agree.
+struct Split {
+  int rows;  // rows per chunk: 1, 2, 4 or 8 (the kernel instance)
+  int64_t row_chunks, col_blocks;
+  int64_t splits, slab;  // K is cut into `splits` slabs of `slab` (the last may be shorter)
+  int64_t blocks() const { return row_chunks * col_blocks * splits; }
+};
+
+template <Precision P, Layout L>
+Split plan_split(const GemmArgs& g) {
+  using S = Shape<L>;
+  Split s;
+  s.rows = 1;
+  while (s.rows < std::min<int64_t>(g.m, kMaxRows)) s.rows *= 2;
+  s.row_chunks = ceil_div(g.m, s.rows);
+  s.col_blocks = ceil_div(g.n, S::cols(kVec<P>));
+  // Split K until the grid holds about kTargetWarpsPerSm warps per SM. Each slab must stay
+  // long enough that its fp32 partial sums (written, then read back) cost at most an eighth of
+  // its B traffic: 2 * rows * 4 bytes per column against slab * sizeof(element).
+  const int quantum = S::slab_quantum(kVec<P>);
+  const int64_t min_slab = std::max<int64_t>(quantum, 64 * s.rows / static_cast<int>(sizeof(Element<P>)));
+  const int64_t target = int64_t{std::max(g.sm_count, 1)} * kTargetWarpsPerSm / S::kWarps;
+  const int64_t wanted = ceil_div(target, s.row_chunks * s.col_blocks);
+  s.splits = std::clamp<int64_t>(wanted, 1, std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits));
+  s.slab = ceil_div(ceil_div(g.k, s.splits), quantum) * quantum;
+  s.splits = ceil_div(g.k, s.slab);
+  return s;
+}
+
+// ---- device helpers ------------------------------------------------------------------------
+
+// The block's share of the work: a row chunk (fastest), a column block, a K slab.
+struct Work {
+  int64_t row0, col0, split, k_begin, k_end;
+};
+
+__device__ Work block_work(const Split& s, int rows, int cols, int k) {
+  int64_t b = blockIdx.x;
+  Work w;
+  w.row0 = b % s.row_chunks * rows;
+  b /= s.row_chunks;
+  w.col0 = b % s.col_blocks * cols;
+  w.split = b / s.col_blocks;
+  w.k_begin = w.split * s.slab;
+  w.k_end = min(int64_t{k}, w.k_begin + s.slab);
+  return w;
+}
+
+__device__ uint4 load16(const void* p) { return *static_cast<const uint4*>(p); }
+// Spelled out because nvcc split a plain uint4 store of the fp32 sums into four scalar ones.
+__device__ void store16(void* p, uint4 v) {
+  asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
+}
+
+// 16 bytes of B as kVec floats, and kVec results as 16 bytes of D (rounded once, here).
+template <Precision P>
+__device__ void unpack(uint4 raw, float (&x)[kVec<P>]) {
+  Element<P> e[kVec<P>];
+  memcpy(e, &raw, sizeof(raw));
+#pragma unroll
+  for (int i = 0; i < kVec<P>; ++i) x[i] = ElementTraits<P>::to_float(e[i]);
+}
+
+template <Precision P>
+__device__ uint4 pack(const float (&x)[kVec<P>]) {
+  Element<P> e[kVec<P>];
+#pragma unroll
+  for (int i = 0; i < kVec<P>; ++i) e[i] = ElementTraits<P>::from_float(x[i]);
+  uint4 raw;
+  memcpy(&raw, e, sizeof(raw));
+  return raw;
+}
+
+// A's rows [row0, row0 + kRows) x K [c0, c0 + len) into shared memory as fp32, element (r, kk)
+// at smem[at(r, kk)]; zeros past M and past len, so padding rows and K steps add nothing.
+// Consecutive threads read consecutive K of one row of A.
+template <Precision P, int kRows, int kChunk, int kThreads, class At>
+__device__ void stage_a(const Problem<Element<P>>& p, int64_t row0, int64_t c0, int len, float* smem, At at) {
+  for (int i = static_cast<int>(threadIdx.x); i < kRows * kChunk; i += kThreads) {
+    const int r = i / kChunk, kk = i % kChunk;
+    const bool in = row0 + r < p.m && kk < len;
+    smem[at(r, kk)] = in ? ElementTraits<P>::to_float(p.a[(row0 + r) * p.lda + c0 + kk]) : 0.0f;
+  }
+}
+
+// ---- rr: B row-major -----------------------------------------------------------------------
+
+template <Precision P, int kRows>
+__global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
+    skinny_rr(Problem<Element<P>> p, Split s, float* ws) {
+  using S = RowMajorB;
+  constexpr int V = kVec<P>, kCols = S::cols(V), kWarps = S::kWarps, kUnroll = S::kUnroll, kChunk = S::kChunk;
+  constexpr int kThreads = kWarps * 32;
+  static_assert(kChunk % (kWarps * kUnroll) == 0, "a warp's unrolled rows stay inside the staged chunk");
+  // First the A chunk, transposed (kRows floats per K row: one broadcast read per row of B),
+  // at the end the warps' partial sums.
+  __shared__ __align__(16) float smem[S::smem_floats(kRows, V)];
+
+  const Work w = block_work(s, kRows, kCols, p.k);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int64_t col = w.col0 + lane * V;
+  const bool col_in = col < p.n;  // N % V == 0: a lane's columns are all in or all out
+  const int64_t row_step = kWarps * p.ldb;
+
+  float acc[kRows][V] = {};
+  for (int64_t c0 = w.k_begin; c0 < w.k_end; c0 += kChunk) {
+    const int len = static_cast<int>(min(int64_t{kChunk}, w.k_end - c0));
+    __syncthreads();  // no warp still reads the previous chunk
+    stage_a<P, kRows, kChunk, kThreads>(p, w.row0, c0, len, smem, [](int r, int kk) { return kk * kRows + r; });
+    __syncthreads();
+    const Element<P>* b = p.b + (c0 + warp) * p.ldb + col;
+#pragma unroll 1
+    for (int kk = warp; kk < len; kk += kWarps * kUnroll, b += kUnroll * row_step) {
+      uint4 raw[kUnroll];  // all issued before the first is used
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) raw[u] = col_in && kk + u * kWarps < len ? load16(b + u * row_step) : uint4{};
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        float bv[V], av[kRows];
+        unpack<P>(raw[u], bv);
+        const float* a = smem + (kk + u * kWarps) * kRows;
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) av[r] = a[r];
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+          for (int j = 0; j < V; ++j) acc[r][j] = fmaf(av[r], bv[j], acc[r][j]);
+        }
+      }
+    }
+  }
+
+  // Add the warps' partial sums, warp 0 first, and store groups of V columns of each row.
+  __syncthreads();  // the A chunk is dead: smem becomes [warp][row][column]
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+    for (int j = 0; j < V; ++j) smem[(warp * kRows + r) * kCols + lane * V + j] = acc[r][j];
+  }
+  __syncthreads();
+  for (int group = static_cast<int>(threadIdx.x); group < kRows * 32; group += kThreads) {
+    const int r = group / 32, c = group % 32 * V;
+    const int64_t row = w.row0 + r, col0 = w.col0 + c;
+    if (row >= p.m || col0 >= p.n) continue;
+    float sum[V];
+#pragma unroll
+    for (int j = 0; j < V; ++j) sum[j] = smem[r * kCols + c + j];
+#pragma unroll
+    for (int v = 1; v < kWarps; ++v) {
+#pragma unroll
+      for (int j = 0; j < V; ++j) sum[j] += smem[(v * kRows + r) * kCols + c + j];
+    }
+    if (s.splits == 1) {
+      store16(p.d + row * p.ldd + col0, pack<P>(sum));
+    } else {
+      float* out = ws + (w.split * p.m + row) * p.n + col0;  // N % V == 0: 16-byte aligned
+#pragma unroll
+      for (int j = 0; j < V; j += 4) {
+        store16(out + j, make_uint4(__float_as_uint(sum[j]), __float_as_uint(sum[j + 1]), __float_as_uint(sum[j + 2]),
+                                    __float_as_uint(sum[j + 3])));
+      }
+    }
+  }
+}
+
+// ---- rc: B column-major --------------------------------------------------------------------
+
+template <Precision P, int kRows>
+__global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
+    skinny_rc(Problem<Element<P>> p, Split s, float* ws) {
+  using S = ColMajorB;
+  constexpr int V = kVec<P>, kCols = S::kCols, kUnroll = S::kUnroll, kChunk = S::kChunk;
+  constexpr int kThreads = S::kWarps * 32;
+  constexpr int kStep = 32 * V;     // K covered by one 16-byte load of every lane
+  constexpr int kQuads = V / 4;     // float4s of A per lane, row and load
+  static_assert(kChunk % (kStep * kUnroll) == 0, "a lane's unrolled loads stay inside the staged chunk");
+  static_assert(kRows * kCols <= 32, "one lane stores each result");
+  // The A chunk, row-major. For 16-bit B a lane needs 8 floats of a row; stored as two float4
+  // planes kChunk / 2 apart, a warp's float4 reads are contiguous (no bank conflicts).
+  __shared__ __align__(16) float as[S::smem_floats(kRows, V)];
+  constexpr int kPlane = kChunk / kQuads;
+
+  const Work w = block_work(s, kRows, S::cols(V), p.k);
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int64_t n0 = w.col0 + warp * kCols;
+  const Element<P>* b = p.b + n0 * p.ldb;  // column n0: a contiguous row of the N x K weight
+  bool col_in[kCols];
+#pragma unroll
+  for (int c = 0; c < kCols; ++c) col_in[c] = n0 + c < p.n;
+
+  float acc[kRows][kCols] = {};
+  for (int64_t c0 = w.k_begin; c0 < w.k_end; c0 += kChunk) {
+    const int len = static_cast<int>(min(int64_t{kChunk}, w.k_end - c0));  // a multiple of V
+    __syncthreads();  // no warp still reads the previous chunk
+    stage_a<P, kRows, kChunk, kThreads>(p, w.row0, c0, len, as, [](int r, int kk) {
+      return r * kChunk + kk % V / 4 * kPlane + kk / V * 4 + kk % 4;
+    });
+    __syncthreads();
+#pragma unroll 1
+    for (int kk = lane * V; kk < len; kk += kStep * kUnroll) {
+      uint4 raw[kUnroll][kCols];  // all issued before the first is used
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) {
+          const int k = kk + u * kStep;
+          raw[u][c] = col_in[c] && k < len ? load16(b + c * p.ldb + c0 + k) : uint4{};
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < kUnroll; ++u) {
+        const int k = kk + u * kStep;
+        float bv[kCols][V];
+#pragma unroll
+        for (int c = 0; c < kCols; ++c) unpack<P>(raw[u][c], bv[c]);
+#pragma unroll
+        for (int r = 0; r < kRows; ++r) {
+          float av[V];
+#pragma unroll
+          for (int q = 0; q < kQuads; ++q) {
+            const float4 a4 = *reinterpret_cast<const float4*>(as + r * kChunk + q * kPlane + k / V * 4);
+            av[4 * q] = a4.x;
+            av[4 * q + 1] = a4.y;
+            av[4 * q + 2] = a4.z;
+            av[4 * q + 3] = a4.w;
+          }
+#pragma unroll
+          for (int c = 0; c < kCols; ++c) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) acc[r][c] = fmaf(av[j], bv[c][j], acc[r][c]);
+          }
+        }
+      }
+    }
+  }
+
+  // Butterfly over the lanes: every lane ends with the same sums, added in a fixed order.
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) {
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+      for (int c = 0; c < kCols; ++c) acc[r][c] += __shfl_xor_sync(0xffffffffu, acc[r][c], offset);
+    }
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      const int64_t row = w.row0 + r, col = n0 + c;
+      if (lane != r * kCols + c || row >= p.m || col >= p.n) continue;
+      if (s.splits == 1) {
+        p.d[row * p.ldd + col] = ElementTraits<P>::from_float(acc[r][c]);
+      } else {
+        ws[(w.split * p.m + row) * p.n + col] = acc[r][c];
+      }
+    }
+  }
+}
+
+// ---- the slabs' sum ------------------------------------------------------------------------
+
+// D = the slabs' partial sums ([split][M][N] fp32) added slab 0 first: the same order every run.
+template <Precision P>
+__global__ void __launch_bounds__(256) sum_slabs(Problem<Element<P>> p, const float* ws, int64_t splits) {
+  const int64_t mn = int64_t{p.m} * p.n, i = int64_t{blockIdx.x} * 256 + threadIdx.x;
+  if (i >= mn) return;
+  float sum = ws[i];
+  // Unrolled so several loads are in flight; the adds still go slab 0, 1, 2, ...
+#pragma unroll 8
+  for (int64_t split = 1; split < splits; ++split) sum += ws[split * mn + i];
+  p.d[i / p.n * p.ldd + i % p.n] = ElementTraits<P>::from_float(sum);
+}
+
+// ---- host side -----------------------------------------------------------------------------
+
+template <Precision P, Layout L, int kRows>
+void launch(const Problem<Element<P>>& p, const Split& s, float* ws, cudaStream_t stream) {
+  const auto grid = static_cast<unsigned>(s.blocks());
+  if constexpr (L == Layout::kRowMajor) {
+    skinny_rr<P, kRows><<<grid, RowMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+  } else {
+    skinny_rc<P, kRows><<<grid, ColMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+  }
+}
+
+template <Precision P, Layout L>
+size_t workspace_bytes(const GemmArgs& g) {
+  const Split s = plan_split<P, L>(g);
+  return s.splits > 1 ? static_cast<size_t>(s.splits * g.m * g.n) * sizeof(float) : 0;
+}
+
+template <Precision P, Layout L>
+KernelStatus can_implement(const GemmArgs& g) {
+  if (g.layout_a != Layout::kRowMajor || g.layout_b != L) {
+    return {KernelStatus::kNotSupported, L == Layout::kRowMajor
+                                             ? "skinny-M kernel (rr) takes row-major A and B only"
+                                             : "skinny-M kernel (rc) takes row-major A and column-major B only"};
+  }
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) {
+    return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
+  }
+  if (plan_split<P, L>(g).blocks() > INT_MAX) {
+    return {KernelStatus::kNotSupported, "more blocks than one grid dimension holds (2^31 - 1)"};
+  }
+  return {};
+}
+
+template <Precision P, Layout L>
+KernelStatus run(const GemmArgs& g) {
+  const Split s = plan_split<P, L>(g);
+  const Problem<Element<P>> p = make_problem<Element<P>>(g);
+  float* ws = static_cast<float*>(g.workspace);
+  switch (s.rows) {
+    case 1: launch<P, L, 1>(p, s, ws, g.stream); break;
+    case 2: launch<P, L, 2>(p, s, ws, g.stream); break;
+    case 4: launch<P, L, 4>(p, s, ws, g.stream); break;
+    default: launch<P, L, kMaxRows>(p, s, ws, g.stream); break;
+  }
+  if (s.splits > 1) {
+    const KernelStatus status = launch_status();
+    if (!status.ok()) return status;
+    sum_slabs<P><<<static_cast<unsigned>(ceil_div(g.m * g.n, 256)), 256, 0, g.stream>>>(p, ws, s.splits);
+  }
+  return launch_status();
+}
+
+// `Registered` is the precision the kernel is listed under; `P` the storage type it computes
+// in (TF32 is listed on the fp32 code: full fp32 products are more accurate than TF32's).
+template <Precision Registered, Precision P, Layout L>
+KernelInfo skinny_info(const char* name) {
+  using S = Shape<L>;
+  const int vec = kVec<P>;
+  KernelInfo info = make_info({name, kConfig, Registered, /*align_a=*/1, /*align_b=*/vec,
+                               /*align_d=*/L == Layout::kRowMajor ? vec : 1, kMaxRows, S::cols(vec), S::kChunk,
+                               static_cast<int>(S::smem_floats(kMaxRows, vec) * sizeof(float)), &can_implement<P, L>,
+                               &run<P, L>});
+  info.layout_b = L;
+  info.workspace_bytes = &workspace_bytes<P, L>;
+  return info;
+}
+
+constexpr Precision kF32 = Precision::kF32, kTF32 = Precision::kTF32, kF16 = Precision::kF16,
+                    kBF16 = Precision::kBF16;
+constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
+
+const KernelRegistrar registrars[] = {
+    KernelRegistrar(skinny_info<kF32, kF32, kRow>("handwritten_sm80_f32_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol>("handwritten_sm80_f32_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow>("handwritten_sm80_tf32_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol>("handwritten_sm80_tf32_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow>("handwritten_sm80_bf16_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kCol>("handwritten_sm80_bf16_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow>("handwritten_sm80_f16_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kF16, kF16, kCol>("handwritten_sm80_f16_rc_skinny_m")),
+};
+
+}  // namespace
+}  // namespace cutlass_ops::handwritten

@@ -1,0 +1,144 @@
+"""The skinny-M streaming kernels (csrc/handwritten/gemm_skinny_m_sm80.cu), each forced with
+kernel= and checked against a float64 reference, relative to torch.mm's own error. The cases
+cover an M sweep across the kernel's row chunks (1, 2, 4 and 8 rows, then several chunks), N
+and K from one vector to long, K long enough to split into many slabs, padded leading dims,
+storage offsets and a padded output. Two runs of a split-K shape must agree bit for bit."""
+
+import math
+
+import pytest
+import torch
+
+import cutlass_ops
+from mm_testing import assert_matches_reference, matrix, poison_allocator
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = {"f32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}
+NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m" for dtype in DTYPES for layouts in ("rr", "rc")}
+
+# M on both sides of each row-chunk size (1, 2, 4, 8) and of several chunks of 8.
+M_SWEEP = [1, 2, 3, 7, 8, 15, 16, 17, 33, 130]
+# N: one vector, one column block or less, and several blocks with a ragged one. K likewise;
+# 4096 splits into several K slabs, LONG_K into many.
+N_SIZES = [4, 8, 1000, 4096]
+K_SIZES = [4, 8, 1000, 4096]
+LONG_K = 65536
+
+
+def skinny_kernels():
+    if not torch.cuda.is_available():
+        return []
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name in NAMES]
+
+
+def round_up(x: int, to: int) -> int:
+    return (x + to - 1) // to * to
+
+
+def aligned_shape(kernel, m, n, k):
+    """(m, n, k) with N and K rounded up to what the kernel declares. Contiguous extents: K for
+    A and for a column-major B, N for a row-major B and for the output. M is never rounded."""
+    align_a, align_b, align_d = kernel.alignment
+    col_major_b = kernel.layouts == "rc"
+    align_k = max(align_a, align_b if col_major_b else 1)
+    align_n = max(align_d, 1 if col_major_b else align_b)
+    return m, round_up(n, align_n), round_up(k, align_k)
+
+
+def operands(kernel, m, n, k, **layout):
+    dtype = DTYPES[kernel.dtype]
+    return matrix(m, k, dtype, "r", **layout), matrix(k, n, dtype, kernel.layouts[1], **layout)
+
+
+def run_and_check(kernel, m, n, k, **layout):
+    a, b = operands(kernel, m, n, k, **layout)
+    # NaN in the block the output will reuse: an element the kernel forgets shows up.
+    poison_allocator(m * n, a.dtype)
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k} {layout}")
+
+
+@pytest.fixture
+def kernel_precision(tf32_matmul):
+    """Sets torch's TF32 flag to the kernel's precision, so torch.mm's error (the yardstick)
+    is TF32's for the tf32 kernels and IEEE fp32's for the f32 ones."""
+    return lambda kernel: tf32_matmul(kernel.dtype == "tf32")
+
+
+def test_all_skinny_kernels_are_registered():
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device")
+    kernels = skinny_kernels()
+    assert {k.name for k in kernels} == NAMES
+    for k in kernels:
+        assert k.family == "handwritten" and k.config == "skinny_m_streaming", k
+        assert k.layouts == k.name.split("_")[3], k
+        assert k.decompositions == ("data-parallel",), k  # K is split inside the kernel
+        assert k.min_capability == (8, 0) and k.max_capability is None, k
+
+
+@pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m", M_SWEEP)
+def test_m_sweep_over_n_and_k(kernel, m, kernel_precision):
+    kernel_precision(kernel)
+    for n in N_SIZES:
+        for k in K_SIZES:
+            run_and_check(kernel, *aligned_shape(kernel, m, n, k))
+
+
+@pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("n", N_SIZES)
+def test_long_k_in_many_slabs(kernel, n, kernel_precision):
+    kernel_precision(kernel)
+    run_and_check(kernel, *aligned_shape(kernel, 1, n, LONG_K))
+
+
+@pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m", [1, 7, 17])
+def test_padded_leading_dims(kernel, m, kernel_precision):
+    """Leading dims larger than the rows, by a multiple of the alignment: the kernel must use
+    lda and ldb, not the sizes."""
+    kernel_precision(kernel)
+    align = max(kernel.alignment)
+    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 1000), ld_pad=3 * align)
+
+
+@pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m", [1, 7, 17])
+def test_storage_offset(kernel, m, kernel_precision):
+    """An offset of the kernel's alignment keeps every pointer aligned; the kernel must read
+    from the view's start, not the storage's."""
+    kernel_precision(kernel)
+    align = max(kernel.alignment)
+    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 4096), offset=align)
+
+
+@pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
+def test_padded_output_is_written_only_inside(kernel, kernel_precision):
+    """out= a view with a padded leading dim and an offset: the kernel must use ldd, and the
+    padding must keep its NaNs (single-slab and split-K shapes)."""
+    kernel_precision(kernel)
+    align = max(kernel.alignment)
+    for m, n, k in [(7, 1000, 64), (7, 1000, 8192)]:
+        m, n, k = aligned_shape(kernel, m, n, k)
+        a, b = operands(kernel, m, n, k)
+        base = torch.full((align + m * (n + 3 * align),), math.nan, dtype=a.dtype, device="cuda")
+        out = base.as_strided((m, n), (n + 3 * align, 1), align)
+        cutlass_ops.mm(a, b, out=out, kernel=kernel.name)
+        assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k} padded out")
+        written = torch.zeros_like(base, dtype=torch.bool)
+        written.as_strided((m, n), (n + 3 * align, 1), align).fill_(True)
+        assert base[~written].isnan().all(), f"{kernel.name} {m}x{n}x{k}: wrote outside the output"
+
+
+@pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
+def test_split_k_is_deterministic(kernel, kernel_precision):
+    """K split into many slabs and summed in a fixed order: two runs agree bit for bit."""
+    kernel_precision(kernel)
+    m, n, k = aligned_shape(kernel, 1, 256, LONG_K)
+    a, b = operands(kernel, m, n, k)
+    first = cutlass_ops.mm(a, b, kernel=kernel.name)
+    second = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert_matches_reference(first, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k}")
+    assert torch.equal(first, second), f"{kernel.name} {m}x{n}x{k}: two runs differ"
