@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include <ATen/ATen.h>
 #include <ATen/cuda/Sleep.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGraphsC10Utils.h>
