@@ -127,9 +127,10 @@ def test_forced_kernel_on_a_storage_offset(kernel):
 @pytest.mark.parametrize("m,n,k", [(4096, 4096, 4096), (97, 83, 71), (1, 4096, 1), (255, 264, 40), (8, 8, 8)],
                          ids=str)
 def test_auto_dispatch_picks_only_the_measured_ladder_steps(dtype, m, n, k):
-    """The heuristic picks a ladder kernel only where it measured faster than CUTLASS: step 3
-    for large IEEE fp32, step 6 for large 16-bit on Hopper. Steps 1, 2, 4 and 5 only run when
-    forced (or when the autotuner timed them fastest for a problem)."""
+    """The heuristic picks a hand-written kernel only where it measured faster than CUTLASS:
+    step 3 for large IEEE fp32, step 6 for large 16-bit on Hopper, the skinny-M streaming
+    kernel for fp32 with up to 16 rows. Steps 1, 2, 4 and 5 only run when forced (or when the
+    autotuner timed them fastest for a problem)."""
     a, b = matrix(m, k, DTYPES[dtype]), matrix(k, n, DTYPES[dtype])
     plan = cutlass_ops.explain(a, b)
     large = (m, n, k) == (4096, 4096, 4096)
@@ -138,6 +139,8 @@ def test_auto_dispatch_picks_only_the_measured_ladder_steps(dtype, m, n, k):
         allowed = {"handwritten_sm80_f32_rr_3_register_blocked"}
     elif large and torch.cuda.get_device_capability() == (9, 0):
         allowed = {f"handwritten_sm90_{dtype}_rr_6_wgmma_tma"}
+    elif m <= 16 and dtype == "f32":
+        allowed = {"handwritten_sm80_f32_rr_skinny_m"}
     if (plan.kernel or "").startswith("handwritten"):
         assert plan.kernel in allowed, plan
     result = cutlass_ops.mm(a, b)
