@@ -194,6 +194,17 @@ def test_few_row_float32_streams_b_on_the_skinny_kernel(tf32, device, tf32_matmu
     assert "skinny" not in p.kernel, p
 
 
+@pytest.mark.skipif(not has_kernel("handwritten_sm80_3xtf32_rr_skinny_m"), reason="built without the hand-written kernels")
+def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
+    a, b = meta(8, 4096, torch.float32), meta(4096, 4096, torch.float32)
+    cutlass_ops.set_fp32_mode("3xtf32")
+    try:
+        assert plan(a, b).kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
+        assert plan(meta(64, 4096, torch.float32), b).kernel == "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"
+    finally:
+        cutlass_ops.set_fp32_mode("ieee")
+
+
 @pytest.mark.parametrize("m,k,splits", [
     # splits = min(round(SMs / tiles / 1.5), K tiles / 8, 16), at least 2, else no split. SIMT K tile: 8.
     (256, 255, 4),     # 4 tiles, 32 K tiles: limited by slice depth

@@ -112,8 +112,13 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kTF32x3:
+      if (p.m <= kSkinnyRows) {
+        pref.add(Handwritten_SkinnyM::kName);  // fp32 products: at least 3xTF32's accuracy
+        pref.reason = "float32 as 3xTF32, M <= 16: hand-written streaming kernel (B read once, fp32 products)";
+      } else {
+        pref.reason = "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math";
+      }
       pref.add(Sm80_128x128x32_64x64x32_3s::kName);
-      pref.reason = "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math";
       break;
 
     case Precision::kF64:

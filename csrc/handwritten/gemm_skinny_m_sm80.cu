@@ -404,7 +404,8 @@ KernelStatus run(const GemmArgs& g) {
 }
 
 // `Registered` is the precision the kernel is listed under; `P` the storage type it computes
-// in (TF32 is listed on the fp32 code: full fp32 products are more accurate than TF32's).
+// in (TF32 and 3xTF32 are listed on the fp32 code: full fp32 products are at least as
+// accurate as either).
 template <Precision Registered, Precision P, Layout L>
 KernelInfo skinny_info(const char* name) {
   using S = Shape<L>;
@@ -418,8 +419,8 @@ KernelInfo skinny_info(const char* name) {
   return info;
 }
 
-constexpr Precision kF32 = Precision::kF32, kTF32 = Precision::kTF32, kF16 = Precision::kF16,
-                    kBF16 = Precision::kBF16;
+constexpr Precision kF32 = Precision::kF32, kTF32 = Precision::kTF32, kTF32x3 = Precision::kTF32x3,
+                    kF16 = Precision::kF16, kBF16 = Precision::kBF16;
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 
 const KernelRegistrar registrars[] = {
@@ -427,6 +428,8 @@ const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_info<kF32, kF32, kCol>("handwritten_sm80_f32_rc_skinny_m")),
     KernelRegistrar(skinny_info<kTF32, kF32, kRow>("handwritten_sm80_tf32_rr_skinny_m")),
     KernelRegistrar(skinny_info<kTF32, kF32, kCol>("handwritten_sm80_tf32_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow>("handwritten_sm80_3xtf32_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol>("handwritten_sm80_3xtf32_rc_skinny_m")),
     KernelRegistrar(skinny_info<kBF16, kBF16, kRow>("handwritten_sm80_bf16_rr_skinny_m")),
     KernelRegistrar(skinny_info<kBF16, kBF16, kCol>("handwritten_sm80_bf16_rc_skinny_m")),
     KernelRegistrar(skinny_info<kF16, kF16, kRow>("handwritten_sm80_f16_rr_skinny_m")),
