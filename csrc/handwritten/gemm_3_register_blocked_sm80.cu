@@ -45,9 +45,6 @@ struct RegisterBlockedConfig {
   // more banks (all 32 at kBK = 8, 2-way conflicts at 16); 4 keeps rows 16-byte aligned for
   // the float4 reads.
   static constexpr int kPadA = 4;
-  static constexpr int kLoadsA = kBM * kBK / 4 / kThreads;  // float4 per thread per slice
-  static constexpr int kLoadsB = kBK * kBN / 4 / kThreads;
-  static_assert(kLoadsA >= 1 && kLoadsB >= 1, "each thread loads whole float4s of each slice");
   static constexpr int kSmemBytes = 2 * kBK * (kBM + kPadA + kBN) * 4;
 };
 
@@ -66,54 +63,29 @@ __global__ void __launch_bounds__(Cfg::kThreads, 2) register_blocked_gemm(Proble
   const int ty = (warp / 2) * 4 + lane / 8;  // 0..15: rows ty*4.. and kHalf + ty*4..
   const int tx = (warp % 2) * 8 + lane % 8;  // 0..15: columns tx*4.. and kHalf + tx*4..
 
-  // Load layout: float4 j of A is row tid / kQuadsK + j * kRowStepA, k-quad
-  // tid % kQuadsK; of B, k-row tid / kQuadsN + j * kRowStepB, column-quad tid % kQuadsN
-  // (a warp reads 512 contiguous bytes of one B row). One source pointer per operand plus a
-  // row stride: per-copy pointers would cost registers the 8 x 8 tile cannot spare.
-  constexpr int kQuadsK = kBK / 4, kQuadsN = kBN / 4;
-  constexpr int kRowStepA = Cfg::kThreads / kQuadsK, kRowStepB = Cfg::kThreads / kQuadsN;
-  const int a_row = tid / kQuadsK, a_k = tid % kQuadsK * 4;
-  const int b_k = tid / kQuadsN, b_col = tid % kQuadsN * 4;
-  const float* a_src = p.a + (origin.x + a_row) * p.lda + a_k;  // rows past M are never read
-  const float* b_src = p.b + b_k * p.ldb + origin.y + b_col;     // nor columns past N
-  const bool b_col_ok = origin.y + b_col < p.n;  // N % 4 == 0: a float4 is wholly in or out
-  const int64_t a_row_step = kRowStepA * p.lda, b_row_step = kRowStepB * p.ldb;
-
-  float4 a_next[Cfg::kLoadsA], b_next[Cfg::kLoadsB];
-  // Global -> registers for the K slice starting at k0 (zeros outside the matrices).
-  auto load_slice = [&](int k0) {
-    const float4 zero = make_float4(0.f, 0.f, 0.f, 0.f);
-    const bool a_k_ok = k0 + a_k < p.k;  // K % 4 == 0, likewise
-#pragma unroll
-    for (int j = 0; j < Cfg::kLoadsA; ++j) {
-      const bool ok = a_k_ok && origin.x + a_row + j * kRowStepA < p.m;
-      a_next[j] = ok ? *reinterpret_cast<const float4*>(a_src + j * a_row_step + k0) : zero;
-    }
-    const float* b_slice = b_src + k0 * p.ldb;
-#pragma unroll
-    for (int j = 0; j < Cfg::kLoadsB; ++j) {
-      const bool ok = b_col_ok && k0 + b_k + j * kRowStepB < p.k;
-      b_next[j] = ok ? *reinterpret_cast<const float4*>(b_slice + j * b_row_step) : zero;
-    }
-  };
+  // Load layout (handwritten.cuh): float4 j of A is row ld.a_row + j * kRowStepA at k
+  // offset ld.a_k; of B, k-row ld.b_k + j * kRowStepB at column ld.b_col (a warp reads 512
+  // contiguous bytes of one B row).
+  using Loader = SliceLoader<float, float4, Cfg::kThreads, kBM, kBN, kBK>;
+  Loader ld(p, origin, tid);
   // Registers -> shared buffer `buf`, A transposed.
   auto store_slice = [&](int buf) {
 #pragma unroll
-    for (int j = 0; j < Cfg::kLoadsA; ++j) {
-      const int m = a_row + j * kRowStepA;
-      As[buf][a_k + 0][m] = a_next[j].x;
-      As[buf][a_k + 1][m] = a_next[j].y;
-      As[buf][a_k + 2][m] = a_next[j].z;
-      As[buf][a_k + 3][m] = a_next[j].w;
+    for (int j = 0; j < Loader::kLoadsA; ++j) {
+      const int m = ld.a_row + j * Loader::kRowStepA;
+      As[buf][ld.a_k + 0][m] = ld.a[j].x;
+      As[buf][ld.a_k + 1][m] = ld.a[j].y;
+      As[buf][ld.a_k + 2][m] = ld.a[j].z;
+      As[buf][ld.a_k + 3][m] = ld.a[j].w;
     }
 #pragma unroll
-    for (int j = 0; j < Cfg::kLoadsB; ++j) {
-      *reinterpret_cast<float4*>(&Bs[buf][b_k + j * kRowStepB][b_col]) = b_next[j];
+    for (int j = 0; j < Loader::kLoadsB; ++j) {
+      *reinterpret_cast<float4*>(&Bs[buf][ld.b_k + j * Loader::kRowStepB][ld.b_col]) = ld.b[j];
     }
   };
 
   float acc[8][8] = {};  // 8 x 8 outputs per thread, as 2 x 2 sub-tiles of 4 x 4
-  load_slice(0);
+  ld.load(p, origin.x, 0);
   store_slice(0);
   __syncthreads();
 
@@ -121,7 +93,7 @@ __global__ void __launch_bounds__(Cfg::kThreads, 2) register_blocked_gemm(Proble
   for (int s = 0; s < slices; ++s) {
     const int buf = s & 1;
     const bool more = s + 1 < slices;
-    if (more) load_slice((s + 1) * kBK);  // in flight during the FMAs below
+    if (more) ld.load(p, origin.x, (s + 1) * kBK);  // in flight during the FMAs below
 #pragma unroll
     for (int k = 0; k < kBK; ++k) {
       const float4 a0 = *reinterpret_cast<const float4*>(&As[buf][k][ty * 4]);

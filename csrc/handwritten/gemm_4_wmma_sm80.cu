@@ -50,8 +50,6 @@ struct WmmaConfig {
   static constexpr int kPad = 8;
   static constexpr int kLdA = kBK + kPad, kLdB = kBN + kPad;
   static constexpr int kStageElems = kBM * kLdA + kBK * kLdB;
-  static constexpr int kLoadsA = kBM * kBK / kVec / kThreads;  // 16-byte vectors per thread
-  static constexpr int kLoadsB = kBK * kBN / kVec / kThreads;
   static constexpr int kSmemBytes = 2 * kStageElems * 2;
   // Epilogue scratch, one 16 x 16 fp32 fragment per warp, reusing the operand buffers.
   static constexpr int kLdC = 16 + 4;
@@ -64,7 +62,6 @@ __global__ void __launch_bounds__(WmmaConfig::kThreads, 2) wmma_gemm(Problem<typ
   using Cfg = WmmaConfig;
   using T = typename ElementTraits<P>::Element;
   constexpr int kBM = Cfg::kBM, kBN = Cfg::kBN, kBK = Cfg::kBK, kVec = Cfg::kVec;
-  constexpr int kChunksK = kBK / kVec, kChunksN = kBN / kVec;  // 16-byte vectors per row of A, B
   __shared__ __align__(128) unsigned char smem_bytes[Cfg::kSmemBytes];
   T* smem = reinterpret_cast<T*>(smem_bytes);
   auto a_tile = [&](int buf) { return smem + buf * Cfg::kStageElems; };               // [kBM][kLdA]
@@ -75,43 +72,20 @@ __global__ void __launch_bounds__(WmmaConfig::kThreads, 2) wmma_gemm(Problem<typ
   const int warp = tid / 32, lane = tid % 32;
   const int warp_m = warp / Cfg::kWarpsN, warp_n = warp % Cfg::kWarpsN;
 
-  // Load layout as in step 3, in 16-byte vectors: vector j of A is row
-  // tid / kChunksK + j * kRowStepA, k-chunk tid % kChunksK; of B, k-row
-  // tid / kChunksN + j * kRowStepB, column-chunk tid % kChunksN. One source pointer per
-  // operand plus a row stride keeps the register count at two blocks per SM.
-  constexpr int kRowStepA = Cfg::kThreads / kChunksK, kRowStepB = Cfg::kThreads / kChunksN;
-  const int a_row = tid / kChunksK, a_k = tid % kChunksK * kVec;
-  const int b_k = tid / kChunksN, b_col = tid % kChunksN * kVec;
-  const T* a_src = p.a + (origin.x + a_row) * p.lda + a_k;  // rows past M are never read
-  const T* b_src = p.b + b_k * p.ldb + origin.y + b_col;     // nor columns past N
-  const bool b_col_ok = origin.y + b_col < p.n;
-  const int64_t a_row_step = kRowStepA * p.lda, b_row_step = kRowStepB * p.ldb;
-
-  uint4 a_next[Cfg::kLoadsA], b_next[Cfg::kLoadsB];
-  // Global -> registers for the K slice starting at k0 (zeros outside the matrices).
-  auto load_slice = [&](int k0) {
-    const uint4 zero = make_uint4(0, 0, 0, 0);
-    const bool a_k_ok = k0 + a_k < p.k;
-#pragma unroll
-    for (int j = 0; j < Cfg::kLoadsA; ++j) {
-      const bool ok = a_k_ok && origin.x + a_row + j * kRowStepA < p.m;
-      a_next[j] = ok ? *reinterpret_cast<const uint4*>(a_src + j * a_row_step + k0) : zero;
-    }
-    const T* b_slice = b_src + k0 * p.ldb;
-#pragma unroll
-    for (int j = 0; j < Cfg::kLoadsB; ++j) {
-      const bool ok = b_col_ok && k0 + b_k + j * kRowStepB < p.k;
-      b_next[j] = ok ? *reinterpret_cast<const uint4*>(b_slice + j * b_row_step) : zero;
-    }
-  };
+  // Load layout as in step 3 (handwritten.cuh's SliceLoader), in 16-byte vectors of 8
+  // elements; one source pointer per operand plus a row stride keeps the register count at
+  // two blocks per SM.
+  using Loader = SliceLoader<T, uint4, Cfg::kThreads, kBM, kBN, kBK>;
+  static_assert(Loader::kVec == kVec, "16-byte vectors of 16-bit elements");
+  Loader ld(p, origin, tid);
   auto store_slice = [&](int buf) {
 #pragma unroll
-    for (int j = 0; j < Cfg::kLoadsA; ++j) {
-      *reinterpret_cast<uint4*>(a_tile(buf) + (a_row + j * kRowStepA) * Cfg::kLdA + a_k) = a_next[j];
+    for (int j = 0; j < Loader::kLoadsA; ++j) {
+      *reinterpret_cast<uint4*>(a_tile(buf) + (ld.a_row + j * Loader::kRowStepA) * Cfg::kLdA + ld.a_k) = ld.a[j];
     }
 #pragma unroll
-    for (int j = 0; j < Cfg::kLoadsB; ++j) {
-      *reinterpret_cast<uint4*>(b_tile(buf) + (b_k + j * kRowStepB) * Cfg::kLdB + b_col) = b_next[j];
+    for (int j = 0; j < Loader::kLoadsB; ++j) {
+      *reinterpret_cast<uint4*>(b_tile(buf) + (ld.b_k + j * Loader::kRowStepB) * Cfg::kLdB + ld.b_col) = ld.b[j];
     }
   };
 
@@ -122,7 +96,7 @@ __global__ void __launch_bounds__(WmmaConfig::kThreads, 2) wmma_gemm(Problem<typ
     for (int j = 0; j < Cfg::kFragsN; ++j) wmma::fill_fragment(acc[i][j], 0.0f);
   }
 
-  load_slice(0);
+  ld.load(p, origin.x, 0);
   store_slice(0);
   __syncthreads();
 
@@ -130,7 +104,7 @@ __global__ void __launch_bounds__(WmmaConfig::kThreads, 2) wmma_gemm(Problem<typ
   for (int s = 0; s < slices; ++s) {
     const int buf = s & 1;
     const bool more = s + 1 < slices;
-    if (more) load_slice((s + 1) * kBK);
+    if (more) ld.load(p, origin.x, (s + 1) * kBK);
     const T* as = a_tile(buf) + warp_m * Cfg::kWM * Cfg::kLdA;
     const T* bs = b_tile(buf) + warp_n * Cfg::kWN;
 #pragma unroll

@@ -113,6 +113,64 @@ __device__ inline int2 tile_origin(TileGrid grid, int tile_m, int tile_n) {
   }
 }
 
+// ---- guarded vector loads ------------------------------------------------------------------
+// Global -> registers: kCount 16-byte vectors `step` elements apart, starting at `src`. Vector
+// j is loaded when `in_range` holds and its index `first + j * stride` is below `limit`
+// (rows below M, or K rows below K), else it is zero.
+template <class Vec, int kCount, class T>
+__device__ __forceinline__ void load_vectors(Vec (&dst)[kCount], const T* src, int64_t step, bool in_range, int first,
+                                             int stride, int limit) {
+#pragma unroll
+  for (int j = 0; j < kCount; ++j) {
+    const bool ok = in_range && first + j * stride < limit;
+    dst[j] = ok ? *reinterpret_cast<const Vec*>(src + j * step) : Vec{};
+  }
+}
+
+// ---- staging tile slices through registers (steps 3 and 4) -------------------------------
+// A block of kThreads moves one kBK-deep K slice of its A (kBM x kBK) and B (kBK x kBN) tiles
+// from global memory into registers, in 16-byte vectors (Vec) of kVec elements, zeros outside
+// the matrices; each step then stores them into shared memory its own way. Vector j of A is
+// row a_row + j * kRowStepA at k offset a_k; of B, k-row b_k + j * kRowStepB at column b_col,
+// so a warp reads contiguous runs of one B row. One source pointer per operand plus a row
+// stride: per-vector pointers would cost registers the register-blocked tile cannot spare.
+// K and N are multiples of kVec (the kernels declare that alignment), so a vector is wholly
+// inside a matrix or wholly outside it.
+template <class T, class Vec, int kThreads, int kBM, int kBN, int kBK>
+struct SliceLoader {
+  static constexpr int kVec = static_cast<int>(sizeof(Vec) / sizeof(T));
+  static constexpr int kChunksK = kBK / kVec, kChunksN = kBN / kVec;  // vectors per row of A, B
+  static constexpr int kRowStepA = kThreads / kChunksK, kRowStepB = kThreads / kChunksN;
+  static constexpr int kLoadsA = kBM * kBK / kVec / kThreads, kLoadsB = kBK * kBN / kVec / kThreads;
+  static_assert(kLoadsA >= 1 && kLoadsB >= 1, "each thread loads whole vectors of each slice");
+
+  const int a_row, a_k, b_k, b_col;
+  const T* const a_src;  // rows past M are never read
+  const T* const b_src;  // nor columns past N
+  const bool b_col_ok;
+  const int64_t a_row_step, b_row_step;
+  Vec a[kLoadsA], b[kLoadsB];  // the slice in flight
+
+  __device__ SliceLoader(const Problem<T>& p, int2 origin, int tid)
+      : a_row(tid / kChunksK),
+        a_k(tid % kChunksK * kVec),
+        b_k(tid / kChunksN),
+        b_col(tid % kChunksN * kVec),
+        a_src(p.a + (origin.x + a_row) * p.lda + a_k),
+        b_src(p.b + b_k * p.ldb + origin.y + b_col),
+        b_col_ok(origin.y + b_col < p.n),
+        a_row_step(kRowStepA * p.lda),
+        b_row_step(kRowStepB * p.ldb) {}
+
+  // Global -> registers: the K slice starting at k0 of the tile whose first row is row0. The
+  // sizes come from the kernel's parameters `p` (constant memory) and row0 from the caller,
+  // not from copies held here: step 4 (bf16) spilled registers when they were.
+  __device__ __forceinline__ void load(const Problem<T>& p, int row0, int k0) {
+    load_vectors(a, a_src + k0, a_row_step, k0 + a_k < p.k, row0 + a_row, kRowStepA, p.m);
+    load_vectors(b, b_src + k0 * p.ldb, b_row_step, b_col_ok, k0 + b_k, kRowStepB, p.k);
+  }
+};
+
 // ---- status ------------------------------------------------------------------------------
 
 inline KernelStatus from_cuda(cudaError_t error) {
