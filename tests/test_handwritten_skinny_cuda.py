@@ -21,6 +21,8 @@ DTYPES = {"f32": torch.float32, "tf32": torch.float32, "3xtf32": torch.float32, 
 def reference_precision(kernel) -> str:
     """3xTF32 is held to IEEE fp32's accuracy (the kernel computes full fp32 products)."""
     return "f32" if kernel.dtype == "3xtf32" else kernel.dtype
+
+
 NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m" for dtype in DTYPES for layouts in ("rr", "rc")}
 
 # M on both sides of each row-chunk size (1, 2, 4, 8) and of several chunks of 8.

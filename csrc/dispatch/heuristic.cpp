@@ -21,110 +21,98 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
   Preference pref;
   // SM90 kernels are built for sm_90a, which runs on compute capability 9.0 only.
   const bool hopper = dev.cc == 90;
-
+  // Each config carries the reason explain() shows when it is the one that takes the problem;
+  // a config whose kernels refuse the problem (layout, alignment) passes to the next.
   switch (p.precision) {
     case Precision::kF16:
     case Precision::kBF16:
       if (hopper) {
         // Measured on an H100 (python -m cutlass_ops tune --suite all, 2026-11-22; the table
-        // is cutlass_ops/tuning_tables/): one 128x256 tile per SM or more, the cooperative
-        // 128x256 kernel. Down to a quarter of a 128x128 tile per SM (512x4096, 1024^3,
-        // 777x1234), ping-pong 128x128: its epilogue hides under the other warpgroup's MMAs.
-        // Fewer tiles with a long K (decode-size M, 256x256x131072): split K over the SMs
-        // (the stream-K kernel in split-K mode; its stream-K mode lost to split-K on every
-        // suite shape), else ping-pong.
+        // is cutlass_ops/tuning_tables/).
         // Up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles fit one
         // wave: swap-AB, so the few rows sit on WGMMA's narrow N side instead of padding a
-        // 128-row tile (rr and rc only; other layouts fall through to the next config).
-        // A wave of 128x256 tiles or more: the hand-written TMA + WGMMA kernel (ladder step
-        // 6, rr and rc), which measured 1-8% faster than CUTLASS's cooperative 128x256 there.
+        // 128-row tile (rr and rc only; other layouts go on down the list).
         const int64_t big_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);
         const int64_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
         const int64_t swap_tiles = ceil_div(p.m, 32) * ceil_div(p.n, 128);
         if (p.m <= 32 || (p.m <= 128 && swap_tiles <= dev.sm_count)) {
-          pref.add(Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB::kName);
-          pref.add(Sm90_128x64x128_1x1x1_CoopStreamK::kName);
-          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
-          pref.reason = "sm90 16-bit, M <= 32 (or <= 128 in one wave): swap-AB 32x128 tiles (D^T = B^T A^T)";
-        } else if (big_tiles >= dev.sm_count) {
-          pref.add(Handwritten_6_WgmmaTma_128x256x64::kName);
-          pref.add(Sm90_128x256x64_2x1x1_Coop::kName);
-          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
-          pref.reason = "sm90 16-bit, >= 1 tile of 128x256 per SM: hand-written TMA + WGMMA 128x256 (rr, rc), "
-                        "else CUTLASS cooperative 128x256";
-        } else if (4 * tiles >= dev.sm_count || split_k_slices(tiles, ceil_div(p.k, 64), dev) < 2) {
-          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
-          pref.add(Sm90_128x256x64_2x1x1_Coop::kName);
-          pref.reason = "sm90 16-bit, >= 1/4 tile of 128x128 per SM or a short K: ping-pong 128x128";
-        } else {
-          pref.add(Sm90_128x128x64_1x1x1_CoopStreamK::kName);
-          pref.add(Sm90_128x64x128_1x1x1_CoopStreamK::kName);
-          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName);
-          pref.reason = "sm90 16-bit, < 1/4 tile of 128x128 per SM and a long K: split-K cooperative 128x128";
+          pref.add(Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB::kName,
+                   "sm90 16-bit, M <= 32 (or <= 128 in one wave): swap-AB 32x128 tiles (D^T = B^T A^T)");
         }
-      } else {
-        pref.reason = "pre-sm90 16-bit: multistage tensor-op, widest alignment that fits";
+        if (big_tiles >= dev.sm_count) {
+          // One 128x256 tile per SM or more: the hand-written TMA + WGMMA kernel (ladder step
+          // 6, rr and rc), measured 1-8% faster than CUTLASS's cooperative 128x256 (warm L2).
+          pref.add(Handwritten_6_WgmmaTma_128x256x64::kName,
+                   "sm90 16-bit, >= 1 tile of 128x256 per SM: hand-written TMA + WGMMA 128x256 (ladder step 6)");
+          pref.add(Sm90_128x256x64_2x1x1_Coop::kName, "sm90 16-bit, >= 1 tile of 128x256 per SM: cooperative 128x256");
+          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName, "sm90 16-bit: ping-pong 128x128");
+        } else if (4 * tiles >= dev.sm_count || split_k_slices(tiles, ceil_div(p.k, 64), dev) < 2) {
+          // Down to a quarter of a 128x128 tile per SM (512x4096, 1024^3, 777x1234), or a
+          // short K: ping-pong 128x128, whose epilogue hides under the other warpgroup's MMAs.
+          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName,
+                   "sm90 16-bit, >= 1/4 tile of 128x128 per SM or a short K: ping-pong 128x128");
+          pref.add(Sm90_128x256x64_2x1x1_Coop::kName, "sm90 16-bit: cooperative 128x256");
+        } else {
+          // Fewer tiles with a long K (decode-size M, 256x256x131072): split K over the SMs (the
+          // stream-K kernel in split-K mode; its stream-K mode lost to split-K on every suite shape).
+          pref.add(Sm90_128x128x64_1x1x1_CoopStreamK::kName,
+                   "sm90 16-bit, < 1/4 tile of 128x128 per SM and a long K: split-K cooperative 128x128");
+          pref.add(Sm90_128x64x128_1x1x1_CoopStreamK::kName, "sm90 16-bit, few tiles: split-K cooperative 128x64");
+          pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName, "sm90 16-bit: ping-pong 128x128");
+        }
       }
-      pref.add(Sm80_128x256x64_64x64x64_3s::kName);
-      pref.add(Sm80_128x128x32_64x64x32_3s::kName);
-      pref.add(Sm80Simt_128x128x8_32x64x8_2s::kName);  // odd addresses or leading dims
+      pref.add(Sm80_128x256x64_64x64x64_3s::kName, "16-bit: multistage tensor-op 128x256, 16-byte aligned operands");
+      pref.add(Sm80_128x128x32_64x64x32_3s::kName, "16-bit: multistage tensor-op 128x128, 4-byte aligned operands");
+      pref.add(Sm80Simt_128x128x8_32x64x8_2s::kName, "16-bit with odd addresses or leading dims: SIMT");
       break;
 
     case Precision::kTF32:
       if (p.m <= kSkinnyRows) {
         // Few rows: reading B is the whole cost. The streaming kernel computes in full fp32
         // (more accurate than TF32, which TF32 permits) at bandwidth.
-        pref.add(Handwritten_SkinnyM::kName);
-        pref.reason = "tf32, M <= 16: hand-written streaming kernel (B read once, K split, fp32 products)";
-      } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
-        pref.add(Sm90_128x256x32_2x1x1_Coop::kName);
-        pref.add(Sm90_128x128x32_1x1x1_Coop::kName);
-        pref.reason = "sm90 tf32, >= 1 tile of 128x256 per SM: cooperative 128x256x32";
-      } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
-        pref.add(Sm90_128x128x32_1x1x1_Coop::kName);
-        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK::kName);
-        pref.reason = "sm90 tf32, >= 1 tile of 128x128 per SM: cooperative 128x128x32";
-      } else if (hopper) {
-        // Measured (tune --suite all, H100): below a wave of tiles the SM80 TF32 kernel with
-        // split-K beat both SM90 TF32 kernels on every suite shape.
-        pref.reason = "sm90 tf32, < 1 tile of 128x128 per SM: SM80 tensor-op with split-K";
-      } else {
-        pref.reason = "pre-sm90 tf32: multistage tensor-op";
+        pref.add(Handwritten_SkinnyM::kName,
+                 "tf32, M <= 16: hand-written streaming kernel (B read once, K split, fp32 products)");
       }
-      pref.add(Sm80_128x128x32_64x64x32_3s::kName);
+      if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
+        pref.add(Sm90_128x256x32_2x1x1_Coop::kName, "sm90 tf32, >= 1 tile of 128x256 per SM: cooperative 128x256x32");
+        pref.add(Sm90_128x128x32_1x1x1_Coop::kName, "sm90 tf32: cooperative 128x128x32");
+      } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+        pref.add(Sm90_128x128x32_1x1x1_Coop::kName, "sm90 tf32, >= 1 tile of 128x128 per SM: cooperative 128x128x32");
+        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK::kName, "sm90 tf32: cooperative 128x128x32 (stream-K scheduler)");
+      }
+      // Below a wave of tiles the SM80 TF32 kernel with split-K beat both SM90 TF32 kernels on
+      // every suite shape (tune --suite all, H100).
+      pref.add(Sm80_128x128x32_64x64x32_3s::kName,
+               hopper ? "sm90 tf32, < 1 tile of 128x128 per SM (or a layout the SM90 kernels lack): SM80 tensor-op"
+                      : "tf32: multistage tensor-op");
       break;
 
     case Precision::kF32:
+      if (p.m <= kSkinnyRows) {
+        pref.add(Handwritten_SkinnyM::kName,
+                 "float32 without TF32, M <= 16: hand-written streaming kernel (B read once, K split)");
+      }
       // A wave of 128x128 tiles or more, row-major operands aligned to 4: the hand-written
       // register-blocked kernel (ladder step 3, data-parallel), measured faster than
       // CUTLASS's SIMT kernel there; the SIMT kernel (split-K for few tiles) otherwise.
-      if (p.m <= kSkinnyRows) {
-        pref.add(Handwritten_SkinnyM::kName);
-        pref.reason = "float32 without TF32, M <= 16: hand-written streaming kernel (B read once, K split)";
-      } else if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
-        pref.add(Handwritten_3_RegisterBlocked_128x128x16::kName);
-        pref.reason = "float32 without TF32, >= 1 tile of 128x128 per SM: hand-written register-blocked SIMT "
-                      "(row-major, 4-aligned), else CUTLASS SIMT";
-      } else {
-        pref.reason = "float32 without TF32: IEEE fp32 SIMT kernel";
+      if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+        pref.add(Handwritten_3_RegisterBlocked_128x128x16::kName,
+                 "float32 without TF32, >= 1 tile of 128x128 per SM: hand-written register-blocked SIMT (ladder step 3)");
       }
-      pref.add(Sm80Simt_128x128x8_32x64x8_4s::kName);
+      pref.add(Sm80Simt_128x128x8_32x64x8_4s::kName, "float32 without TF32: IEEE fp32 SIMT kernel");
       break;
 
     case Precision::kTF32x3:
-      if (p.m <= kSkinnyRows) {
-        pref.add(Handwritten_SkinnyM::kName);  // fp32 products: at least 3xTF32's accuracy
-        pref.reason = "float32 as 3xTF32, M <= 16: hand-written streaming kernel (B read once, fp32 products)";
-      } else {
-        pref.reason = "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math";
+      if (p.m <= kSkinnyRows) {  // fp32 products: at least 3xTF32's accuracy
+        pref.add(Handwritten_SkinnyM::kName,
+                 "float32 as 3xTF32, M <= 16: hand-written streaming kernel (B read once, fp32 products)");
       }
-      pref.add(Sm80_128x128x32_64x64x32_3s::kName);
+      pref.add(Sm80_128x128x32_64x64x32_3s::kName, "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math");
       break;
 
     case Precision::kF64:
-      if (hopper) pref.add(Sm90Dmma_128x128x16_32x64x16_3s::kName);
-      pref.add(Sm80_128x128x16_32x64x16_3s::kName);
-      pref.reason = hopper ? "float64 on sm90: DMMA 16x8x4 tensor-op kernel" : "float64: DMMA tensor-op kernel";
+      if (hopper) pref.add(Sm90Dmma_128x128x16_32x64x16_3s::kName, "float64 on sm90: DMMA 16x8x4 tensor-op kernel");
+      pref.add(Sm80_128x128x16_32x64x16_3s::kName, "float64: DMMA 8x8x4 tensor-op kernel");
       break;
   }
   return pref;

@@ -9,11 +9,14 @@ namespace cutlass_ops {
 
 struct Preference {
   std::array<const char*, 8> configs{};  // config names (configs.h kName), best first
+  std::array<const char*, 8> reasons{};  // why each is preferred, for explain()
   int count = 0;
-  const char* reason = "";  // the ladder branch taken, for explain()
 
-  void add(const char* config) {
-    if (count < static_cast<int>(configs.size())) configs[count++] = config;
+  void add(const char* config, const char* reason) {
+    if (count < static_cast<int>(configs.size())) {
+      configs[count] = config;
+      reasons[count++] = reason;
+    }
   }
 };
 

@@ -160,7 +160,7 @@ const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const c
       }
     }
     if (best) {
-      *reason = pref.reason;
+      *reason = pref.reasons[i];
       return best;
     }
   }
@@ -197,7 +197,9 @@ Plan stage(const Plan& p, Layout b_layout) {
 Plan with_kmajor_b(const Plan& p) {
   Plan c = p;
   c.copy_b_kmajor = true;
-  c.copy_b = false;  // the K-major copy replaces any other copy of B
+  // The K-major copy replaces any other copy of the kernel's B: mat2, or self for a
+  // transposed plan (whose kernel B is self^T).
+  (p.transposed ? c.copy_a : c.copy_b) = false;
   // A fresh allocation (address 0: aligned to anything), K x N column-major with ld = K.
   const int64_t ld = std::max<int64_t>(1, p.k);
   c.b = {Layout::kColMajor, ld, operand_alignment(0, Layout::kColMajor, ld, p.k, p.n, element_bytes(p.precision))};
@@ -237,7 +239,7 @@ void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
       if (prefer_staging(p, p.kernel, c, *k, dev)) {
         p = c;
         p.kernel = k;
-        p.reason = "row-major B: copied K-major for the SM90 TF32 kernel (WGMMA reads TF32 K-major only)";
+        p.reason = "B copied K-major (column-major) for the SM90 kernel, which cannot read it as it is";
       }
       return;
     }
