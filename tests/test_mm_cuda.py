@@ -210,25 +210,3 @@ def test_matrix_vector_products(name, dtype, tf32, out_form, m, k, tf32_matmul):
         assert torch.isnan(wide[:, 0]).all() and torch.isnan(wide[:, 2]).all()  # its neighbours untouched
     assert_matches_reference(result, a, b, name, context=f"{name} {m}x1x{k} {out_form} via {plan.kernel}")
 
-
-@pytest.mark.parametrize("mat2_form", ["expanded", "strided"])
-def test_k_major_copy_of_self_on_a_transposed_plan(mat2_form, tf32_matmul):
-    """A column-major out transposes the problem, so the kernel's B is self^T; when self is
-    misaligned the planner copies it K-major, and mat2 (the kernel's A), which no BLAS layout
-    describes, must still be copied. Found in review: the K-major copy dropped mat2's copy."""
-    if torch.cuda.get_device_capability() != (9, 0) or not any(
-            kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
-        pytest.skip("the K-major copy feeds the SM90 TF32 kernels")
-    tf32_matmul(True)
-    m = n = k = 2048
-    a = torch.randn(k, m + 1, device="cuda")[:, :m].t()  # column-major, ld m + 1: misaligned
-    if mat2_form == "expanded":
-        b = torch.randn(1, n, device="cuda").expand(k, n)  # row stride 0: no BLAS layout
-    else:
-        b = torch.randn(2 * k, 2 * n, device="cuda")[::2, ::2]  # both strides 2
-    out = torch.full((n, m), math.nan, device="cuda").t()
-    plan = cutlass_ops.explain(a, b, out=out)
-    assert plan.transposed and plan.copy_mat2, plan
-    result = cutlass_ops.mm(a, b, out=out)
-    assert result is out
-    assert_matches_reference(result, a, b, "tf32", context=f"{mat2_form} mat2 via {plan.kernel}")

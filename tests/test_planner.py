@@ -343,6 +343,22 @@ def test_matrix_vector_product_runs_transposed(dtype, kernel):
 
 
 @needs_sm90
+def test_k_major_copy_keeps_the_copy_of_mat2_on_a_transposed_plan(tf32_matmul):
+    """A column-major out transposes the problem, so the kernel's B is self^T and its A is
+    mat2^T. When self^T is copied K-major for the SM90 TF32 kernel, mat2 (no BLAS layout here)
+    must still be copied. Found in review: the K-major copy cleared mat2's copy instead.
+    (Meta tensors: CUDA calls with such a mat2 write through a temporary, which hides it.)"""
+    tf32_matmul(True)
+    m = n = k = 4096
+    a = torch.empty(k, m + 1, device="meta")[:, :m].t()  # column-major, ld m + 1: misaligned
+    b = torch.empty(1, n, device="meta").expand(k, n)     # row stride 0: no BLAS layout
+    out = torch.empty(n, m, device="meta").t()            # column-major
+    p = plan(a, b, out=out)
+    assert p.transposed and p.copy_b_kmajor and p.copy_mat2 and not p.copy_input, p
+    assert p.kernel.startswith("cutlass3x_sm90_tf32_cc_"), p
+
+
+@needs_sm90
 def test_sliced_operand_keeps_its_leading_dimension():
     a = meta(4096, 8192)[:, :4000]  # row-major, ld 8192 > width 4000
     p = plan(a, meta(4000, 4096))
