@@ -44,9 +44,14 @@ SM90_KERNELS = [
     ("tf32", "Sm90_128x128x32_1x1x1_Coop", ["rc", "cr", "cc"]),
     ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK", ["rc", "cr", "cc"]),
     ("tf32", "Sm90_128x256x32_2x1x1_Coop", ["rc", "cr", "cc"]),
-    # Swap-AB for small M, in the two layouts torch hands over for activations: x @ W ("rr")
-    # and x @ W.T, F.linear's ("rc"). Column-major A (a transposed view with few rows) is rare.
-    *[(p, "Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB", ["rr", "rc"]) for p in ("f16", "bf16")],
+    # Swap-AB for small M: x @ W ("rr"), x @ W.T (F.linear's "rc"), and both operands
+    # transposed ("cc": 128x4096x4096 tt, where it won). A "cr" build never won (128x4096x4096
+    # tn: split-K 128x64x128 was faster) and was dropped.
+    *[(p, "Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB", ["rr", "rc", "cc"]) for p in ("f16", "bf16")],
+    # 128x64 with a 1x2 cluster (mid-size squares, M = 128 with N >= 6144), in the layouts of
+    # x @ W and F.linear; 256x128 with a 1x2 cluster for wide outputs, "rr" (where it won).
+    *[(p, "Sm90_128x64x64_1x2x1_Coop", ["rr", "rc"]) for p in ("f16", "bf16")],
+    *[(p, "Sm90_256x128x64_1x2x1_Coop", ["rr"]) for p in ("f16", "bf16")],
 ]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).
@@ -56,6 +61,7 @@ SM80_KERNELS = [
         for p in ("f16", "bf16")
         for c, a in (
             ("Sm80_128x256x64_64x64x64_3s", 8),
+            ("Sm80_64x64x64_32x32x64_5s", 8),
             ("Sm80_128x128x32_64x64x32_3s", 2),
             ("Sm80Simt_128x128x8_32x64x8_2s", 1),
         )

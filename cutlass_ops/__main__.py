@@ -148,7 +148,9 @@ def cmd_tune(args) -> int:
                 ops.mm(a, b)
                 tuned = ops.explain(a, b)
                 print(f"{dtype_name:6} {case.label:28} {tuned.kernel} ({tuned.decomposition}"
-                      + (f" x{tuned.splits}" if tuned.decomposition == "split-k" else "") + ")"
+                      + (f" x{tuned.splits}" if tuned.decomposition == "split-k" else "")
+                      + ("" if (tuned.raster, tuned.swizzle) == ("heuristic", 1)
+                         else f", {tuned.raster} swizzle {tuned.swizzle}") + ")"
                       + ("" if tuned.kernel == plan.kernel and tuned.decomposition == plan.decomposition
                          else f"   heuristic: {plan.kernel} ({plan.decomposition})"))
                 del a, b

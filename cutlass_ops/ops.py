@@ -97,6 +97,7 @@ class KernelInfo:
     tile: tuple[int, int, int]
     smem_bytes: int
     decompositions: tuple[str, ...] = ("data-parallel",)  # how it can divide K: also split-k, stream-k
+    orders_tiles: bool = False  # takes a tile order (raster, swizzle) from the tuning table
 
     @property
     def arch(self) -> str:
@@ -131,6 +132,7 @@ def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInf
             tile=tuple(k["tile"]),
             smem_bytes=k["smem_bytes"],
             decompositions=tuple(k["decompositions"]),
+            orders_tiles=k["orders_tiles"],
         )
         if capability is None or info.runs_on(capability):
             kernels.append(info)
@@ -220,6 +222,8 @@ class Plan:
     copy_b_kmajor: bool = False  # the kernel's B copied column-major (K-major) for the SM90 TF32 kernels
     decomposition: str = "data-parallel"  # how the kernel divides K: data-parallel, split-k or stream-k
     splits: int = 1  # K slices per tile (split-k)
+    raster: str = "heuristic"  # tile order of persistent SM90 kernels: heuristic, along-m or along-n
+    swizzle: int = 1  # tile-order band width: 1, 2, 4 or 8
     tuned: bool = False  # the kernel came from the tuning table (cutlass_ops.tuning)
     a: Optional[OperandPlan] = None
     b: Optional[OperandPlan] = None
@@ -236,6 +240,8 @@ class Plan:
             if self.action == "kernel":
                 lines.append(f"  K: {self.decomposition}" + (f", {self.splits} slices" if self.decomposition == "split-k" else "")
                              + (" (tuning table)" if self.tuned else ""))
+                if (self.raster, self.swizzle) != ("heuristic", 1):
+                    lines.append(f"  tile order: {self.raster}, swizzle {self.swizzle}")
             for label, op in (("A", self.a), ("B", self.b), ("out", self.out)):
                 lines.append(f"  {label}: {op.layout}-major, ld {op.ld}, aligned to {op.align} elements")
             copies = [n for n, c in (("input", self.copy_input), ("mat2", self.copy_mat2)) if c]
@@ -309,6 +315,8 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         copy_b_kmajor=d["copy_b_kmajor"],
         decomposition=d["decomposition"],
         splits=d["splits"],
+        raster=d["raster"],
+        swizzle=d["swizzle"],
         tuned=d["tuned"],
         a=ops["a"],
         b=ops["b"],

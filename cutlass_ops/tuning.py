@@ -10,7 +10,8 @@ count) before trusting its heuristic. The table is filled three ways:
   added entries;
 * autotuning: with ``CUTLASS_OPS_AUTOTUNE=1`` or ``set_autotune(True)``, a problem with no
   entry is timed once on every eligible (kernel, K decomposition) on the call's own operands
-  and the fastest is recorded. ``tune()`` does that for a list of shapes up front.
+  and the fastest is recorded; when the winner is a persistent SM90 kernel with more tiles
+  than SMs, its tile orders (raster along M or N, swizzle 1-8) are timed too. ``tune()`` does that for a list of shapes up front.
 
 A cache file is tied to its device, its build (the kernel list) and its CUTLASS version; a
 file that does not match, or does not parse, is ignored with a :class:`TuningWarning`.
@@ -55,7 +56,7 @@ def autotune_enabled() -> bool:
 
 
 def entries() -> list[dict]:
-    """The tuning table: one dict per problem (precision, layouts, alignments, mnk, kernel, decomposition, splits, us)."""
+    """The tuning table: one dict per problem (precision, layouts, alignments, mnk, kernel, decomposition, splits, raster, swizzle, us)."""
     return sorted(_C.tuning_entries(), key=lambda e: (e["precision"], e["mnk"], e["layout_a"], e["layout_b"]))
 
 

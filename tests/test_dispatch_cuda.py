@@ -104,6 +104,41 @@ def test_every_decomposition_through_the_tuning_table(kernel, decomposition, spl
         cutlass_ops.set_fp32_mode(previous_mode)
 
 
+def tile_order_kernels():
+    if not torch.cuda.is_available():
+        return []
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.orders_tiles]
+
+
+@pytest.mark.parametrize("kernel", tile_order_kernels(), ids=lambda k: k.name)
+def test_every_tile_order_through_the_tuning_table(kernel):
+    """Each tile order a tuned entry can name walks every tile of a multi-wave problem with edges."""
+    precision = kernel.dtype
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}.get(precision, torch.float32)
+    # More tiles than SMs for every tile shape built (128x256: 17 x 9), ragged in M and N.
+    m, n, k = 2056, 2104, 72
+    a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
+    previous_tf32 = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    try:
+        plan = cutlass_ops.explain(a, b)
+        key = {"precision": precision, "layout_a": plan.a.layout, "layout_b": plan.b.layout,
+               "align": [plan.a.align, plan.b.align, plan.out.align],
+               "cc": plan.device.capability[0] * 10 + plan.device.capability[1], "sm_count": plan.device.sm_count,
+               "mnk": list(plan.problem), "kernel": kernel.name, "decomposition": "data-parallel", "splits": 1}
+        assert not plan.transposed and not plan.staged, plan
+        for raster, swizzle in (("along-m", 1), ("along-n", 2), ("along-m", 8), ("heuristic", 4)):
+            _C.tuning_insert({**key, "raster": raster, "swizzle": swizzle})
+            tuned = cutlass_ops.explain(a, b)
+            assert (tuned.kernel, tuned.raster, tuned.swizzle) == (kernel.name, raster, swizzle), tuned
+            out = torch.full((m, n), float("nan"), dtype=dtype, device="cuda")
+            cutlass_ops.mm(a, b, out=out)
+            assert_matches_reference(out, a, b, precision, context=f"{kernel.name} {raster} swizzle {swizzle}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+        tuning.clear()
+
+
 @pytest.mark.parametrize("m,n,k", [(1024, 1024, 1024), (4096, 4096, 4096), (97, 83, 4099), (256, 256, 65536)])
 def test_3xtf32_is_as_accurate_as_fp32(m, n, k):
     a, b = matrix(m, k, torch.float32), matrix(k, n, torch.float32)

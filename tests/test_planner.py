@@ -103,11 +103,12 @@ def test_swap_ab_is_not_a_copy():
 
 @needs_sm90
 @pytest.mark.parametrize("k,kernel,splits", [
-    (448, "pingpong", 1),        # 7 K tiles of 64: too short to split, so ping-pong
+    (960, "pingpong", 1),        # 15 K tiles of 64: too short to split, so ping-pong
     (1024, "coop_streamk", 2),   # 16 K tiles: 2 slices of 8
     (8192, "coop_streamk", 16),  # 4 tiles on 132 SMs: round(132 / 4 / 1.5) = 22, capped at 16
 ])
 def test_split_k_needs_a_long_k(k, kernel, splits):
+    # (K <= 512 would be a tiny problem: the SM80 64x64 kernel, tested below.)
     p = plan(meta(256, k), meta(k, 256))
     assert p.kernel.endswith(kernel), p
     assert p.splits == splits and p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
@@ -274,12 +275,39 @@ def test_tuning_table_entry_overrides_the_heuristic():
     assert not plan(a, b).tuned
 
 
+@needs_sm90
+def test_tuning_table_tile_order_reaches_the_plan():
+    a, b = meta(4096, 4096), meta(4096, 4096)
+    before = plan(a, b)
+    assert (before.raster, before.swizzle) == ("heuristic", 1)
+    name = "cutlass3x_sm90_bf16_rr_128x256x64_2x1x1_coop"
+    entry = {"precision": "bf16", "layout_a": "row", "layout_b": "row",
+             "align": [before.a.align, before.b.align, before.out.align], "cc": 90, "sm_count": 132,
+             "mnk": list(before.problem), "kernel": name, "decomposition": "data-parallel", "splits": 1,
+             "raster": "along-n", "swizzle": 4}
+    try:
+        cutlass_ops._extension._C.tuning_insert(entry)
+        after = plan(a, b)
+        assert (after.kernel, after.raster, after.swizzle, after.tuned) == (name, "along-n", 4, True), after
+        assert "tile order: along-n, swizzle 4" in str(after)
+        saved = cutlass_ops.tuning.entries()[0]
+        assert (saved["raster"], saved["swizzle"]) == ("along-n", 4)
+        # Forcing a kernel gets the default order, whatever the table says.
+        forced = plan(a, b, kernel=name)
+        assert (forced.raster, forced.swizzle) == ("heuristic", 1)
+    finally:
+        cutlass_ops.tuning.clear()
+
+
 @pytest.mark.parametrize("change,match", [
     ({"kernel": "no_such_kernel"}, "not in this build"),
     ({"decomposition": "stream-k"}, "does not support stream-k"),
     ({"decomposition": "diagonal"}, "unknown decomposition"),
     ({"precision": "f16"}, "does not compute this entry's precision"),
     ({"splits": 0}, "splits must be >= 1"),
+    ({"raster": "diagonal"}, "unknown raster order"),
+    ({"swizzle": 3}, "swizzle must be 1, 2, 4 or 8"),
+    ({"raster": "along-m"}, "does not take a tile order"),
 ])
 def test_tuning_entries_are_validated(change, match):
     entry = {"precision": "bf16", "layout_a": "row", "layout_b": "row", "align": [8, 8, 8], "cc": 90,
@@ -381,7 +409,7 @@ def test_strided_out_goes_through_a_temporary():
 
 
 @pytest.mark.parametrize("k,align,config", [
-    (4096, 8, "128x256x64_3s_a8"),
+    (4096, 8, "64x64x64_5s_a8"),  # 64 tiles of 128x128 on 108 SMs: the 16-byte 64x64 kernel
     (4094, 2, "128x128x32_3s_a2"),
     (4093, 1, "simt_128x128x8_2s_a1"),
 ])
@@ -460,7 +488,7 @@ def test_a100_gets_sm80_kernels():
 
 def test_small_shared_memory_skips_the_big_sm80_tile():
     p = plan(meta(8192, 8192), meta(8192, 8192), device="l40s")
-    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"
+    assert p.kernel == "cutlass2x_sm80_bf16_rr_64x64x64_5s_a8"  # 80 KiB: fits SM89's 99
     assert "shared memory" in dict(p.candidates)["cutlass2x_sm80_bf16_rr_128x256x64_3s_a8"]
 
 
@@ -519,8 +547,37 @@ def test_plan_errors_match_mm_errors():
 
 def test_device_spec_presets_and_custom_specs():
     assert DEVICE_PRESETS["h100"].capability == (9, 0)
-    custom = DeviceSpec("made-up sm80 part", (8, 0), 10, 100 * 1024)
+    custom = DeviceSpec("made-up sm80 part", (8, 0), 10, 64 * 1024)
     p = plan(meta(4096, 4096), meta(4096, 4096), device=custom)
-    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"
+    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"  # 48 KiB: the only 16-bit tile that fits
     text = str(p)
     assert "made-up sm80 part" in text and "candidates:" in text
+
+
+@needs_sm90
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float16])
+def test_tiny_16bit_problems_take_the_sm80_64x64_kernel_on_hopper(dtype):
+    # At most 16 tiles of 128x128 with K <= 512: the SM80 multistage 64x64 kernel, which
+    # starts faster than a TMA kernel; past either threshold, an SM90 kernel.
+    p = plan(meta(256, 256, dtype), meta(256, 256, dtype))
+    assert p.kernel.endswith("_rr_64x64x64_5s_a8"), p
+    assert "64x64" in p.reason
+    assert plan(meta(512, 512, dtype), meta(512, 512, dtype)).kernel.endswith("_64x64x64_5s_a8")
+    longer_k = plan(meta(512, 1024, dtype), meta(1024, 512, dtype))
+    more_tiles = plan(meta(640, 512, dtype), meta(512, 640, dtype))  # 25 tiles
+    for p in (longer_k, more_tiles):
+        assert p.kernel.startswith("cutlass3x_sm90_") or p.kernel.startswith("handwritten_sm90_"), p
+
+
+@pytest.mark.parametrize("device,m,expected", [
+    ("a100", 512, "64x64x64_5s_a8"),     # under a wave of 128x128 tiles: 64x64
+    ("a100", 8192, "128x256x64_3s_a8"),  # large: 128x256
+    ("l40s", 8192, "64x64x64_5s_a8"),    # 128x256's 144 KiB does not fit SM89's 99 KiB
+    ("l40s", 256, "64x64x64_5s_a8"),
+])
+def test_sm80_16bit_tile_sets(device, m, expected):
+    p = plan(meta(m, m), meta(m, m), device=device)
+    assert p.kernel == f"cutlass2x_sm80_bf16_rr_{expected}", p
+    # Operands aligned to 4 bytes only: the 4-byte kernel on either device.
+    odd = plan(meta(m, m - 2, ld=m - 2), meta(m - 2, m), device=device)
+    assert odd.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2", odd

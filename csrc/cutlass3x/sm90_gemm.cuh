@@ -171,6 +171,14 @@ struct Sm90Gemm {
                    hw_info};
     args.epilogue.thread.alpha = 1.0f;
     args.epilogue.thread.beta = 0.0f;
+    // Tile order: both schedulers walk the tiles in bands of max_swizzle_size, along M or N.
+    using RasterOptions = cutlass::gemm::kernel::detail::RasterOrderOptions;
+    switch (g.tile_order.raster) {
+      case Raster::kHeuristic: args.scheduler.raster_order = RasterOptions::Heuristic; break;
+      case Raster::kAlongM: args.scheduler.raster_order = RasterOptions::AlongM; break;
+      case Raster::kAlongN: args.scheduler.raster_order = RasterOptions::AlongN; break;
+    }
+    args.scheduler.max_swizzle_size = g.tile_order.swizzle;
     if constexpr (Config::kScheduler == configs::Sm90Scheduler::kStreamK) {
       using Mode = cutlass::gemm::kernel::detail::DecompositionMode;
       // Deterministic: partial tiles are summed in K order (a turnstile), like a single CTA.
@@ -225,7 +233,8 @@ struct Sm90Gemm {
                       SchedulerTag<Config::kScheduler>::kDecompositions,
                       &workspace_bytes,
                       &can_implement,
-                      &run};
+                      &run,
+                      /*orders_tiles=*/true};
   }
 };
 

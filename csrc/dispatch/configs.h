@@ -3,7 +3,7 @@
 // for the heuristic (dispatch/heuristic.cpp names them). No CUTLASS, no torch.
 //
 // Adding a config: add a struct here, add it to a family list in
-// csrc/<family>/generate.py, run the generator. setup.py picks the new .cu files up.
+// csrc/generate_kernels.py, run it. setup.py picks the new .cu files up.
 #pragma once
 
 namespace cutlass_ops::configs {
@@ -35,6 +35,32 @@ struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+
+// Large M*N, 16-bit, the other way round: a 256x128 tile (each consumer warpgroup 128x128)
+// with a 1x2 cluster, which multicasts A to the two CTAs of a tile row. For outputs far wider
+// than tall (N = 14336-128256 in LLM projections) the pair shares A's 256-row slab where
+// 128x256 2x1 shares B's. Smem: 4 stages of (256 + 128) x 64 x 2 B, as 128x256.
+struct Sm90_256x128x64_1x2x1_Coop {
+  static constexpr const char* kName = "256x128x64_1x2x1_coop";
+  static constexpr int kTileM = 256, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 2;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+
+// Mid-size 16-bit problems (512^3-1024^3, 1000^3): a 128x64 tile gives twice the tiles of
+// 128x128 (1024^3: 128, one per SM), split between the two consumer warpgroups (64 rows each);
+// the 1x2 cluster multicasts A to the pair of tiles beside each other. Persistent, no
+// workspace. cuBLAS picks the same tile and cluster for 1024^3 on an H100 (its kernel name).
+struct Sm90_128x64x64_1x2x1_Coop {
+  static constexpr const char* kName = "128x64x64_1x2x1_coop";
+  static constexpr int kTileM = 128, kTileN = 64, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 2;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
 };
@@ -133,6 +159,20 @@ struct Sm80_128x128x32_64x64x32_3s {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kWarpM = 64, kWarpN = 64, kWarpK = 32;
   static constexpr int kStages = 3;
+  static constexpr bool kSimt = false;
+  static constexpr int kArch = 80;
+};
+
+// Small problems and few rows, 16-bit, 16-byte aligned operands (also SM86/89's path: it fits
+// their 99 KiB). Four warps of 32x32, five stages of (64 + 64) x 64 x 2 B = 80 KiB. A 64x64
+// tile gives 256x256 16 CTAs and 1024^3 256, where 128x128 gives 4 and 64; its prologue is
+// a plain cp.async pipeline (no TMA descriptors, clusters or tile-scheduler workspace), which
+// is most of the time at 256^3-1024^3. With serial split-K it is also a few-row kernel.
+struct Sm80_64x64x64_32x32x64_5s {
+  static constexpr const char* kName = "64x64x64_5s";
+  static constexpr int kTileM = 64, kTileN = 64, kTileK = 64;
+  static constexpr int kWarpM = 32, kWarpN = 32, kWarpK = 64;
+  static constexpr int kStages = 5;
   static constexpr bool kSimt = false;
   static constexpr int kArch = 80;
 };

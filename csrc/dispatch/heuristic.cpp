@@ -39,6 +39,14 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
           pref.add(Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB::kName,
                    "sm90 16-bit, M <= 32 (or <= 128 in one wave): swap-AB 32x128 tiles (D^T = B^T A^T)");
         }
+        if (tiles <= 16 && p.k <= 512) {
+          // Tiny (output <= 512x512, K <= 512): the work is a few microseconds, and the SM80
+          // multistage kernel starts faster than a TMA kernel (no descriptors, cluster or
+          // scheduler set-up). Tuner, L2 flushed: it won 256^3 (6.0 us against 6.5 for the best
+          // SM90 kernel) and bf16 512^3.
+          pref.add(Sm80_64x64x64_32x32x64_5s::kName,
+                   "sm90 16-bit, <= 16 tiles of 128x128 and K <= 512: SM80 multistage 64x64 (starts fastest)");
+        }
         if (big_tiles >= dev.sm_count) {
           // One 128x256 tile per SM or more: the hand-written TMA + WGMMA kernel (ladder step
           // 6, rr and rc), measured 1-8% faster than CUTLASS's cooperative 128x256 (warm L2).
@@ -61,7 +69,21 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
           pref.add(Sm90_128x128x64_1x1x1_Pingpong::kName, "sm90 16-bit: ping-pong 128x128");
         }
       }
-      pref.add(Sm80_128x256x64_64x64x64_3s::kName, "16-bit: multistage tensor-op 128x256, 16-byte aligned operands");
+      {
+        // Not measured off Hopper (no such GPU here): less than a wave of 128x128 tiles takes
+        // 64x64 tiles, four times the CTAs; 128x256 otherwise, and where its 144 KiB of shared
+        // memory does not fit (SM86/89 offer 99 KiB), 64x64 again, before the 4-byte kernel.
+        const bool under_a_wave = ceil_div(p.m, 128) * ceil_div(p.n, 128) < dev.sm_count;
+        if (under_a_wave) {
+          pref.add(Sm80_64x64x64_32x32x64_5s::kName,
+                   "16-bit, < 1 tile of 128x128 per SM: multistage tensor-op 64x64, 16-byte aligned operands");
+        }
+        pref.add(Sm80_128x256x64_64x64x64_3s::kName, "16-bit: multistage tensor-op 128x256, 16-byte aligned operands");
+        if (!under_a_wave) {
+          pref.add(Sm80_64x64x64_32x32x64_5s::kName,
+                   "16-bit, 16-byte aligned, 128x256 does not fit the shared memory: multistage tensor-op 64x64");
+        }
+      }
       pref.add(Sm80_128x128x32_64x64x32_3s::kName, "16-bit: multistage tensor-op 128x128, 4-byte aligned operands");
       pref.add(Sm80Simt_128x128x8_32x64x8_2s::kName, "16-bit with odd addresses or leading dims: SIMT");
       break;

@@ -8,8 +8,8 @@
 namespace cutlass_ops {
 
 struct Preference {
-  std::array<const char*, 8> configs{};  // config names (configs.h kName), best first
-  std::array<const char*, 8> reasons{};  // why each is preferred, for explain()
+  std::array<const char*, 12> configs{};  // config names (configs.h kName), best first
+  std::array<const char*, 12> reasons{};  // why each is preferred, for explain()
   int count = 0;
 
   void add(const char* config, const char* reason) {

@@ -19,7 +19,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 2;
+inline constexpr int kKernelAbiVersion = 3;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 struct KernelInfo {
@@ -40,6 +40,7 @@ struct KernelInfo {
   size_t (*workspace_bytes)(const GemmArgs&);
   KernelStatus (*can_implement)(const GemmArgs&);
   KernelStatus (*run)(const GemmArgs&);
+  bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
 };
 
 inline constexpr int kAnyNewerCC = INT_MAX;

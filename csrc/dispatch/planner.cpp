@@ -211,6 +211,7 @@ void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev) {
   const DecompositionChoice d = choose_decomposition(p, kernel, dev);
   p.decomposition = d.decomposition;
   p.splits = d.splits;
+  p.tile_order = {};
 }
 
 namespace {
@@ -276,6 +277,7 @@ void choose_kernel(Plan& p, const DeviceDesc& dev) {
       p.kernel = tuned.kernel;
       p.decomposition = tuned.decomposition;
       p.splits = tuned.splits;
+      if (tuned.kernel->orders_tiles) p.tile_order = tuned.tile_order;
       p.tuned = true;
       p.reason = "tuning table: the fastest kernel measured for this problem";
     }

@@ -58,6 +58,7 @@ struct Plan {
   // How the kernel divides K (always one the kernel supports).
   Decomposition decomposition = Decomposition::kDataParallel;
   int splits = 1;
+  TileOrder tile_order;  // default unless the tuning table says otherwise (kernel->orders_tiles)
   bool tuned = false;  // kernel and decomposition came from the tuning table (dispatch/tuning.h)
 };
 

@@ -41,6 +41,7 @@ struct TuningEntry {
   const KernelInfo* kernel = nullptr;
   Decomposition decomposition = Decomposition::kDataParallel;
   int splits = 1;
+  TileOrder tile_order;
   double microseconds = 0;  // measured time, for the record (0: unknown)
 };
 

@@ -70,6 +70,33 @@ inline constexpr const char* decomposition_name(Decomposition d) {
   return "?";
 }
 
+// The order in which a persistent kernel walks its output tiles (CUTLASS 3.x SM90 kernels
+// honour it: KernelInfo::orders_tiles; the others ignore it). Consecutive tiles run at once
+// on neighbouring SMs, so the order decides which operand slabs they share in L2.
+//   raster: kAlongM walks down a column of tiles first (the CTAs in flight share B's column
+//     slabs), kAlongN along a row (they share A's); kHeuristic is CUTLASS's rule: along M
+//     when the output has more tile columns than rows, else along N.
+//   swizzle: the walk goes in bands 1, 2, 4 or 8 tiles wide, so a wave covers a squarer
+//     patch of the output and reads less of both operands.
+enum class Raster : int8_t { kHeuristic = 0, kAlongM = 1, kAlongN = 2 };
+
+inline constexpr const char* raster_name(Raster r) {
+  switch (r) {
+    case Raster::kHeuristic: return "heuristic";
+    case Raster::kAlongM: return "along-m";
+    case Raster::kAlongN: return "along-n";
+  }
+  return "?";
+}
+
+struct TileOrder {
+  Raster raster = Raster::kHeuristic;
+  int swizzle = 1;  // 1, 2, 4 or 8
+
+  bool is_default() const { return raster == Raster::kHeuristic && swizzle == 1; }
+  bool operator==(const TileOrder& o) const { return raster == o.raster && swizzle == o.swizzle; }
+};
+
 inline constexpr char layout_letter(Layout l) { return l == Layout::kRowMajor ? 'r' : 'c'; }
 
 // Everything a kernel launch needs: D (M x N, row-major, leading dim ldd) = A (M x K) * B (K x N).
@@ -92,6 +119,7 @@ struct GemmArgs {
   // Split-K and stream-K sum partial tiles in a fixed order: results are deterministic.
   Decomposition decomposition = Decomposition::kDataParallel;
   int splits = 1;  // K slices per tile for kSplitK; ignored otherwise
+  TileOrder tile_order;  // for kernels with KernelInfo::orders_tiles; ignored otherwise
 
   void* workspace = nullptr;  // at least `workspace_bytes(args)` bytes, stream-ordered
   cudaStream_t stream = nullptr;

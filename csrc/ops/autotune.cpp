@@ -86,6 +86,32 @@ void autotune(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const 
   int l2_bytes = 0;
   C10_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
   at::Tensor flush = at::empty({2 * static_cast<int64_t>(l2_bytes)}, out.options().dtype(at::kByte));
+  // The median of kReps timings of `trial`, each from a cold L2; < 0 when it refuses at
+  // launch or is far behind `bar_ms` (> 0) after its first timing.
+  auto time_plan = [&](const Plan& trial, float bar_ms) -> float {
+    try {
+      launch(trial, self, mat2, out, device, desc);  // warm-up: first-launch costs stay out
+      std::vector<float> times;
+      for (int rep = 0; rep < kReps; ++rep) {
+        // Far behind the best so far after one timing (the naive ladder steps, say): no more reps.
+        if (rep == 1 && bar_ms > 0 && times[0] > 3 * bar_ms) return -1;
+        // Keep the GPU busy while the host prepares the launch, so the events time the kernel
+        // (and its copies) rather than the host path: without this, small problems ranked
+        // kernels by their host cost (workspace allocation for split-K, say).
+        flush.zero_();
+        at::cuda::sleep(kBusyCycles);
+        start.record(stream);
+        launch(trial, self, mat2, out, device, desc);
+        stop.record(stream);
+        times.push_back(stop.ms_since(start));
+      }
+      std::nth_element(times.begin(), times.begin() + kReps / 2, times.end());
+      return times[kReps / 2];
+    } catch (const c10::Error&) {
+      return -1;  // a candidate that refuses at launch (can_implement) is simply not a candidate
+    }
+  };
+
   float best_ms = 0;
   const Candidate* best = nullptr;
   for (const Candidate& c : candidates) {
@@ -97,39 +123,45 @@ void autotune(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const 
     trial.kernel = c.kernel;
     trial.decomposition = c.decomposition;
     trial.splits = c.splits;
-    try {
-      launch(trial, self, mat2, out, device, desc);  // warm-up: first-launch costs stay out
-      std::vector<float> times;
-      for (int rep = 0; rep < kReps; ++rep) {
-        // Far behind the best so far after one timing (the naive ladder steps, say): no more reps.
-        if (rep == 1 && best != nullptr && times[0] > 3 * best_ms) break;
-        // Keep the GPU busy while the host prepares the launch, so the events time the kernel
-        // (and its copies) rather than the host path: without this, small problems ranked
-        // kernels by their host cost (workspace allocation for split-K, say).
-        flush.zero_();
-        at::cuda::sleep(kBusyCycles);
-        start.record(stream);
-        launch(trial, self, mat2, out, device, desc);
-        stop.record(stream);
-        times.push_back(stop.ms_since(start));
-      }
-      if (static_cast<int>(times.size()) < kReps) continue;
-      std::nth_element(times.begin(), times.begin() + kReps / 2, times.end());
-      const float median = times[kReps / 2];
-      if (best == nullptr || median < best_ms) {
-        best = &c;
-        best_ms = median;
-      }
-    } catch (const c10::Error&) {
-      // A candidate that refuses at launch (can_implement) is simply not a candidate.
+    trial.tile_order = {};
+    const float ms = time_plan(trial, best != nullptr ? best_ms : 0);
+    if (ms >= 0 && (best == nullptr || ms < best_ms)) {
+      best = &c;
+      best_ms = ms;
     }
   }
   if (best == nullptr) return;
+
+  // Then the winner's tile order, where it has one and more tiles than SMs (with one wave or
+  // less every tile runs at once, in any order). The default stays unless another order is
+  // more than 1% faster: closer than that is within the timings' spread.
+  TileOrder best_order;
+  const int64_t tiles = ceil_div(plan.m, best->kernel->tile_m) * ceil_div(plan.n, best->kernel->tile_n);
+  if (best->kernel->orders_tiles && best->decomposition == Decomposition::kDataParallel && best_ms > 0 &&
+      tiles > desc.sm_count) {
+    Plan trial = plan;
+    trial.kernel = best->kernel;
+    trial.decomposition = best->decomposition;
+    trial.splits = best->splits;
+    const float bar_ms = best_ms;
+    for (const Raster raster : {Raster::kAlongM, Raster::kAlongN}) {
+      for (const int swizzle : {1, 2, 4, 8}) {
+        trial.tile_order = {raster, swizzle};
+        const float ms = time_plan(trial, bar_ms);
+        if (ms >= 0 && ms < 0.99f * bar_ms && ms < best_ms) {
+          best_order = trial.tile_order;
+          best_ms = ms;
+        }
+      }
+    }
+  }
+
   TuningTable::instance().insert(tuning_key(plan, desc),
-                                 {best->kernel, best->decomposition, best->splits, 1000.0 * best_ms});
+                                 {best->kernel, best->decomposition, best->splits, best_order, 1000.0 * best_ms});
   plan.kernel = best->kernel;
   plan.decomposition = best->decomposition;
   plan.splits = best->splits;
+  plan.tile_order = best_order;
   plan.tuned = true;
   plan.reason = "autotuned: the fastest kernel measured for this problem";
 }

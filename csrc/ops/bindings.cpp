@@ -37,6 +37,7 @@ py::dict kernel_dict(const KernelInfo& k) {
     if (k.decompositions & decomposition_bit(x)) decompositions.append(decomposition_name(x));
   }
   d["decompositions"] = decompositions;
+  d["orders_tiles"] = k.orders_tiles;
   return d;
 }
 
@@ -45,6 +46,13 @@ Decomposition parse_decomposition(const std::string& name) {
     if (name == decomposition_name(x)) return x;
   }
   throw py::value_error("unknown decomposition '" + name + "'; expected data-parallel, split-k or stream-k");
+}
+
+Raster parse_raster(const std::string& name) {
+  for (Raster x : {Raster::kHeuristic, Raster::kAlongM, Raster::kAlongN}) {
+    if (name == raster_name(x)) return x;
+  }
+  throw py::value_error("unknown raster order '" + name + "'; expected heuristic, along-m or along-n");
 }
 
 Precision parse_precision(const std::string& name) {
@@ -75,6 +83,8 @@ py::list tuning_entries() {
     d["kernel"] = entry.kernel->name;
     d["decomposition"] = decomposition_name(entry.decomposition);
     d["splits"] = entry.splits;
+    d["raster"] = raster_name(entry.tile_order.raster);
+    d["swizzle"] = entry.tile_order.swizzle;
     d["us"] = entry.microseconds;
     out.append(d);
   }
@@ -108,6 +118,16 @@ void tuning_insert(const py::dict& d) {
   }
   entry.splits = d["splits"].cast<int>();
   if (entry.splits < 1) throw py::value_error("splits must be >= 1, got " + std::to_string(entry.splits));
+  // Tile order: absent in tables written before it existed (the default order).
+  if (d.contains("raster")) entry.tile_order.raster = parse_raster(d["raster"].cast<std::string>());
+  if (d.contains("swizzle")) entry.tile_order.swizzle = d["swizzle"].cast<int>();
+  const int swizzle = entry.tile_order.swizzle;
+  if (swizzle != 1 && swizzle != 2 && swizzle != 4 && swizzle != 8) {
+    throw py::value_error("swizzle must be 1, 2, 4 or 8, got " + std::to_string(swizzle));
+  }
+  if (!entry.tile_order.is_default() && !entry.kernel->orders_tiles) {
+    throw py::value_error("kernel '" + name + "' does not take a tile order");
+  }
   entry.microseconds = d.contains("us") ? d["us"].cast<double>() : 0.0;
   if (key.precision != entry.kernel->precision || key.layout_a != entry.kernel->layout_a ||
       key.layout_b != entry.kernel->layout_b) {
@@ -185,6 +205,8 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   d["copy_b_kmajor"] = p.copy_b_kmajor;
   d["decomposition"] = decomposition_name(p.decomposition);
   d["splits"] = p.splits;
+  d["raster"] = raster_name(p.tile_order.raster);
+  d["swizzle"] = p.tile_order.swizzle;
   d["tuned"] = p.tuned;
   d["problem"] = py::make_tuple(p.m, p.n, p.k);
   d["a"] = operand_dict(p.a);

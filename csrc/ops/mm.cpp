@@ -245,6 +245,7 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   args.sm_count = desc.sm_count;
   args.decomposition = plan.decomposition;
   args.splits = plan.splits;
+  args.tile_order = plan.tile_order;
   args.stream = c10::cuda::getCurrentCUDAStream(device).stream();
 
   KernelStatus status = kernel.can_implement(args);
