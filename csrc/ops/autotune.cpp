@@ -1,6 +1,7 @@
 #include "ops/autotune.h"
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -93,8 +94,9 @@ void autotune(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const 
       launch(trial, self, mat2, out, device, desc);  // warm-up: first-launch costs stay out
       std::vector<float> times;
       for (int rep = 0; rep < kReps; ++rep) {
-        // Far behind the best so far after one timing (the naive ladder steps, say): no more reps.
-        if (rep == 1 && bar_ms > 0 && times[0] > 3 * bar_ms) return -1;
+        // Far behind the best so far after two timings (the naive ladder steps, say): no more
+        // reps. Two, because one timing can be an outlier (a clock change, a page fault).
+        if (rep == 2 && bar_ms > 0 && std::min(times[0], times[1]) > 3 * bar_ms) return -1;
         // Keep the GPU busy while the host prepares the launch, so the events time the kernel
         // (and its copies) rather than the host path: without this, small problems ranked
         // kernels by their host cost (workspace allocation for split-K, say).
@@ -112,25 +114,47 @@ void autotune(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const 
     }
   };
 
-  float best_ms = 0;
-  const Candidate* best = nullptr;
-  for (const Candidate& c : candidates) {
-    if (candidates.size() == 1) {  // nothing to compare: record it without timing
-      best = &c;
-      break;
-    }
+  auto trial_for = [&](const Candidate& c) {
     Plan trial = plan;
     trial.kernel = c.kernel;
     trial.decomposition = c.decomposition;
     trial.splits = c.splits;
     trial.tile_order = {};
-    const float ms = time_plan(trial, best != nullptr ? best_ms : 0);
-    if (ms >= 0 && (best == nullptr || ms < best_ms)) {
+    return trial;
+  };
+  float best_ms = 0;
+  const Candidate* best = nullptr;
+  std::vector<std::pair<float, const Candidate*>> timed;
+  for (const Candidate& c : candidates) {
+    if (candidates.size() == 1) {  // nothing to compare: record it without timing
+      best = &c;
+      break;
+    }
+    const float ms = time_plan(trial_for(c), best != nullptr ? best_ms : 0);
+    if (ms < 0) continue;
+    timed.emplace_back(ms, &c);
+    if (best == nullptr || ms < best_ms) {
       best = &c;
       best_ms = ms;
     }
   }
   if (best == nullptr) return;
+  // A second round for the three fastest, each keeping the better of its two medians: one
+  // round let a clock dip or a slow first launch hand a problem to a kernel 20% slower
+  // (measured: two tunings of bf16 4095x4097x4093 on an H100 picked kernels at 384 and 466 us).
+  if (timed.size() > 1) {
+    std::sort(timed.begin(), timed.end(),
+              [](const auto& x, const auto& y) { return x.first < y.first; });
+    timed.resize(std::min<size_t>(timed.size(), 3));
+    for (auto& [ms, c] : timed) {
+      const float again = time_plan(trial_for(*c), 0);
+      if (again >= 0) ms = std::min(ms, again);
+    }
+    const auto fastest = std::min_element(timed.begin(), timed.end(),
+                                          [](const auto& x, const auto& y) { return x.first < y.first; });
+    best_ms = fastest->first;
+    best = fastest->second;
+  }
 
   // Then the winner's tile order, where it has one and more tiles than SMs (with one wave or
   // less every tile runs at once, in any order). The default stays unless another order is
@@ -147,7 +171,9 @@ void autotune(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const 
     for (const Raster raster : {Raster::kAlongM, Raster::kAlongN}) {
       for (const int swizzle : {1, 2, 4, 8}) {
         trial.tile_order = {raster, swizzle};
-        const float ms = time_plan(trial, bar_ms);
+        float ms = time_plan(trial, bar_ms);
+        // A faster order must be faster twice: the slower of two medians counts.
+        if (ms >= 0 && ms < 0.99f * bar_ms) ms = std::max(ms, time_plan(trial, 0));
         if (ms >= 0 && ms < 0.99f * bar_ms && ms < best_ms) {
           best_order = trial.tile_order;
           best_ms = ms;
