@@ -98,6 +98,7 @@ class KernelInfo:
     smem_bytes: int
     decompositions: tuple[str, ...] = ("data-parallel",)  # how it can divide K: also split-k, stream-k
     orders_tiles: bool = False  # takes a tile order (raster, swizzle) from the tuning table
+    max_m: Optional[int] = None  # most rows (M) it takes; None: any
 
     @property
     def arch(self) -> str:
@@ -133,6 +134,7 @@ def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInf
             smem_bytes=k["smem_bytes"],
             decompositions=tuple(k["decompositions"]),
             orders_tiles=k["orders_tiles"],
+            max_m=k["max_m"],
         )
         if capability is None or info.runs_on(capability):
             kernels.append(info)

@@ -27,6 +27,20 @@ EDGE_SHAPES = [(EDGE_SIZES[i], EDGE_SIZES[(i + 3) % 11], EDGE_SIZES[(i + 7) % 11
 LARGE_SHAPES = [(2048, 4096, 1000), (4096, 4096, 513)]
 
 
+def round_up(x: int, to: int) -> int:
+    return (x + to - 1) // to * to
+
+
+def aligned_shape(kernel, m, n, k):
+    """(m, n, k) with N and K rounded up to what a forced kernel declares. Contiguous extents: K
+    for A and for a column-major B, N for a row-major B and for the output. M is never rounded."""
+    align_a, align_b, align_d = kernel.alignment
+    col_major_b = kernel.layouts[1] == "c"
+    align_k = max(align_a, align_b if col_major_b else 1)
+    align_n = max(align_d, 1 if col_major_b else align_b)
+    return m, round_up(n, align_n), round_up(k, align_k)
+
+
 def assert_matches_reference(ours: torch.Tensor, a: torch.Tensor, b: torch.Tensor, precision: str,
                              theirs: torch.Tensor | None = None, context: str = "") -> None:
     """ours must be as accurate as torch.mm, judged against float64 on the same inputs."""

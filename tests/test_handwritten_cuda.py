@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import assert_matches_reference, matrix, poison_allocator
+from mm_testing import assert_matches_reference, matrix, poison_allocator, round_up
 
 pytestmark = pytest.mark.gpu
 
@@ -53,10 +53,6 @@ def ladder_kernels():
     if not torch.cuda.is_available():
         return []
     return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name in LADDER_NAMES]
-
-
-def round_up(x: int, to: int) -> int:
-    return (x + to - 1) // to * to
 
 
 def run_and_check(kernel, m, n, k, **layout):
@@ -129,8 +125,9 @@ def test_forced_kernel_on_a_storage_offset(kernel):
 def test_auto_dispatch_picks_only_the_measured_ladder_steps(dtype, m, n, k):
     """The heuristic picks a hand-written kernel only where it measured faster than CUTLASS:
     step 3 for large IEEE fp32, step 6 for large 16-bit on Hopper, the skinny-M streaming
-    kernel for fp32 with up to 16 rows. Steps 1, 2, 4 and 5 only run when forced (or when the
-    autotuner timed them fastest for a problem)."""
+    kernel for fp32 with up to 16 rows, its tensor-core sibling for 16-bit with up to 16 rows on
+    Hopper. Steps 1, 2, 4 and 5 only run when forced (or when the autotuner timed them fastest
+    for a problem)."""
     a, b = matrix(m, k, DTYPES[dtype]), matrix(k, n, DTYPES[dtype])
     plan = cutlass_ops.explain(a, b)
     large = (m, n, k) == (4096, 4096, 4096)
@@ -141,6 +138,8 @@ def test_auto_dispatch_picks_only_the_measured_ladder_steps(dtype, m, n, k):
         allowed = {f"handwritten_sm90_{dtype}_rr_6_wgmma_tma"}
     elif m <= 16 and dtype == "f32":
         allowed = {"handwritten_sm80_f32_rr_skinny_m"}
+    elif m <= 16 and torch.cuda.get_device_capability() == (9, 0):
+        allowed = {f"handwritten_sm80_{dtype}_rr_skinny_m_mma"}
     if (plan.kernel or "").startswith("handwritten"):
         assert plan.kernel in allowed, plan
     result = cutlass_ops.mm(a, b)

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import assert_matches_reference, matrix, poison_allocator
+from mm_testing import aligned_shape, assert_matches_reference, matrix, poison_allocator
 
 pytestmark = pytest.mark.gpu
 
@@ -38,20 +38,6 @@ def skinny_kernels():
     if not torch.cuda.is_available():
         return []
     return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name in NAMES]
-
-
-def round_up(x: int, to: int) -> int:
-    return (x + to - 1) // to * to
-
-
-def aligned_shape(kernel, m, n, k):
-    """(m, n, k) with N and K rounded up to what the kernel declares. Contiguous extents: K for
-    A and for a column-major B, N for a row-major B and for the output. M is never rounded."""
-    align_a, align_b, align_d = kernel.alignment
-    col_major_b = kernel.layouts == "rc"
-    align_k = max(align_a, align_b if col_major_b else 1)
-    align_n = max(align_d, 1 if col_major_b else align_b)
-    return m, round_up(n, align_n), round_up(k, align_k)
 
 
 def operands(kernel, m, n, k, **layout):

@@ -72,7 +72,7 @@ def test_large_bf16_uses_the_128x256_wgmma_kernels(la, lb, expected):
     ((384, 1280, "coop_streamk", ("split-k", 3))),         # 3 * 10 = 30 tiles: K = 4096 is split 3 ways
     ((4096, 16, "coop_streamk", ("split-k", 3))),
     # Swap-AB 32x128 tiles: M <= 32 always; M <= 128 while ceil(M/32) * ceil(N/128) <= 132.
-    ((16, 4096, "swapab", ("split-k", 3))),                # 32 tiles, 32 K tiles of 128
+    ((17, 4096, "swapab", ("split-k", 3))),                # 32 tiles, 32 K tiles of 128
     ((32, 65536, "swapab", ("data-parallel", 1))),         # 512 tiles
     ((33, 4096, "swapab", ("data-parallel", 1))),          # 2 * 32 = 64 tiles: round(132 / 64 / 1.5) = 1
     ((128, 4096, "swapab", ("data-parallel", 1))),         # 4 * 32 = 128 tiles
@@ -87,13 +87,50 @@ def test_heuristic_thresholds_16bit_sm90(m, n, expected, decomposition):
     assert (p.decomposition, p.splits) == decomposition, p
 
 
+@pytest.mark.skipif(not has_kernel("handwritten_sm80_bf16_rr_skinny_m_mma"), reason="built without the hand-written kernels")
+@pytest.mark.parametrize("m,n,k,streams", [
+    # M <= 16, K >= 1024, and N / 32 column blocks within [132 / 2, 2 * 132] = [66, 264].
+    (1, 4096, 4096, True),
+    (16, 4096, 4096, True),
+    (17, 4096, 4096, False),   # M > 16: swap-AB
+    (16, 2112, 4096, True),    # 66 blocks
+    (16, 2080, 4096, False),   # 65 blocks: under half a wave
+    (16, 8448, 4096, True),    # 264 blocks
+    (16, 8480, 4096, False),   # 265 blocks: past two per SM
+    (16, 4096, 1024, True),
+    (16, 4096, 1016, False),   # K < 1024
+])
+@pytest.mark.parametrize("lb", ["r", "c"])
+def test_few_16bit_rows_stream_b_on_the_mma_kernel(m, n, k, streams, lb):
+    p = plan(meta(m, k), meta(k, n, layout=lb))
+    assert p.action == "kernel" and not p.transposed, p
+    if streams:
+        assert p.kernel == f"handwritten_sm80_bf16_r{lb}_skinny_m_mma", p
+        assert "streaming" in p.reason and (p.decomposition, p.splits) == ("data-parallel", 1), p
+    else:
+        assert "skinny" not in p.kernel, p
+    assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.staged or p.copy_b_kmajor), p
+
+
+@pytest.mark.skipif(not has_kernel("handwritten_sm80_bf16_rr_skinny_m_mma"), reason="built without the hand-written kernels")
+def test_the_mma_streaming_kernel_takes_at_most_64_rows():
+    """Its KernelInfo says so (max_m), so the planner refuses it by name above that, forced or
+    from a tuning table, instead of the kernel failing at launch."""
+    (k,) = [k for k in cutlass_ops.list_kernels() if k.name == "handwritten_sm80_bf16_rr_skinny_m_mma"]
+    assert k.max_m == 64
+    assert plan(meta(64, 256), meta(256, 256), kernel=k.name).kernel == k.name
+    with pytest.raises(ValueError, match=r"takes at most 64 rows \(M\), the problem has M = 65"):
+        plan(meta(65, 256), meta(256, 256), kernel=k.name)
+    assert all(x.max_m is None for x in cutlass_ops.list_kernels() if "skinny_m_mma" not in x.name)
+
+
 @needs_sm90
 def test_swap_ab_is_not_a_copy():
     """Swap-AB computes D^T = B^T A^T inside the kernel: the plan reads the operands in place."""
-    p = plan(meta(8, 4096), meta(4096, 4096, layout="c"))
+    p = plan(meta(24, 4096), meta(4096, 4096, layout="c"))
     assert p.kernel == "cutlass3x_sm90_bf16_rc_32x128x128_1x1x1_coop_streamk_swapab", p
     assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed or p.staged or p.copy_b_kmajor)
-    assert p.problem == (8, 4096, 4096)
+    assert p.problem == (24, 4096, 4096)
     # Column-major A has no swap-AB kernel: the ladder below it decides (32 tiles of 128x128
     # and a long K: the split-K cooperative 128x128 kernel).
     q = plan(meta(8, 4096, layout="c"), meta(4096, 4096))

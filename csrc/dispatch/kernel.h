@@ -12,6 +12,7 @@
 #pragma once
 
 #include <climits>
+#include <cstdint>
 #include <cstddef>
 #include <vector>
 
@@ -19,7 +20,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 3;
+inline constexpr int kKernelAbiVersion = 4;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 struct KernelInfo {
@@ -41,6 +42,7 @@ struct KernelInfo {
   KernelStatus (*can_implement)(const GemmArgs&);
   KernelStatus (*run)(const GemmArgs&);
   bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
+  int64_t max_m = INT64_MAX;  // most rows (M) it takes: the few-row streaming kernels have a limit
 };
 
 inline constexpr int kAnyNewerCC = INT_MAX;

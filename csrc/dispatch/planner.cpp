@@ -93,6 +93,7 @@ Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev
   if (k.smem_bytes > dev.smem_optin_bytes) return Rejection::kSharedMemory;
   // CUTLASS problem shapes are 32-bit.
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) return Rejection::kTooLarge;
+  if (p.m > k.max_m) return Rejection::kTooManyRows;
   // Alignments are powers of two, so "at least" means "a multiple of".
   if (p.a.align < k.align_a) return Rejection::kAlignA;
   if (p.b.align < k.align_b) return Rejection::kAlignB;
@@ -127,6 +128,8 @@ std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p
     case Rejection::kTooLarge:
       return "M, N and K must each fit in 32 bits; the problem is " + to_string(p.m) + "x" + to_string(p.n) +
              "x" + to_string(p.k);
+    case Rejection::kTooManyRows:
+      return "takes at most " + to_string(k.max_m) + " rows (M), the problem has M = " + to_string(p.m) + operands;
     case Rejection::kAlignA:
       return "needs A aligned to " + to_string(k.align_a) + " elements (address, leading dim " +
              to_string(p.a.ld) + " and contiguous extent), A is aligned to " + to_string(p.a.align) + operands;

@@ -76,6 +76,7 @@ enum class Rejection {
   kAlignB,
   kAlignD,
   kTooLarge,
+  kTooManyRows,
 };
 Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceDesc& device);
 std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Plan& plan,

@@ -71,17 +71,6 @@ struct MmaConfig {
 // 443, 256x128x32 422; grouped tile order (kGroupM = 8) cost 1-4%.
 using Mma128x256x32_4s = MmaConfig<128, 256, 32, 2, 4, 4>;
 
-// Swizzled position of 16-byte chunk `c` of shared-memory row `row`, for rows of
-// kChunks chunks. The XOR key changes every 128 bytes of rows (every row when a row is
-// >= 128 bytes, every other row at 64 bytes), so the 8 rows one ldmatrix phase reads at a
-// fixed logical chunk fall into 8 distinct 16-byte bank groups.
-template <int kChunks>
-__device__ __forceinline__ int swizzle(int row, int c) {
-  constexpr int kRowsPerLine = kChunks >= 8 ? 1 : 8 / kChunks;
-  constexpr int kKeys = kChunks >= 8 ? 8 : kChunks;
-  return c ^ ((row / kRowsPerLine) % kKeys);
-}
-
 template <class Cfg, Precision P>
 __global__ void __launch_bounds__(Cfg::kThreads, 1) mma_sync_gemm(Problem<typename ElementTraits<P>::Element> p,
                                                                   TileGrid grid) {

@@ -341,20 +341,6 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
   }
 }
 
-// ---- the slabs' sum ------------------------------------------------------------------------
-
-// D = the slabs' partial sums ([split][M][N] fp32) added slab 0 first: the same order every run.
-template <Precision P>
-__global__ void __launch_bounds__(256) sum_slabs(Problem<Element<P>> p, const float* ws, int64_t splits) {
-  const int64_t mn = int64_t{p.m} * p.n, i = int64_t{blockIdx.x} * 256 + threadIdx.x;
-  if (i >= mn) return;
-  float sum = ws[i];
-  // Unrolled so several loads are in flight; the adds still go slab 0, 1, 2, ...
-#pragma unroll 8
-  for (int64_t split = 1; split < splits; ++split) sum += ws[split * mn + i];
-  p.d[i / p.n * p.ldd + i % p.n] = ElementTraits<P>::from_float(sum);
-}
-
 // ---- host side -----------------------------------------------------------------------------
 
 template <Precision P, Layout L, int kRows>
@@ -403,7 +389,7 @@ KernelStatus run(const GemmArgs& g) {
   if (s.splits > 1) {
     const KernelStatus status = launch_status();
     if (!status.ok()) return status;
-    sum_slabs<P><<<static_cast<unsigned>(ceil_div(g.m * g.n, 256)), 256, 0, g.stream>>>(p, ws, s.splits);
+    launch_sum_slabs<P>(p, ws, s.splits, g.stream);
   }
   return launch_status();
 }

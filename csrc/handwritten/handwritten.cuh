@@ -171,6 +171,28 @@ struct SliceLoader {
   }
 };
 
+// ---- split-K: the slabs' sum ------------------------------------------------------------
+// Kernels that split K over blocks write each slab's fp32 partial sums to a workspace laid
+// out [split][M][N]; this adds them into D, slab 0 first: the same order every run, so the
+// result is deterministic (no atomics).
+template <Precision P>
+__global__ void __launch_bounds__(256)
+    sum_slabs(Problem<typename ElementTraits<P>::Element> p, const float* ws, int64_t splits) {
+  const int64_t mn = int64_t{p.m} * p.n, i = int64_t{blockIdx.x} * 256 + threadIdx.x;
+  if (i >= mn) return;
+  float sum = ws[i];
+  // Unrolled so several loads are in flight; the adds still go slab 0, 1, 2, ...
+#pragma unroll 8
+  for (int64_t split = 1; split < splits; ++split) sum += ws[split * mn + i];
+  p.d[i / p.n * p.ldd + i % p.n] = ElementTraits<P>::from_float(sum);
+}
+
+template <Precision P>
+void launch_sum_slabs(const Problem<typename ElementTraits<P>::Element>& p, const float* ws, int64_t splits,
+                      cudaStream_t stream) {
+  sum_slabs<P><<<static_cast<unsigned>(ceil_div(int64_t{p.m} * p.n, 256)), 256, 0, stream>>>(p, ws, splits);
+}
+
 // ---- status ------------------------------------------------------------------------------
 
 inline KernelStatus from_cuda(cudaError_t error) {
@@ -205,6 +227,17 @@ inline size_t no_workspace(const GemmArgs&) { return 0; }
 // ---- shared memory -----------------------------------------------------------------------
 // opt_in_shared_memory_once (common/smem_opt_in.h, CUTLASS-free) is the same once-per-device
 // opt-in the CUTLASS kernels use; found here by the enclosing namespace.
+
+// Swizzled position of 16-byte chunk `c` of shared-memory row `row`, for rows of
+// kChunks chunks. The XOR key changes every 128 bytes of rows (every row when a row is
+// >= 128 bytes, every other row at 64 bytes), so the 8 rows one ldmatrix phase reads at a
+// fixed logical chunk fall into 8 distinct 16-byte bank groups.
+template <int kChunks>
+__device__ __forceinline__ int swizzle(int row, int c) {
+  constexpr int kRowsPerLine = kChunks >= 8 ? 1 : 8 / kChunks;
+  constexpr int kKeys = kChunks >= 8 ? 8 : kChunks;
+  return c ^ ((row / kRowsPerLine) % kKeys);
+}
 
 // ---- registry entry ----------------------------------------------------------------------
 // Every ladder kernel is "rr" (torch's contiguous layout), data-parallel, SM80 and newer,

@@ -1,0 +1,307 @@
+// A hand-written tensor-core kernel for 16-bit GEMMs with few rows: D (M x N) = A (M x K) *
+// B (K x N) for M up to 64 (decode steps and small batches through an LLM's weights).
+// Not a step of the ladder: a kernel for the shapes the tile kernels lose on.
+//
+// With M <= 64 the product does at most 128 flops per element of B, so reading B is the
+// cost: a 4096 x 4096 bf16 weight is 32 MiB, ~10 us at 3.35 TB/s. The skinny-M kernel
+// (gemm_skinny_m_sm80.cu) streams B through CUDA-core FMAs, which at 16 rows is compute-bound
+// (16 fp32 FMAs per element of B); CUTLASS's tiles put B on a tile side of 128-256 and so
+// leave few blocks, each with little of B in flight. Here:
+//
+//  - A block owns 32 columns of D and all of K; its 8 warps each take one contiguous eighth
+//    of K. So there are N / 32 blocks (128 at N = 4096, two per SM where N allows), and each
+//    warp streams its own 32 x 32 pieces of B through a private cp.async ring of kStages
+//    stages: no block-wide barrier in the main loop, and 3 stages of every warp in flight
+//    (~96 KiB per SM) whatever the others do.
+//  - The math is mma.sync m16n8k16 (fp32 accumulate), 16 rows of A per mma. A warp holds
+//    the few rows of A next to its piece of B in the same stage (cp.async zero-fills the
+//    rows past M), and ldmatrix feeds both into fragments: .trans for row-major B, plain
+//    for column-major B (the N x K weight of F.linear), whose rows are already K-contiguous.
+//  - At the end the 8 warps' partial sums are added through shared memory in a fixed order,
+//    so a block writes its 32 columns of D once. Only when N / 32 blocks leave more than
+//    half the SMs idle is K also split over blocks: then each writes fp32 partial sums to a
+//    workspace and sum_slabs (handwritten.cuh) adds them, slab 0 first (deterministic).
+//
+// Shared memory rows are 64 bytes (32 elements), XOR-swizzled (swizzle<4>, handwritten.cuh)
+// so the 8 rows each ldmatrix phase reads fall into 8 distinct bank groups.
+//
+// Alignment: A, and B, are read 16 bytes at a time, so 8 elements (address, leading dim and
+// contiguous extent; the planner guarantees it); D is written as element pairs: 2.
+#include <algorithm>
+
+#include "dispatch/configs.h"
+#include "handwritten/handwritten.cuh"
+#include "handwritten/ptx.cuh"
+
+namespace cutlass_ops::handwritten {
+namespace {
+
+constexpr const char* kConfig = configs::Handwritten_SkinnyMMma::kName;
+constexpr int kWarps = 8, kThreads = 32 * kWarps;
+constexpr int kBN = 32;  // columns of D per block (and per warp: 4 mma tiles of 8)
+constexpr int kBK = 32;  // K per stage: two mma k-steps; 64-byte shared-memory rows
+constexpr int kChunks = kBK * 2 / 16;  // 16-byte chunks per shared-memory row (of A, of B)
+static_assert(kBN == kBK, "B's stage is 32 x 32 in either layout, rows of kChunks chunks");
+constexpr int kMaxRows = 64;
+
+// One instance per row count (16, 32 or 64 rows of A, padded with zeros): M = 1 costs no
+// more mma than M = 16, and the stage sizes follow the rows.
+template <int kMTiles_, int kStages_ = (kMTiles_ == 1 ? 4 : 3)>
+struct Cfg {
+  static constexpr int kMTiles = kMTiles_, kRows = 16 * kMTiles, kStages = kStages_;
+  // 4 stages at 16 rows: 8 x 4 x 3 KiB = 96 KiB, two blocks per SM. 3 stages above: 96 KiB
+  // (32 rows, two blocks per SM) and 144 KiB (64 rows, one block).
+  static constexpr int kABytes = kRows * kBK * 2, kBBytes = kBK * kBN * 2;
+  static constexpr int kStageBytes = kABytes + kBBytes;
+  static constexpr int kWarpBytes = kStages * kStageBytes;
+  static constexpr int kSmemBytes = kWarps * kWarpBytes;
+  // Blocks per SM that shared memory (228 KiB per SM, 1 KiB of it reserved per block) and
+  // the registers (64 Ki per SM; ~80, ~110 and ~170 per thread for 16, 32 and 64 rows) allow.
+  static constexpr int kMinBlocks = std::min(kMTiles == 1 ? 3 : kMTiles == 2 ? 2 : 1, (228 << 10) / (kSmemBytes + 1024));
+  // The epilogue's [warp][row][column] fp32 sums; rows padded by 8 floats so the float2
+  // stores of a fragment's 8 rows do not collide in one bank.
+  static constexpr int kSumStride = kBN + 8;
+  static_assert(kWarps * kRows * kSumStride * 4 <= kSmemBytes, "the partial sums fit in the stages");
+  static constexpr int kLoadsA = kRows * kChunks / 32, kLoadsB = kBK * kChunks / 32;  // cp.async per lane
+};
+
+// How one launch divides the problem; a function of GemmArgs alone, so that
+// workspace_bytes() and run() agree.
+struct Split {
+  int m_tiles;         // 1, 2 or 4: the instance
+  int col_blocks;      // blocks across N
+  int splits;          // blocks across K (1: no workspace)
+  int warp_k;          // K per warp, a multiple of kBK; a block covers kWarps * warp_k
+  int64_t blocks() const { return int64_t{col_blocks} * splits; }
+};
+
+Split plan_split(const GemmArgs& g) {
+  Split s;
+  s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 ? 2 : 4;
+  s.col_blocks = static_cast<int>(ceil_div(g.n, kBN));
+  const int64_t k_steps = ceil_div(g.k, kBK);
+  // Split K over blocks only while the columns alone leave more than half the SMs idle, and
+  // never below two stages per warp, nor into more than 64 slabs.
+  int64_t splits = std::max<int64_t>(1, g.sm_count / s.col_blocks);
+  splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
+  s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
+  s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
+  return s;
+}
+
+template <Precision P, Layout LB, class C>
+__global__ void __launch_bounds__(kThreads, C::kMinBlocks)
+    skinny_mma(Problem<typename ElementTraits<P>::Element> p, Split s, float* ws) {
+  using T = typename ElementTraits<P>::Element;
+  extern __shared__ __align__(128) unsigned char smem[];
+  const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
+  const int col_block = static_cast<int>(blockIdx.x % s.col_blocks), split = static_cast<int>(blockIdx.x / s.col_blocks);
+  const int n0 = col_block * kBN;
+  // This warp's K range: [k_begin, k_end), cut into kBK stages (the last zero-filled past k_end).
+  const int k_begin = (split * kWarps + warp) * s.warp_k;
+  const int k_end = min(p.k, k_begin + s.warp_k);
+  const int iters = k_end > k_begin ? static_cast<int>(ceil_div(k_end - k_begin, kBK)) : 0;
+  const uint32_t ring = ptx::smem_address(smem) + warp * C::kWarpBytes;
+
+  // ---- global -> shared, one stage ----
+  // Copy j of a lane: row lane / 4 + 8 j of the stage's A (K-contiguous rows) or B, chunk
+  // lane % 4. So 4 lanes read one 64-byte piece of a row, and rows 8 apart share the swizzle
+  // key: destinations are a base plus j rows. B's rows are K rows for row-major B (32 columns
+  // each), columns for column-major B (32 K values each).
+  const int row_in = lane / 4, chunk = lane % 4;
+  const uint32_t dst = (row_in * kChunks + swizzle<kChunks>(row_in, chunk)) * 16;
+  const T* a_src = p.a + row_in * p.lda + chunk * 8;
+  const T* b_src = LB == Layout::kRowMajor ? p.b + row_in * p.ldb + n0 + chunk * 8
+                                           : p.b + (n0 + row_in) * p.ldb + chunk * 8;
+  const bool b_col_ok = n0 + chunk * 8 < p.n;  // row-major B: N % 8 == 0, a chunk is wholly in or out
+  auto load_stage = [&](int slot, int k0) {
+    const uint32_t stage = ring + slot * C::kStageBytes;
+    const bool a_k_ok = k0 + chunk * 8 < k_end;  // K % 8 == 0 and k_end is K or a multiple of kBK
+#pragma unroll
+    for (int j = 0; j < C::kLoadsA; ++j) {
+      const bool ok = a_k_ok && row_in + 8 * j < p.m;
+      ptx::cp_async_16(stage + dst + j * 8 * kChunks * 16, ok ? a_src + 8 * j * p.lda + k0 : p.a, ok);
+    }
+#pragma unroll
+    for (int j = 0; j < C::kLoadsB; ++j) {
+      const int r = row_in + 8 * j;
+      if constexpr (LB == Layout::kRowMajor) {
+        const bool ok = b_col_ok && k0 + r < k_end;
+        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + (k0 + 8 * j) * p.ldb : p.b, ok);
+      } else {
+        const bool ok = n0 + r < p.n && k0 + chunk * 8 < k_end;
+        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + 8 * j * p.ldb + k0 : p.b, ok);
+      }
+    }
+  };
+
+  // ---- shared -> fragments ----
+  // A tile mi at k-step kk (ldmatrix.x4): lane l addresses row mi * 16 + l % 16, chunk
+  // 2 kk + l / 16 (the a0..a3 order of mma's A fragment).
+  // B tiles 2q, 2q + 1 at k-step kk: row-major (ldmatrix.x4.trans) lane l addresses K row
+  // 16 kk + l % 8 + 8 (l / 8 % 2), chunk 2q + l / 16; column-major (ldmatrix.x4) column
+  // 16 q + l % 8 + 8 (l / 16), chunk 2 kk + l / 8 % 2. Either way registers 0, 1 are b0, b1
+  // of tile 2q and registers 2, 3 those of tile 2q + 1.
+  auto a_frag = [&](int mi, int kk) {
+    const int row = mi * 16 + lane % 16;
+    return (row * kChunks + swizzle<kChunks>(row, 2 * kk + lane / 16)) * 16;
+  };
+  auto b_frag = [&](int q, int kk) {
+    const int row = LB == Layout::kRowMajor ? 16 * kk + lane % 8 + 8 * (lane / 8 % 2) : 16 * q + lane % 8 + 8 * (lane / 16);
+    const int c = LB == Layout::kRowMajor ? 2 * q + lane / 16 : 2 * kk + lane / 8 % 2;
+    return C::kABytes + (row * kChunks + swizzle<kChunks>(row, c)) * 16;
+  };
+
+  float acc[C::kMTiles][4][4] = {};
+#pragma unroll
+  for (int st = 0; st < C::kStages - 1; ++st) {
+    if (st < iters) load_stage(st, k_begin + st * kBK);
+    ptx::cp_async_commit();  // empty groups past the end keep the count uniform
+  }
+#pragma unroll 1
+  for (int it = 0; it < iters; ++it) {
+    // Stage `it` has landed for every lane (wait, then the warp barrier orders the lanes'
+    // copies before the other lanes' ldmatrix); the stage read last iteration is free.
+    ptx::cp_async_wait<C::kStages - 2>();
+    __syncwarp();
+    const int next = it + C::kStages - 1;
+    if (next < iters) load_stage(next % C::kStages, k_begin + next * kBK);
+    ptx::cp_async_commit();
+    const uint32_t stage = ring + (it % C::kStages) * C::kStageBytes;
+#pragma unroll
+    for (int kk = 0; kk < kBK / 16; ++kk) {
+      uint32_t a[C::kMTiles][4], b[4][2];
+#pragma unroll
+      for (int mi = 0; mi < C::kMTiles; ++mi) ptx::ldmatrix_x4(a[mi], stage + a_frag(mi, kk));
+#pragma unroll
+      for (int q = 0; q < 2; ++q) {
+        uint32_t r[4];
+        if constexpr (LB == Layout::kRowMajor) {
+          ptx::ldmatrix_x4_trans(r, stage + b_frag(q, kk));
+        } else {
+          ptx::ldmatrix_x4(r, stage + b_frag(q, kk));
+        }
+        b[2 * q][0] = r[0];
+        b[2 * q][1] = r[1];
+        b[2 * q + 1][0] = r[2];
+        b[2 * q + 1][1] = r[3];
+      }
+#pragma unroll
+      for (int mi = 0; mi < C::kMTiles; ++mi) {
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni) ptx::mma_m16n8k16<P>(acc[mi][ni], a[mi], b[ni]);
+      }
+    }
+  }
+  ptx::cp_async_wait<0>();  // only empty groups remain, but the stages are reused below
+
+  // ---- the warps' sums, in a fixed order ----
+  // Accumulators c0, c1 of mma tile (mi, ni): row mi * 16 + lane / 4, columns ni * 8 +
+  // 2 (lane % 4) and + 1; c2, c3 the same 8 rows lower.
+  __syncthreads();  // every warp is done with its ring
+  float* sums = reinterpret_cast<float*>(smem);
+  const int rows = min(p.m, C::kRows);
+#pragma unroll
+  for (int mi = 0; mi < C::kMTiles; ++mi) {
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const int row = mi * 16 + lane / 4 + 8 * half;
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni) {
+        *reinterpret_cast<float2*>(sums + (warp * C::kRows + row) * C::kSumStride + ni * 8 + lane % 4 * 2) =
+            make_float2(acc[mi][ni][2 * half], acc[mi][ni][2 * half + 1]);
+      }
+    }
+  }
+  __syncthreads();
+  using Traits = ElementTraits<P>;
+  for (int i = static_cast<int>(threadIdx.x); i < rows * (kBN / 2); i += kThreads) {
+    const int row = i / (kBN / 2), c = i % (kBN / 2) * 2, col = n0 + c;
+    if (col >= p.n) continue;  // N is even (D's alignment): a pair is wholly in or out
+    float2 sum = *reinterpret_cast<const float2*>(sums + row * C::kSumStride + c);
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) {
+      const float2 x = *reinterpret_cast<const float2*>(sums + (w * C::kRows + row) * C::kSumStride + c);
+      sum.x += x.x;
+      sum.y += x.y;
+    }
+    if (s.splits == 1) {
+      *reinterpret_cast<typename Traits::Element2*>(p.d + row * p.ldd + col) = Traits::from_float2(sum.x, sum.y);
+    } else {
+      *reinterpret_cast<float2*>(ws + (int64_t{split} * p.m + row) * p.n + col) = sum;
+    }
+  }
+}
+
+template <Precision P, Layout LB, class C>
+struct KernelTag {};  // one shared-memory opt-in per instance
+
+template <Precision P, Layout LB, class C>
+KernelStatus launch(const GemmArgs& g, const Split& s) {
+  using T = typename ElementTraits<P>::Element;
+  const auto kernel = &skinny_mma<P, LB, C>;
+  const cudaError_t opted =
+      opt_in_shared_memory_once<KernelTag<P, LB, C>>(reinterpret_cast<const void*>(kernel), C::kSmemBytes, g.device);
+  if (opted != cudaSuccess) return from_cuda(opted);
+  const Problem<T> p = make_problem<T>(g);
+  float* ws = static_cast<float*>(g.workspace);
+  kernel<<<static_cast<unsigned>(s.blocks()), kThreads, C::kSmemBytes, g.stream>>>(p, s, ws);
+  if (s.splits > 1) {
+    const KernelStatus status = launch_status();
+    if (!status.ok()) return status;
+    launch_sum_slabs<P>(p, ws, s.splits, g.stream);
+  }
+  return launch_status();
+}
+
+template <Precision P, Layout LB>
+KernelStatus run(const GemmArgs& g) {
+  const Split s = plan_split(g);
+  switch (s.m_tiles) {
+    case 1: return launch<P, LB, Cfg<1>>(g, s);
+    case 2: return launch<P, LB, Cfg<2>>(g, s);
+    default: return launch<P, LB, Cfg<4>>(g, s);
+  }
+}
+
+size_t workspace_bytes(const GemmArgs& g) {
+  const Split s = plan_split(g);
+  return s.splits > 1 ? static_cast<size_t>(s.splits) * g.m * g.n * sizeof(float) : 0;
+}
+
+template <Layout LB>
+KernelStatus can_implement(const GemmArgs& g) {
+  if (g.layout_a != Layout::kRowMajor || g.layout_b != LB) {
+    return {KernelStatus::kNotSupported, LB == Layout::kRowMajor
+                                             ? "skinny-M mma kernel (rr) takes row-major A and B only"
+                                             : "skinny-M mma kernel (rc) takes row-major A and column-major B only"};
+  }
+  if (g.m > kMaxRows) return {KernelStatus::kNotSupported, "skinny-M mma kernel takes M <= 64 only"};
+  if (g.n > INT_MAX || g.k > INT_MAX) {
+    return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
+  }
+  return {};
+}
+
+template <Precision P, Layout LB>
+KernelInfo skinny_mma_info(const char* name) {
+  KernelInfo info = make_info({name, kConfig, P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/2, kMaxRows, kBN, kBK,
+                               Cfg<4>::kSmemBytes, &can_implement<LB>, &run<P, LB>});
+  info.layout_b = LB;
+  info.workspace_bytes = &workspace_bytes;
+  info.max_m = kMaxRows;
+  return info;
+}
+
+constexpr Precision kF16 = Precision::kF16, kBF16 = Precision::kBF16;
+constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
+
+const KernelRegistrar registrars[] = {
+    KernelRegistrar(skinny_mma_info<kBF16, kRow>("handwritten_sm80_bf16_rr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kBF16, kCol>("handwritten_sm80_bf16_rc_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kF16, kRow>("handwritten_sm80_f16_rr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kF16, kCol>("handwritten_sm80_f16_rc_skinny_m_mma")),
+};
+
+}  // namespace
+}  // namespace cutlass_ops::handwritten

@@ -1,0 +1,128 @@
+"""The tensor-core skinny-M streaming kernels (csrc/handwritten/gemm_skinny_m_mma_sm80.cu), each
+forced with kernel= and checked against a float64 reference, relative to torch.mm's own error.
+The cases sweep M across the kernel's row instances (16, 32 and 64 rows of A), take N from one
+column pair to many 32-column blocks with a ragged last one, and K from one 8-element chunk to
+long; N small enough that K is also split over blocks (workspace and sum of slabs); padded
+leading dims, storage offsets and a padded output. The kernel takes at most 64 rows: forcing it
+on 65 is a ValueError naming the limit."""
+
+import math
+
+import pytest
+import torch
+
+import cutlass_ops
+from mm_testing import aligned_shape, assert_matches_reference, matrix, poison_allocator
+
+pytestmark = pytest.mark.gpu
+
+DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
+NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in DTYPES for layouts in ("rr", "rc")}
+
+# Both sides of each instance's row count (16, 32, 64), and M = 1.
+M_SWEEP = [1, 2, 15, 16, 17, 31, 32, 33, 63, 64]
+# N: one column pair (rc; rr rounds up to 8), less than a block of 32, a ragged block, and
+# 4096 (128 blocks: K is not split over blocks on a large GPU). 40 and 1000 leave most SMs idle,
+# so K is split over blocks when it is long enough.
+N_SIZES = [2, 40, 1000, 4096]
+# K: one chunk, less than a stage of 32, ragged, and long (many stages per warp).
+K_SIZES = [8, 24, 1000, 4096]
+
+
+def mma_kernels():
+    if not torch.cuda.is_available():
+        return []
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name in NAMES]
+
+
+def operands(kernel, m, n, k, **layout):
+    dtype = DTYPES[kernel.dtype]
+    return matrix(m, k, dtype, "r", **layout), matrix(k, n, dtype, kernel.layouts[1], **layout)
+
+
+def run_and_check(kernel, m, n, k, **layout):
+    a, b = operands(kernel, m, n, k, **layout)
+    poison_allocator(m * n, a.dtype)  # NaN where the output lands: a forgotten element shows
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k} {layout}")
+
+
+def test_all_mma_kernels_are_registered():
+    if not torch.cuda.is_available():
+        pytest.skip("needs a CUDA device")
+    kernels = mma_kernels()
+    assert {k.name for k in kernels} == NAMES
+    for k in kernels:
+        assert k.family == "handwritten" and k.config == "skinny_m_mma_streaming", k
+        assert k.layouts == k.name.split("_")[3], k
+        assert k.alignment == (8, 8, 2), k
+        assert k.max_m == 64, k
+        assert k.decompositions == ("data-parallel",), k  # K is split inside the kernel
+        assert k.min_capability == (8, 0) and k.max_capability is None, k
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m", M_SWEEP)
+def test_m_sweep_over_n_and_k(kernel, m):
+    for n in N_SIZES:
+        for k in K_SIZES:
+            run_and_check(kernel, *aligned_shape(kernel, m, n, k))
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m,n,k", [(1, 64, 65536), (16, 1000, 16384), (64, 256, 8192), (16, 4096, 14336)], ids=str)
+def test_long_k(kernel, m, n, k):
+    """Few columns and a long K split over many blocks (workspace, sum of slabs), and a long K
+    inside one block per column block."""
+    run_and_check(kernel, *aligned_shape(kernel, m, n, k))
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m", [1, 17, 40])
+def test_padded_leading_dims(kernel, m):
+    """Leading dims larger than the rows, by a multiple of the alignment: the kernel must use
+    lda and ldb, not the sizes."""
+    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 1000), ld_pad=3 * 8)
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m", [1, 17, 40])
+def test_storage_offset(kernel, m):
+    """An offset of the alignment keeps every pointer aligned; the kernel must read from the
+    view's start, not the storage's."""
+    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 4096), offset=8)
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+def test_padded_output_is_written_only_inside(kernel):
+    """out= a view with a padded leading dim and an offset: the kernel must use ldd, and the
+    padding must keep its NaNs (one slab per block, and K split over blocks)."""
+    for m, n, k in [(7, 1000, 64), (7, 1000, 8192), (50, 4096, 512)]:
+        m, n, k = aligned_shape(kernel, m, n, k)
+        a, b = operands(kernel, m, n, k)
+        base = torch.full((2 + m * (n + 6),), math.nan, dtype=a.dtype, device="cuda")
+        out = base.as_strided((m, n), (n + 6, 1), 2)
+        cutlass_ops.mm(a, b, out=out, kernel=kernel.name)
+        assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k} padded out")
+        written = torch.zeros_like(base, dtype=torch.bool)
+        written.as_strided((m, n), (n + 6, 1), 2).fill_(True)
+        assert base[~written].isnan().all(), f"{kernel.name} {m}x{n}x{k}: wrote outside the output"
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+def test_split_k_is_deterministic(kernel):
+    """K split over blocks and warps, summed in a fixed order: two runs agree bit for bit."""
+    m, n, k = aligned_shape(kernel, 16, 256, 65536)
+    a, b = operands(kernel, m, n, k)
+    first = cutlass_ops.mm(a, b, kernel=kernel.name)
+    second = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert_matches_reference(first, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k}")
+    assert torch.equal(first, second), f"{kernel.name} {m}x{n}x{k}: two runs differ"
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+def test_more_than_64_rows_is_refused_by_name(kernel):
+    a, b = operands(kernel, 65, 256, 256)
+    with pytest.raises(ValueError, match=r"takes at most 64 rows \(M\), the problem has M = 65"):
+        cutlass_ops.mm(a, b, kernel=kernel.name)
+    run_and_check(kernel, 64, 256, 256)  # and 64 rows run
