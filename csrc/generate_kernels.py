@@ -52,6 +52,8 @@ SM90_KERNELS = [
     # x @ W and F.linear; 256x128 with a 1x2 cluster for wide outputs, "rr" (where it won).
     *[(p, "Sm90_128x64x64_1x2x1_Coop", ["rr", "rc"]) for p in ("f16", "bf16")],
     *[(p, "Sm90_256x128x64_1x2x1_Coop", ["rr"]) for p in ("f16", "bf16")],
+    # 128x192 for outputs whose 128x256 tiles fall short of a wave (512x6144: 128 tiles), "rr".
+    *[(p, "Sm90_128x192x64_2x1x1_Coop", ["rr"]) for p in ("f16", "bf16")],
 ]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).

@@ -39,6 +39,20 @@ struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr bool kSwapAB = false;
 };
 
+// Mid-size 16-bit outputs whose 128x256 tiles fall short of a wave and whose 128x128 tiles
+// leave a ragged second one: 512x6144 is 96 tiles of 128x256 (73% of 132 SMs), 192 of 128x128
+// (1.45 waves), but 128 of 128x192 (one wave, 97%). WGMMA takes N in steps of 8 up to 256;
+// each consumer warpgroup runs 64x192. The 2x1 cluster multicasts B across the pair, as
+// 128x256's does. Smem: stages of (128 + 192) x 64 x 2 B = 40 KiB.
+struct Sm90_128x192x64_2x1x1_Coop {
+  static constexpr const char* kName = "128x192x64_2x1x1_coop";
+  static constexpr int kTileM = 128, kTileN = 192, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+
 // Large M*N, 16-bit, the other way round: a 256x128 tile (each consumer warpgroup 128x128)
 // with a 1x2 cluster, which multicasts A to the two CTAs of a tile row. For outputs far wider
 // than tall (N = 14336-128256 in LLM projections) the pair shares A's 256-row slab where
