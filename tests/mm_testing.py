@@ -3,8 +3,11 @@ which the fuzzer uses too."""
 
 from __future__ import annotations
 
+import math
+
 import torch
 
+import cutlass_ops
 from cutlass_ops.testing import ERROR_FLOOR, matrix, poison_allocator, reference_error  # noqa: F401
 
 # The dtype sweep: (name, dtype, allow_tf32). "tf32" is float32 with TF32 matmuls allowed.
@@ -58,3 +61,42 @@ def capture_error(fn):
     except Exception as error:  # noqa: BLE001 - we compare whatever torch raises
         return type(error), str(error).split("\n")[0]
     return None, None
+
+
+# ---- one forced kernel against the reference -----------------------------------------------
+
+KERNEL_DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32, "f32": torch.float32,
+                 "3xtf32": torch.float32, "f64": torch.float64}
+
+
+def forced_precision(kernel) -> str:
+    """The accuracy a forced kernel is held to: its own, but 3xTF32's is IEEE fp32's."""
+    return "f32" if kernel.dtype == "3xtf32" else kernel.dtype
+
+
+def forced_operands(kernel, m, n, k, **layout):
+    """Fresh random A (m x k) and B (k x n) in the kernel's dtype and layouts."""
+    dtype = KERNEL_DTYPES[kernel.dtype]
+    return matrix(m, k, dtype, kernel.layouts[0], **layout), matrix(k, n, dtype, kernel.layouts[1], **layout)
+
+
+def check_forced(kernel, m, n, k, **layout):
+    """Runs `kernel` with kernel= over a NaN-poisoned output block (an element the kernel
+    forgets shows up) and checks the result against the reference."""
+    a, b = forced_operands(kernel, m, n, k, **layout)
+    poison_allocator(m * n, a.dtype)
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert_matches_reference(out, a, b, forced_precision(kernel), context=f"{kernel.name} {m}x{n}x{k} {layout}")
+
+
+def check_forced_padded_out(kernel, m, n, k, align):
+    """out= a view with a leading dim padded by 3 * align and an offset of align: the kernel must
+    use ldd, and the padding must keep its NaNs."""
+    a, b = forced_operands(kernel, m, n, k)
+    base = torch.full((align + m * (n + 3 * align),), math.nan, dtype=a.dtype, device="cuda")
+    out = base.as_strided((m, n), (n + 3 * align, 1), align)
+    cutlass_ops.mm(a, b, out=out, kernel=kernel.name)
+    assert_matches_reference(out, a, b, forced_precision(kernel), context=f"{kernel.name} {m}x{n}x{k} padded out")
+    written = torch.zeros_like(base, dtype=torch.bool)
+    written.as_strided((m, n), (n + 3 * align, 1), align).fill_(True)
+    assert base[~written].isnan().all(), f"{kernel.name} {m}x{n}x{k}: wrote outside the output"

@@ -4,25 +4,17 @@ cover an M sweep across the kernel's row chunks (1, 2, 4 and 8 rows, then severa
 and K from one vector to long, K long enough to split into many slabs, padded leading dims,
 storage offsets and a padded output. Two runs of a split-K shape must agree bit for bit."""
 
-import math
-
 import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import aligned_shape, assert_matches_reference, matrix, poison_allocator
+from mm_testing import (aligned_shape, assert_matches_reference, check_forced, check_forced_padded_out, forced_operands,
+                        forced_precision)
 
 pytestmark = pytest.mark.gpu
 
 DTYPES = {"f32": torch.float32, "tf32": torch.float32, "3xtf32": torch.float32, "bf16": torch.bfloat16,
           "f16": torch.float16}
-
-
-def reference_precision(kernel) -> str:
-    """3xTF32 is held to IEEE fp32's accuracy (the kernel computes full fp32 products)."""
-    return "f32" if kernel.dtype == "3xtf32" else kernel.dtype
-
-
 NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m" for dtype in DTYPES for layouts in ("rr", "rc")}
 
 # M on both sides of each row-chunk size (1, 2, 4, 8) and of several chunks of 8.
@@ -38,19 +30,6 @@ def skinny_kernels():
     if not torch.cuda.is_available():
         return []
     return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name in NAMES]
-
-
-def operands(kernel, m, n, k, **layout):
-    dtype = DTYPES[kernel.dtype]
-    return matrix(m, k, dtype, "r", **layout), matrix(k, n, dtype, kernel.layouts[1], **layout)
-
-
-def run_and_check(kernel, m, n, k, **layout):
-    a, b = operands(kernel, m, n, k, **layout)
-    # NaN in the block the output will reuse: an element the kernel forgets shows up.
-    poison_allocator(m * n, a.dtype)
-    out = cutlass_ops.mm(a, b, kernel=kernel.name)
-    assert_matches_reference(out, a, b, reference_precision(kernel), context=f"{kernel.name} {m}x{n}x{k} {layout}")
 
 
 @pytest.fixture
@@ -78,14 +57,14 @@ def test_m_sweep_over_n_and_k(kernel, m, kernel_precision):
     kernel_precision(kernel)
     for n in N_SIZES:
         for k in K_SIZES:
-            run_and_check(kernel, *aligned_shape(kernel, m, n, k))
+            check_forced(kernel, *aligned_shape(kernel, m, n, k))
 
 
 @pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
 @pytest.mark.parametrize("n", N_SIZES)
 def test_long_k_in_many_slabs(kernel, n, kernel_precision):
     kernel_precision(kernel)
-    run_and_check(kernel, *aligned_shape(kernel, 1, n, LONG_K))
+    check_forced(kernel, *aligned_shape(kernel, 1, n, LONG_K))
 
 
 @pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
@@ -95,7 +74,7 @@ def test_padded_leading_dims(kernel, m, kernel_precision):
     lda and ldb, not the sizes."""
     kernel_precision(kernel)
     align = max(kernel.alignment)
-    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 1000), ld_pad=3 * align)
+    check_forced(kernel, *aligned_shape(kernel, m, 1000, 1000), ld_pad=3 * align)
 
 
 @pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
@@ -105,7 +84,7 @@ def test_storage_offset(kernel, m, kernel_precision):
     from the view's start, not the storage's."""
     kernel_precision(kernel)
     align = max(kernel.alignment)
-    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 4096), offset=align)
+    check_forced(kernel, *aligned_shape(kernel, m, 1000, 4096), offset=align)
 
 
 @pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
@@ -113,17 +92,8 @@ def test_padded_output_is_written_only_inside(kernel, kernel_precision):
     """out= a view with a padded leading dim and an offset: the kernel must use ldd, and the
     padding must keep its NaNs (single-slab and split-K shapes)."""
     kernel_precision(kernel)
-    align = max(kernel.alignment)
     for m, n, k in [(7, 1000, 64), (7, 1000, 8192)]:
-        m, n, k = aligned_shape(kernel, m, n, k)
-        a, b = operands(kernel, m, n, k)
-        base = torch.full((align + m * (n + 3 * align),), math.nan, dtype=a.dtype, device="cuda")
-        out = base.as_strided((m, n), (n + 3 * align, 1), align)
-        cutlass_ops.mm(a, b, out=out, kernel=kernel.name)
-        assert_matches_reference(out, a, b, reference_precision(kernel), context=f"{kernel.name} {m}x{n}x{k} padded out")
-        written = torch.zeros_like(base, dtype=torch.bool)
-        written.as_strided((m, n), (n + 3 * align, 1), align).fill_(True)
-        assert base[~written].isnan().all(), f"{kernel.name} {m}x{n}x{k}: wrote outside the output"
+        check_forced_padded_out(kernel, *aligned_shape(kernel, m, n, k), max(kernel.alignment))
 
 
 @pytest.mark.parametrize("kernel", skinny_kernels(), ids=lambda k: k.name)
@@ -131,8 +101,8 @@ def test_split_k_is_deterministic(kernel, kernel_precision):
     """K split into many slabs and summed in a fixed order: two runs agree bit for bit."""
     kernel_precision(kernel)
     m, n, k = aligned_shape(kernel, 1, 256, LONG_K)
-    a, b = operands(kernel, m, n, k)
+    a, b = forced_operands(kernel, m, n, k)
     first = cutlass_ops.mm(a, b, kernel=kernel.name)
     second = cutlass_ops.mm(a, b, kernel=kernel.name)
-    assert_matches_reference(first, a, b, reference_precision(kernel), context=f"{kernel.name} {m}x{n}x{k}")
+    assert_matches_reference(first, a, b, forced_precision(kernel), context=f"{kernel.name} {m}x{n}x{k}")
     assert torch.equal(first, second), f"{kernel.name} {m}x{n}x{k}: two runs differ"

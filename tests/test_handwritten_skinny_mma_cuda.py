@@ -6,18 +6,15 @@ long; N small enough that K is also split over blocks (workspace and sum of slab
 leading dims, storage offsets and a padded output. The kernel takes at most 64 rows: forcing it
 on 65 is a ValueError naming the limit."""
 
-import math
-
 import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import aligned_shape, assert_matches_reference, matrix, poison_allocator
+from mm_testing import aligned_shape, assert_matches_reference, check_forced, check_forced_padded_out, forced_operands
 
 pytestmark = pytest.mark.gpu
 
-DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
-NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in DTYPES for layouts in ("rr", "rc")}
+NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in ("bf16", "f16") for layouts in ("rr", "rc")}
 
 # Both sides of each instance's row count (16, 32, 64), and M = 1.
 M_SWEEP = [1, 2, 15, 16, 17, 31, 32, 33, 63, 64]
@@ -33,18 +30,6 @@ def mma_kernels():
     if not torch.cuda.is_available():
         return []
     return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name in NAMES]
-
-
-def operands(kernel, m, n, k, **layout):
-    dtype = DTYPES[kernel.dtype]
-    return matrix(m, k, dtype, "r", **layout), matrix(k, n, dtype, kernel.layouts[1], **layout)
-
-
-def run_and_check(kernel, m, n, k, **layout):
-    a, b = operands(kernel, m, n, k, **layout)
-    poison_allocator(m * n, a.dtype)  # NaN where the output lands: a forgotten element shows
-    out = cutlass_ops.mm(a, b, kernel=kernel.name)
-    assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k} {layout}")
 
 
 def test_all_mma_kernels_are_registered():
@@ -66,7 +51,7 @@ def test_all_mma_kernels_are_registered():
 def test_m_sweep_over_n_and_k(kernel, m):
     for n in N_SIZES:
         for k in K_SIZES:
-            run_and_check(kernel, *aligned_shape(kernel, m, n, k))
+            check_forced(kernel, *aligned_shape(kernel, m, n, k))
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
@@ -74,7 +59,7 @@ def test_m_sweep_over_n_and_k(kernel, m):
 def test_long_k(kernel, m, n, k):
     """Few columns and a long K split over many blocks (workspace, sum of slabs), and a long K
     inside one block per column block."""
-    run_and_check(kernel, *aligned_shape(kernel, m, n, k))
+    check_forced(kernel, *aligned_shape(kernel, m, n, k))
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
@@ -82,7 +67,7 @@ def test_long_k(kernel, m, n, k):
 def test_padded_leading_dims(kernel, m):
     """Leading dims larger than the rows, by a multiple of the alignment: the kernel must use
     lda and ldb, not the sizes."""
-    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 1000), ld_pad=3 * 8)
+    check_forced(kernel, *aligned_shape(kernel, m, 1000, 1000), ld_pad=3 * 8)
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
@@ -90,7 +75,7 @@ def test_padded_leading_dims(kernel, m):
 def test_storage_offset(kernel, m):
     """An offset of the alignment keeps every pointer aligned; the kernel must read from the
     view's start, not the storage's."""
-    run_and_check(kernel, *aligned_shape(kernel, m, 1000, 4096), offset=8)
+    check_forced(kernel, *aligned_shape(kernel, m, 1000, 4096), offset=8)
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
@@ -98,22 +83,14 @@ def test_padded_output_is_written_only_inside(kernel):
     """out= a view with a padded leading dim and an offset: the kernel must use ldd, and the
     padding must keep its NaNs (one slab per block, and K split over blocks)."""
     for m, n, k in [(7, 1000, 64), (7, 1000, 8192), (50, 4096, 512)]:
-        m, n, k = aligned_shape(kernel, m, n, k)
-        a, b = operands(kernel, m, n, k)
-        base = torch.full((2 + m * (n + 6),), math.nan, dtype=a.dtype, device="cuda")
-        out = base.as_strided((m, n), (n + 6, 1), 2)
-        cutlass_ops.mm(a, b, out=out, kernel=kernel.name)
-        assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k} padded out")
-        written = torch.zeros_like(base, dtype=torch.bool)
-        written.as_strided((m, n), (n + 6, 1), 2).fill_(True)
-        assert base[~written].isnan().all(), f"{kernel.name} {m}x{n}x{k}: wrote outside the output"
+        check_forced_padded_out(kernel, *aligned_shape(kernel, m, n, k), 2)
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
 def test_split_k_is_deterministic(kernel):
     """K split over blocks and warps, summed in a fixed order: two runs agree bit for bit."""
     m, n, k = aligned_shape(kernel, 16, 256, 65536)
-    a, b = operands(kernel, m, n, k)
+    a, b = forced_operands(kernel, m, n, k)
     first = cutlass_ops.mm(a, b, kernel=kernel.name)
     second = cutlass_ops.mm(a, b, kernel=kernel.name)
     assert_matches_reference(first, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k}")
@@ -122,7 +99,7 @@ def test_split_k_is_deterministic(kernel):
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
 def test_more_than_64_rows_is_refused_by_name(kernel):
-    a, b = operands(kernel, 65, 256, 256)
+    a, b = forced_operands(kernel, 65, 256, 256)
     with pytest.raises(ValueError, match=r"takes at most 64 rows \(M\), the problem has M = 65"):
         cutlass_ops.mm(a, b, kernel=kernel.name)
-    run_and_check(kernel, 64, 256, 256)  # and 64 rows run
+    check_forced(kernel, 64, 256, 256)  # and 64 rows run

@@ -71,8 +71,9 @@ def test_large_bf16_uses_the_128x256_wgmma_kernels(la, lb, expected):
     ((384, 1408, "pingpong", ("data-parallel", 1))),       # 3 * 11 = 33 tiles
     ((384, 1280, "coop_streamk", ("split-k", 3))),         # 3 * 10 = 30 tiles: K = 4096 is split 3 ways
     ((4096, 16, "coop_streamk", ("split-k", 3))),
-    # Swap-AB 32x128 tiles: M <= 32 always; M <= 128 while ceil(M/32) * ceil(N/128) <= 132.
-    ((17, 4096, "swapab", ("split-k", 3))),                # 32 tiles, 32 K tiles of 128
+    # Swap-AB 32x128 tiles: M <= 32 where the streaming kernel does not take it (see below);
+    # M <= 128 while ceil(M/32) * ceil(N/128) <= 132.
+    ((17, 8448, "swapab", ("data-parallel", 1))),          # 66 tiles: round(132 / 66 / 1.5) = 1
     ((32, 65536, "swapab", ("data-parallel", 1))),         # 512 tiles
     ((33, 4096, "swapab", ("data-parallel", 1))),          # 2 * 32 = 64 tiles: round(132 / 64 / 1.5) = 1
     ((128, 4096, "swapab", ("data-parallel", 1))),         # 4 * 32 = 128 tiles
@@ -89,10 +90,14 @@ def test_heuristic_thresholds_16bit_sm90(m, n, expected, decomposition):
 
 @pytest.mark.skipif(not has_kernel("handwritten_sm80_bf16_rr_skinny_m_mma"), reason="built without the hand-written kernels")
 @pytest.mark.parametrize("m,n,k,streams", [
-    # M <= 16, K >= 1024, and N / 32 column blocks within [132 / 2, 2 * 132] = [66, 264].
+    # M <= 16, K >= 1024, and N / 32 column blocks within [132 / 2, 2 * 132] = [66, 264];
+    # M <= 32 within [66, 132].
     (1, 4096, 4096, True),
     (16, 4096, 4096, True),
-    (17, 4096, 4096, False),   # M > 16: swap-AB
+    (17, 4096, 4096, True),
+    (32, 4224, 4096, True),    # 132 blocks
+    (32, 4256, 4096, False),   # 133 blocks: past one per SM at 32 rows
+    (33, 4096, 4096, False),   # M > 32: swap-AB
     (16, 2112, 4096, True),    # 66 blocks
     (16, 2080, 4096, False),   # 65 blocks: under half a wave
     (16, 8448, 4096, True),    # 264 blocks
@@ -127,10 +132,11 @@ def test_the_mma_streaming_kernel_takes_at_most_64_rows():
 @needs_sm90
 def test_swap_ab_is_not_a_copy():
     """Swap-AB computes D^T = B^T A^T inside the kernel: the plan reads the operands in place."""
-    p = plan(meta(24, 4096), meta(4096, 4096, layout="c"))
+    # (N = 8192: 256 blocks of 32 columns, more than the streaming kernel takes at 24 rows.)
+    p = plan(meta(24, 4096), meta(4096, 8192, layout="c"))
     assert p.kernel == "cutlass3x_sm90_bf16_rc_32x128x128_1x1x1_coop_streamk_swapab", p
     assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed or p.staged or p.copy_b_kmajor)
-    assert p.problem == (24, 4096, 4096)
+    assert p.problem == (24, 8192, 4096)
     # Column-major A has no swap-AB kernel: the ladder below it decides (32 tiles of 128x128
     # and a long K: the split-K cooperative 128x128 kernel).
     q = plan(meta(8, 4096, layout="c"), meta(4096, 4096))

@@ -32,16 +32,19 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // Up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles fit one
         // wave: swap-AB, so the few rows sit on WGMMA's narrow N side instead of padding a
         // 128-row tile (rr and rc only; other layouts go on down the list).
-        // Up to 16 rows, a long K, and N / 32 column blocks between half a wave and two per SM:
-        // the hand-written tensor-core streaming kernel (K split over each block's 8 warps). It
-        // reads B at the DRAM floor, as cuBLAS does, where the tile kernels read it 15-20%
-        // slower (harness, L2 flushed: 1x4096x4096 20.7 us, cuBLAS 20.9, swap-AB 24.3;
-        // 16x4096x14336 54.3 against cuBLAS's 54.4). Past two blocks per SM its waves of
-        // blocks lose to the tile kernels (16x14336x4096: 56.0 us against 53.0).
+        // Up to 16 rows (32 while the blocks fit one per SM), a long K, and at least half a wave
+        // of 32-column blocks: the hand-written tensor-core streaming kernel (K split over each
+        // block's 8 warps). It reads B at the DRAM floor, as cuBLAS does, where the tile kernels
+        // read it 10-20% slower (bench, L2 flushed, bf16: 16x4096x4096 21.2 us, cuBLAS 22.8,
+        // swap-AB 26.1; 32x4096x4096 22.4, cuBLAS 21.4, swap-AB 26.1). Past two blocks per SM
+        // (one at 32 rows, whose instance takes twice the shared memory) its waves of blocks
+        // lose to the tile kernels (16x14336x4096: 56.2 us, SM80 64x64 53.9).
         const int64_t stream_blocks = ceil_div(p.n, 32);
-        if (p.m <= 16 && p.k >= 1024 && 2 * stream_blocks >= dev.sm_count && stream_blocks <= 2 * dev.sm_count) {
+        const int64_t stream_waves = p.m <= 16 ? 2 : 1;  // blocks per SM
+        if (p.m <= 32 && p.k >= 1024 && 2 * stream_blocks >= dev.sm_count &&
+            stream_blocks <= stream_waves * dev.sm_count) {
           pref.add(Handwritten_SkinnyMMma::kName,
-                   "sm90 16-bit, M <= 16, long K, N / 32 within 0.5-2 blocks per SM: hand-written tensor-core "
+                   "sm90 16-bit, M <= 32, long K, >= 1/2 wave of 32-column blocks: hand-written tensor-core "
                    "streaming kernel (B read once at bandwidth)");
         }
         const int64_t big_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);

@@ -78,7 +78,7 @@ struct Split {
 Split plan_split(const GemmArgs& g) {
   Split s;
   s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 ? 2 : 4;
-  s.col_blocks = static_cast<int>(ceil_div(g.n, kBN));
+  s.col_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.n, kBN)));
   const int64_t k_steps = ceil_div(g.k, kBK);
   // Split K over blocks only while the columns alone leave more than half the SMs idle, and
   // never below two stages per warp, nor into more than 64 slabs.
@@ -98,8 +98,9 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   const int col_block = static_cast<int>(blockIdx.x % s.col_blocks), split = static_cast<int>(blockIdx.x / s.col_blocks);
   const int n0 = col_block * kBN;
   // This warp's K range: [k_begin, k_end), cut into kBK stages (the last zero-filled past k_end).
-  const int k_begin = (split * kWarps + warp) * s.warp_k;
-  const int k_end = min(p.k, k_begin + s.warp_k);
+  const int64_t first = int64_t{split * kWarps + warp} * s.warp_k;  // 64-bit: K may be near 2^31
+  const int k_begin = static_cast<int>(min(first, int64_t{p.k}));
+  const int k_end = static_cast<int>(min(int64_t{p.k}, first + s.warp_k));
   const int iters = k_end > k_begin ? static_cast<int>(ceil_div(k_end - k_begin, kBK)) : 0;
   const uint32_t ring = ptx::smem_address(smem) + warp * C::kWarpBytes;
 
