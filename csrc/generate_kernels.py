@@ -54,6 +54,8 @@ SM90_KERNELS = [
     *[(p, "Sm90_256x128x64_1x2x1_Coop", ["rr"]) for p in ("f16", "bf16")],
     # 128x192 for outputs whose 128x256 tiles fall short of a wave (512x6144: 128 tiles), "rr".
     *[(p, "Sm90_128x192x64_2x1x1_Coop", ["rr"]) for p in ("f16", "bf16")],
+    # 64x32 for 33-128 rows with N of a few thousand (64x4096: 128 tiles), "rr".
+    *[(p, "Sm90_64x32x64_1x2x1_Pingpong", ["rr"]) for p in ("f16", "bf16")],
 ]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).

@@ -53,6 +53,21 @@ struct Sm90_128x192x64_2x1x1_Coop {
   static constexpr bool kSwapAB = false;
 };
 
+// 16-bit, M = 33-128 rows with N of a few thousand: a 64x32 tile (WGMMA 64x32 per consumer
+// warpgroup) gives 64x4096 its 128 tiles, one per SM, where 128-row tiles leave half of each
+// idle; the 1x2 cluster multicasts A to the two CTAs of a tile row. The tile and cluster
+// cuBLAS's own kernel names for 64x4096x4096 on an H100 (torch.profiler:
+// nvjet_sm90_tst_64x32_64x16_1x2). Persistent ping-pong: a CTA with two tiles overlaps one's
+// epilogue with the other's MMAs.
+struct Sm90_64x32x64_1x2x1_Pingpong {
+  static constexpr const char* kName = "64x32x64_1x2x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 32, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 2;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+
 // Large M*N, 16-bit, the other way round: a 256x128 tile (each consumer warpgroup 128x128)
 // with a 1x2 cluster, which multicasts A to the two CTAs of a tile row. For outputs far wider
 // than tall (N = 14336-128256 in LLM projections) the pair shares A's 256-row slab where
