@@ -29,9 +29,6 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       if (hopper) {
         // Measured on an H100 (python -m cutlass_ops tune --suite all, 2026-11-22; the table
         // is cutlass_ops/tuning_tables/).
-        // Up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles fit one
-        // wave: swap-AB, so the few rows sit on WGMMA's narrow N side instead of padding a
-        // 128-row tile (rr and rc only; other layouts go on down the list).
         // Up to 16 rows (32 while the blocks fit one per SM), a long K, and at least half a wave
         // of 32-column blocks: the hand-written tensor-core streaming kernel (K split over each
         // block's 8 warps). It reads B at the DRAM floor, as cuBLAS does, where the tile kernels
@@ -50,6 +47,9 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         const int64_t big_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);
         const int64_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
         const int64_t swap_tiles = ceil_div(p.m, 32) * ceil_div(p.n, 128);
+        // Otherwise up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles
+        // fit one wave: swap-AB, so the few rows sit on WGMMA's narrow N side instead of
+        // padding a 128-row tile (rr and rc only; other layouts go on down the list).
         if (p.m <= 32 || (p.m <= 128 && swap_tiles <= dev.sm_count)) {
           pref.add(Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB::kName,
                    "sm90 16-bit, M <= 32 (or <= 128 in one wave): swap-AB 32x128 tiles (D^T = B^T A^T)");
