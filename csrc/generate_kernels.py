@@ -39,11 +39,13 @@ SM90_KERNELS = [
     ],
     # Not "rr": for 32-bit types with a K-major A and an N-major B the CollectiveBuilder takes its
     # register-sourced swap-AB path, and with CUTLASS 4.2.0 that kernel left whole columns of D at
-    # zero on an H200 (tests/test_kernels_cuda.py, 2026-11-22). Row-major x row-major TF32 runs on
-    # the SM80 TF32 kernel until a working SM90 variant replaces it.
+    # zero on an H200 (tests/test_kernels_cuda.py, 2026-11-22). Row-major x row-major TF32 runs
+    # on our own swap-AB configs below instead, which give the builder the "cc" problem.
     ("tf32", "Sm90_128x128x32_1x1x1_Coop", ["rc", "cr", "cc"]),
     ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK", ["rc", "cr", "cc"]),
     ("tf32", "Sm90_128x256x32_2x1x1_Coop", ["rc", "cr", "cc"]),
+    ("tf32", "Sm90_256x128x32_1x2x1_Coop_SwapAB", ["rr"]),
+    ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB", ["rr"]),
     # Swap-AB for small M: x @ W ("rr"), x @ W.T (F.linear's "rc"), and both operands
     # transposed ("cc": 128x4096x4096 tt, where it won). A "cr" build never won (128x4096x4096
     # tn: split-K 128x64x128 was faster) and was dropped.

@@ -153,15 +153,19 @@ def test_staged_unaligned_problems(name, dtype, tf32, layouts, out_form, m, n, k
 
 @pytest.mark.parametrize("out_form", ["none", "out", "column_major", "offset"])
 @pytest.mark.parametrize("m,n,k", [(2048, 2048, 2048), (3072, 2080, 1040)])
-def test_tf32_row_major_b_copied_k_major(out_form, m, n, k, tf32_matmul):
-    """Large row-major x row-major TF32 on Hopper: B is copied column-major for the SM90 "rc"
-    kernel; A and out are used in place, and the inputs are left untouched."""
+@pytest.mark.parametrize("b_form", ["aligned", "misaligned"])
+def test_tf32_row_major_b_on_hopper(b_form, out_form, m, n, k, tf32_matmul):
+    """Large row-major x row-major TF32 on Hopper (TF32 WGMMA cannot read a row-major B from
+    shared memory): an aligned B runs the swap-AB kernels (D^T = B^T A^T) in place; a B whose
+    leading dim breaks TMA's 16-byte rule is copied column-major for the SM90 "rc" kernel.
+    2048^3 takes the 128x128 swap-AB tile (256 tiles, 128 of 128x256), 3072x2080 the 256x128
+    one. The inputs are left untouched."""
     if torch.cuda.get_device_capability() != (9, 0) or not any(
             kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
-        pytest.skip("the K-major copy feeds the SM90 TF32 kernels")
+        pytest.skip("the swap-AB kernels and the K-major copy are the SM90 TF32 paths")
     tf32_matmul(True)
     a = matrix(m, k, torch.float32)
-    b = matrix(k, n, torch.float32)
+    b = matrix(k, n, torch.float32, ld_pad=0 if b_form == "aligned" else 1)
     a_before, b_before = a.clone(), b.clone()
     out = None
     if out_form == "out":
@@ -173,12 +177,17 @@ def test_tf32_row_major_b_copied_k_major(out_form, m, n, k, tf32_matmul):
     plan = cutlass_ops.explain(a, b, out=out)
     if out_form != "column_major":
         # (A column-major out transposes the problem: B's role goes to A^T, already K-major.)
-        assert plan.copy_b_kmajor and plan.kernel.startswith("cutlass3x_sm90_tf32_rc_"), plan
+        if b_form == "aligned":
+            tile = "128x128x32_1x1x1_coop_streamk_swapab" if m == 2048 else "256x128x32_1x2x1_coop_swapab"
+            assert plan.kernel == f"cutlass3x_sm90_tf32_rr_{tile}", plan
+            assert not (plan.copy_b_kmajor or plan.copy_mat2), plan
+        else:
+            assert plan.copy_b_kmajor and plan.kernel.startswith("cutlass3x_sm90_tf32_rc_"), plan
         assert not (plan.staged or plan.out_via_temp or plan.copy_input), plan
     result = cutlass_ops.mm(a, b, out=out)
     assert out is None or result is out
     assert torch.equal(a, a_before) and torch.equal(b, b_before)
-    assert_matches_reference(result, a, b, "tf32", context=f"{m}x{n}x{k} {out_form} via {plan.kernel}")
+    assert_matches_reference(result, a, b, "tf32", context=f"{m}x{n}x{k} {b_form} B, {out_form} via {plan.kernel}")
 
 
 @pytest.mark.parametrize("name,dtype,tf32", PRECISIONS, ids=[p[0] for p in PRECISIONS])

@@ -175,22 +175,44 @@ def test_tf32_below_a_wave_uses_sm80_split_k():
 
 
 @needs_sm90
-def test_large_row_major_tf32_copies_only_b_k_major(tf32_matmul):
-    """TF32 WGMMA reads K-major operands only: for a large row-major x row-major problem the
-    planner copies B column-major and runs the SM90 "rc" kernel on A and out in place."""
+def test_large_row_major_tf32_runs_swapped(tf32_matmul):
+    """TF32 WGMMA reads K-major operands only, and a row-major B is N-major: row-major x
+    row-major TF32 runs the swap-AB kernels (D^T = B^T A^T), which read B as it lies."""
     tf32_matmul(True)
-    p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
+    f32 = torch.float32
+    # 16 x 16 = 256 tiles of 256x128 (>= 132): the 256x128 swap-AB tile.
+    p = plan(meta(4096, 4096, f32), meta(4096, 4096, f32))
+    assert p.kernel == "cutlass3x_sm90_tf32_rr_256x128x32_1x2x1_coop_swapab", p
+    assert not (p.copy_b_kmajor or p.staged or p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed), p
+    assert "swap-AB" in p.reason, p
+    # 2048^3: 128 tiles of 128x256 (< 132), 256 of 128x128: the 128x128 swap-AB tile, whole K.
+    p = plan(meta(2048, 2048, f32), meta(2048, 2048, f32))
+    assert p.kernel == "cutlass3x_sm90_tf32_rr_128x128x32_1x1x1_coop_streamk_swapab", p
+    assert (p.decomposition, p.splits) == ("data-parallel", 1) and not p.copy_b_kmajor, p
+    # Either side of the 128x128 wave: 1024 x 2112 is 8 x 17 = 136 tiles, 1024 x 2048 is 8 x 16 = 128.
+    assert plan(meta(1024, 4096, f32), meta(4096, 2112, f32)).kernel.endswith("_coop_streamk_swapab")
+    below = plan(meta(1024, 4096, f32), meta(4096, 2048, f32))
+    assert below.kernel.startswith("cutlass2x_sm80_tf32_rr_") and not below.copy_b_kmajor, below
+    # Before Hopper: the SM80 TF32 kernel reads B in place.
+    a100 = plan(meta(4096, 4096, f32), meta(4096, 4096, f32), device="a100")
+    assert not a100.copy_b_kmajor and a100.kernel.startswith("cutlass2x_sm80_tf32_rr_"), a100
+
+
+@needs_sm90
+def test_misaligned_row_major_tf32_b_is_copied_k_major(tf32_matmul):
+    """A row-major B whose leading dim breaks TMA's 16-byte rule keeps every SM90 kernel out;
+    one K-major copy of B fixes both its alignment and its layout for the SM90 "rc" kernel,
+    while A and out are used in place."""
+    tf32_matmul(True)
+    b = meta(4096, 4096, torch.float32, ld=4097)
+    p = plan(meta(4096, 4096, torch.float32), b)
     assert p.copy_b_kmajor and p.kernel == "cutlass3x_sm90_tf32_rc_128x256x32_2x1x1_coop", p
     assert not (p.staged or p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed), p
-    assert p.problem == (4096, 4096, 4096)
     assert (p.b.layout, p.b.ld, p.a.layout, p.a.ld) == ("col", 4096, "row", 4096)
     assert "K-major" in str(p)
-    # Too small for the copy to pay: the SM80 TF32 kernel reads B in place.
-    small = plan(meta(128, 4096, torch.float32), meta(4096, 4096, torch.float32))
+    # Too small for the copy to pay: the SM80 TF32 kernel with 1-element alignment in place.
+    small = plan(meta(128, 4096, torch.float32), meta(4096, 4096, torch.float32, ld=4097))
     assert not small.copy_b_kmajor and small.kernel.startswith("cutlass2x_sm80_tf32_rr_"), small
-    # Before Hopper there is nothing to copy for.
-    a100 = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32), device="a100")
-    assert not a100.copy_b_kmajor and a100.kernel.startswith("cutlass2x_sm80_tf32_rr_"), a100
 
 
 @pytest.mark.parametrize("m,n,k", [(0, 64, 64), (64, 0, 64), (64, 64, 0), (0, 0, 0)])
@@ -479,10 +501,13 @@ def test_tiny_unaligned_problems_are_not_worth_staging():
 
 
 @needs_sm90
-def test_unaligned_tf32_is_staged_with_a_column_major_b(tf32_matmul):
+def test_unaligned_tf32_is_staged_row_major_for_the_swap_ab_kernel(tf32_matmul):
+    """Staged B stays row-major (a padding copy, not a transposing one): the swap-AB TF32
+    kernel reads it as it is."""
     tf32_matmul(True)
     p = plan(meta(2047, 2049, torch.float32), meta(2049, 2051, torch.float32))
-    assert p.staged and p.kernel.startswith("cutlass3x_sm90_tf32_rc_"), p
+    assert p.staged and p.kernel.startswith("cutlass3x_sm90_tf32_rr_") and p.kernel.endswith("_swapab"), p
+    assert p.b.layout == "row" and not p.copy_b_kmajor, p
 
 
 def test_storage_offset_breaks_alignment():
@@ -511,10 +536,9 @@ def test_float32_follows_torch_tf32_flag(tf32_matmul):
     fast = plan(a, b)
     assert fast.dtype == "tf32" and "_tf32_" in fast.kernel
     if has_sm90():
-        # Row-major x row-major TF32 has no SM90 kernel (see csrc/generate_kernels.py): a large
-        # one runs the SM90 "rc" kernel on a column-major copy of B.
+        # Row-major x row-major TF32 runs swapped on Hopper (see csrc/generate_kernels.py).
         big = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
-        assert big.copy_b_kmajor and not big.staged and big.kernel.startswith("cutlass3x_sm90_tf32_rc"), big
+        assert not (big.copy_b_kmajor or big.staged) and big.kernel.startswith("cutlass3x_sm90_tf32_rr"), big
         rc = plan(a, meta(2048, 2048, torch.float32, layout="c"))
         assert rc.kernel.startswith("cutlass3x_sm90_tf32_rc") and not rc.staged and not rc.copy_b_kmajor
 

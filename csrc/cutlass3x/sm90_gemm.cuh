@@ -60,10 +60,13 @@ struct CutlassProblem {
   using LayoutA = LayoutTag<kSwap ? flip(LB) : LA>;
   using LayoutB = LayoutTag<kSwap ? flip(LA) : LB>;
   using LayoutD = std::conditional_t<kSwap, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>;
-  // Configs give tiles in the torch problem's terms (kTileM rows of D).
+  // Configs give tiles and clusters in the torch problem's terms (kTileM rows of D).
   using TileShape = std::conditional_t<
       kSwap, cute::Shape<cute::Int<Config::kTileN>, cute::Int<Config::kTileM>, cute::Int<Config::kTileK>>,
       cute::Shape<cute::Int<Config::kTileM>, cute::Int<Config::kTileN>, cute::Int<Config::kTileK>>>;
+  using ClusterShape =
+      std::conditional_t<kSwap, cute::Shape<cute::Int<Config::kClusterN>, cute::Int<Config::kClusterM>, cute::_1>,
+                         cute::Shape<cute::Int<Config::kClusterM>, cute::Int<Config::kClusterN>, cute::_1>>;
 };
 
 template <configs::Sm90Schedule S>
@@ -118,7 +121,7 @@ struct Sm90Gemm {
 
   using Problem = CutlassProblem<Config, LA, LB>;
   using TileShape = typename Problem::TileShape;
-  using ClusterShape = cute::Shape<cute::Int<Config::kClusterM>, cute::Int<Config::kClusterN>, cute::_1>;
+  using ClusterShape = typename Problem::ClusterShape;
   using Schedule = ScheduleTags<Config::kSchedule>;
 
   // ElementC = void: the epilogue reads no source matrix; D = 1 * accumulator.

@@ -169,6 +169,34 @@ struct Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB {
   static constexpr bool kSwapAB = true;
 };
 
+// Row-major x row-major TF32 (x @ W on float32 tensors). TF32 WGMMA reads only K-major
+// operands from shared memory, and a row-major B is N-major. Swapped, the problem is
+// D^T = B^T A^T: CUTLASS's A is B^T (N-major), which the builder's register-sourced mainloop
+// transposes on its way from shared memory into registers, and CUTLASS's B is A^T, K-major.
+// B is read where it lies (before: a K-major copy of B, ~1 TB/s, then the "rc" kernel).
+// Tiles and clusters in the problem's terms: CUTLASS runs 128 (N) x 256 (M) with a 2x1
+// cluster, the instantiation of the "cc" TF32 kernel, which the tuner timed at 370 TFLOP/s
+// on 4096^3 (H100), where the copy and the "rc" kernel took 289 together.
+struct Sm90_256x128x32_1x2x1_Coop_SwapAB {
+  static constexpr const char* kName = "256x128x32_1x2x1_coop_swapab";
+  static constexpr int kTileM = 256, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 2;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+};
+
+// The same swap for TF32 problems of about a wave of 128x128 tiles or fewer (128-1024 rows):
+// the stream-K scheduler's split-K spreads few tiles over the SMs.
+struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
+  static constexpr const char* kName = "128x128x32_1x1x1_coop_streamk_swapab";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = true;
+};
+
 // ---- SM80, CUTLASS 2.x: multistage cp.async + mma.sync (also runs on SM86/89/90) ------
 
 // 16-bit, 16-byte aligned operands. Smem: 3 x (128x64 + 64x256) x 2 B = 144 KiB, so it

@@ -110,10 +110,17 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         pref.add(Handwritten_SkinnyM::kName,
                  "tf32, M <= 16: hand-written streaming kernel (B read once, K split, fp32 products)");
       }
+      // Row-major x row-major runs swapped (D^T = B^T A^T, the *_swapab configs: TF32 WGMMA
+      // cannot read a row-major B from shared memory as it is); the other layouts unswapped.
+      // Each config's kernels exist for their layouts only, so one list serves all four.
       if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
+        pref.add(Sm90_256x128x32_1x2x1_Coop_SwapAB::kName,
+                 "sm90 tf32 row-major B, >= 1 tile of 256x128 per SM: swap-AB cooperative 256x128x32");
         pref.add(Sm90_128x256x32_2x1x1_Coop::kName, "sm90 tf32, >= 1 tile of 128x256 per SM: cooperative 128x256x32");
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName, "sm90 tf32: cooperative 128x128x32");
       } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB::kName,
+                 "sm90 tf32 row-major B, >= 1 tile of 128x128 per SM: swap-AB cooperative 128x128x32");
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName, "sm90 tf32, >= 1 tile of 128x128 per SM: cooperative 128x128x32");
         pref.add(Sm90_128x128x32_1x1x1_CoopStreamK::kName, "sm90 tf32: cooperative 128x128x32 (stream-K scheduler)");
       }
