@@ -20,7 +20,10 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.d
 build_s=0
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   start=$(date +%s)
-  if ! $PYTHON -m pip install --no-build-isolation --no-deps -v -e . > "$OUT_DIR/build.log" 2>&1; then
+  # Each log line starts with its Unix time: how long each module and kernel took to build.
+  $PYTHON -m pip install --no-build-isolation --no-deps -v -e . 2>&1 |
+    while IFS= read -r line; do printf '%(%s)T %s\n' -1 "$line"; done > "$OUT_DIR/build.log"
+  if [ "${PIPESTATUS[0]}" != 0 ]; then
     grep -E "error|FAILED" "$OUT_DIR/build.log" | head -40
     tail -20 "$OUT_DIR/build.log"
     echo "BUILD FAILED (log: $OUT_DIR/build.log)"

@@ -151,15 +151,23 @@ def test_staged_unaligned_problems(name, dtype, tf32, layouts, out_form, m, n, k
     assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {plan.kernel}")
 
 
+TF32_ROW_MAJOR_B_CASES = [
+    # (B, m, n, k, the plan's kernel for a row-major out)
+    ("aligned", 128, 4096, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),  # split-K, 3 slices
+    ("aligned", 1024, 2048, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),  # 64 tiles of 256x128
+    ("aligned", 3072, 2080, 1040, "tf32_rr_256x128x32_1x2x1_coop_swapab"),
+    ("misaligned", 2048, 2048, 2048, "tf32_rc_128x128x32_1x1x1_coop"),  # B copied K-major
+    ("misaligned", 3072, 2080, 1040, "tf32_rc_128x256x32_2x1x1_coop"),
+]
+
+
 @pytest.mark.parametrize("out_form", ["none", "out", "column_major", "offset"])
-@pytest.mark.parametrize("m,n,k", [(2048, 2048, 2048), (3072, 2080, 1040)])
-@pytest.mark.parametrize("b_form", ["aligned", "misaligned"])
-def test_tf32_row_major_b_on_hopper(b_form, out_form, m, n, k, tf32_matmul):
-    """Large row-major x row-major TF32 on Hopper (TF32 WGMMA cannot read a row-major B from
-    shared memory): an aligned B runs the swap-AB kernels (D^T = B^T A^T) in place; a B whose
-    leading dim breaks TMA's 16-byte rule is copied column-major for the SM90 "rc" kernel.
-    2048^3 takes the 128x128 swap-AB tile (256 tiles, 128 of 128x256), 3072x2080 the 256x128
-    one. The inputs are left untouched."""
+@pytest.mark.parametrize("b_form,m,n,k,kernel", TF32_ROW_MAJOR_B_CASES)
+def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matmul):
+    """Row-major x row-major TF32 on Hopper (TF32 WGMMA cannot read a row-major B from shared
+    memory): an aligned B runs the swap-AB kernels (D^T = B^T A^T) in place; a B whose
+    leading dim breaks TMA's 16-byte rule is copied column-major for the SM90 "rc" kernels.
+    The inputs are left untouched."""
     if torch.cuda.get_device_capability() != (9, 0) or not any(
             kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
         pytest.skip("the swap-AB kernels and the K-major copy are the SM90 TF32 paths")
@@ -177,13 +185,9 @@ def test_tf32_row_major_b_on_hopper(b_form, out_form, m, n, k, tf32_matmul):
     plan = cutlass_ops.explain(a, b, out=out)
     if out_form != "column_major":
         # (A column-major out transposes the problem: B's role goes to A^T, already K-major.)
-        if b_form == "aligned":
-            tile = "128x128x32_1x1x1_coop_streamk_swapab" if m == 2048 else "256x128x32_1x2x1_coop_swapab"
-            assert plan.kernel == f"cutlass3x_sm90_tf32_rr_{tile}", plan
-            assert not (plan.copy_b_kmajor or plan.copy_mat2), plan
-        else:
-            assert plan.copy_b_kmajor and plan.kernel.startswith("cutlass3x_sm90_tf32_rc_"), plan
-        assert not (plan.staged or plan.out_via_temp or plan.copy_input), plan
+        assert plan.kernel == f"cutlass3x_sm90_{kernel}", plan
+        assert plan.copy_b_kmajor == (b_form == "misaligned"), plan
+        assert not (plan.staged or plan.out_via_temp or plan.copy_input or plan.copy_mat2), plan
     result = cutlass_ops.mm(a, b, out=out)
     assert out is None or result is out
     assert torch.equal(a, a_before) and torch.equal(b, b_before)

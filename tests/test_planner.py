@@ -185,14 +185,15 @@ def test_large_row_major_tf32_runs_swapped(tf32_matmul):
     assert p.kernel == "cutlass3x_sm90_tf32_rr_256x128x32_1x2x1_coop_swapab", p
     assert not (p.copy_b_kmajor or p.staged or p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed), p
     assert "swap-AB" in p.reason, p
-    # 2048^3: 128 tiles of 128x256 (< 132), 256 of 128x128: the 128x128 swap-AB tile, whole K.
-    p = plan(meta(2048, 2048, f32), meta(2048, 2048, f32))
+    # The 256x128 tile from half a wave of its tiles: 1024 x 2176 is 4 x 17 = 68 tiles (>= 66),
+    # 1024 x 2048 is 4 x 16 = 64; below that the 128x128 stream-K tile, split-K for few tiles.
+    assert plan(meta(1024, 4096, f32), meta(4096, 2176, f32)).kernel.endswith("tf32_rr_256x128x32_1x2x1_coop_swapab")
+    p = plan(meta(1024, 4096, f32), meta(4096, 2048, f32))
     assert p.kernel == "cutlass3x_sm90_tf32_rr_128x128x32_1x1x1_coop_streamk_swapab", p
     assert (p.decomposition, p.splits) == ("data-parallel", 1) and not p.copy_b_kmajor, p
-    # Either side of the 128x128 wave: 1024 x 2112 is 8 x 17 = 136 tiles, 1024 x 2048 is 8 x 16 = 128.
-    assert plan(meta(1024, 4096, f32), meta(4096, 2112, f32)).kernel.endswith("_coop_streamk_swapab")
-    below = plan(meta(1024, 4096, f32), meta(4096, 2048, f32))
-    assert below.kernel.startswith("cutlass2x_sm80_tf32_rr_") and not below.copy_b_kmajor, below
+    p = plan(meta(128, 4096, f32), meta(4096, 4096, f32))  # 32 tiles of 128x128: 3 K slices
+    assert p.kernel == "cutlass3x_sm90_tf32_rr_128x128x32_1x1x1_coop_streamk_swapab", p
+    assert (p.decomposition, p.splits) == ("split-k", 3), p
     # Before Hopper: the SM80 TF32 kernel reads B in place.
     a100 = plan(meta(4096, 4096, f32), meta(4096, 4096, f32), device="a100")
     assert not a100.copy_b_kmajor and a100.kernel.startswith("cutlass2x_sm80_tf32_rr_"), a100
@@ -300,11 +301,20 @@ def test_fp32_mode_3xtf32_and_its_fallback():
     assert cutlass_ops.fp32_mode() == "ieee"
     try:
         cutlass_ops.set_fp32_mode("3xtf32")
-        p = plan(a, b)
+        p = plan(a, b, device="a100")
         assert (p.dtype, p.kernel) == ("3xtf32", "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"), p
-        # One-element offset: no 3xTF32 kernel takes 4-byte alignment; IEEE fp32 (more accurate) runs.
-        p = plan(meta(512, 512, torch.float32, offset=1), b)
+        # One-element offset: no SM80 3xTF32 kernel takes it; IEEE fp32 (more accurate) runs.
+        p = plan(meta(512, 512, torch.float32, offset=1), b, device="a100")
         assert p.dtype == "f32" and p.kernel.startswith("cutlass2x_sm80_f32_"), p
+        if has_sm90():
+            # Hopper presplits the operands, which reads them at any alignment; only the
+            # output must suit TMA (4 floats), or IEEE fp32 runs.
+            presplit = "cutlass3x_sm90_3xtf32_rr_128x128x32_1x1x1_coop_streamk_presplit"
+            assert plan(a, b).kernel == presplit
+            assert plan(meta(512, 512, torch.float32, offset=1), b).kernel == presplit
+            out = torch.empty(512 * 512 + 1, device="meta")[1:].view(512, 512)
+            p = plan(a, b, out=out)
+            assert p.dtype == "f32" and "_f32_" in p.kernel, p
         # With TF32 on, float32 is TF32 whatever the mode.
         previous = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = True
@@ -317,6 +327,30 @@ def test_fp32_mode_3xtf32_and_its_fallback():
     assert plan(a, b).dtype == "f32"
     with pytest.raises(ValueError, match="'ieee' or '3xtf32', got 'fast'"):
         cutlass_ops.set_fp32_mode("fast")
+
+
+@needs_sm90
+@pytest.mark.parametrize("la,lb", [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")])
+def test_3xtf32_presplits_on_hopper_from_256_cubed(la, lb):
+    """Hopper's 3xTF32 splits the operands into TF32 parts and runs one TF32 WGMMA GEMM over
+    3K: 128x256 tiles from a wave of them, 128x128 with split-K below; under 256^3 of work,
+    the SM80 kernel. Every layout: the split pass reads the operands as they lie."""
+    f32 = torch.float32
+    cutlass_ops.set_fp32_mode("3xtf32")
+    try:
+        big = plan(meta(4096, 4096, f32, layout=la), meta(4096, 4096, f32, layout=lb))
+        assert big.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x256x32_2x1x1_coop_presplit", big
+        assert not (big.staged or big.copy_b_kmajor or big.copy_input or big.copy_mat2), big
+        assert "TF32 parts" in big.reason, big
+        mid = plan(meta(256, 4096, f32, layout=la), meta(4096, 256, f32, layout=lb))  # 4 tiles, long K
+        assert mid.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_1x1x1_coop_streamk_presplit", mid
+        assert (mid.decomposition, mid.splits) == ("split-k", 16), mid
+        edge = plan(meta(256, 256, f32, layout=la), meta(256, 256, f32, layout=lb))  # 256^3: presplit
+        assert edge.kernel.endswith("_presplit"), edge
+        small = plan(meta(256, 240, f32, layout=la), meta(240, 256, f32, layout=lb))
+        assert small.dtype == "3xtf32" and not small.kernel.endswith("_presplit"), small
+    finally:
+        cutlass_ops.set_fp32_mode("ieee")
 
 
 def test_tuning_table_entry_overrides_the_heuristic():
@@ -440,7 +474,7 @@ def test_k_major_copy_keeps_the_copy_of_mat2_on_a_transposed_plan(tf32_matmul):
     """A column-major out transposes the problem, so the kernel's B is self^T and its A is
     mat2^T. When self^T is copied K-major for the SM90 TF32 kernel, mat2 (no BLAS layout here)
     must still be copied. Found in review: the K-major copy cleared mat2's copy instead.
-    (Meta tensors: CUDA calls with such a mat2 write through a temporary, which hides it.)"""
+    (The CUDA path takes the same plan: an out on its own storage is written in place.)"""
     tf32_matmul(True)
     m = n = k = 4096
     a = torch.empty(k, m + 1, device="meta")[:, :m].t()  # column-major, ld m + 1: misaligned

@@ -14,6 +14,10 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // 128-row tile (SIMT or TF32 tensor-op) wastes 8x its work at 16 rows and reads B at a
 // fraction of the bandwidth (fp32 1x4096x4096: 0.28x cuBLAS on CUTLASS SIMT).
 constexpr int64_t kSkinnyRows = 16;
+
+// M * N * K from which Hopper's 3xTF32 presplits its operands (below it, the two split passes
+// and the 3x-deep GEMM's start cost more than the SM80 kernel's whole run).
+constexpr double kPresplitMinMnk = 256.0 * 256 * 256;
 }  // namespace
 
 Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
@@ -110,17 +114,26 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         pref.add(Handwritten_SkinnyM::kName,
                  "tf32, M <= 16: hand-written streaming kernel (B read once, K split, fp32 products)");
       }
-      // Row-major x row-major runs swapped (D^T = B^T A^T, the *_swapab configs: TF32 WGMMA
-      // cannot read a row-major B from shared memory as it is); the other layouts unswapped.
-      // Each config's kernels exist for their layouts only, so one list serves all four.
+      if (hopper) {
+        // Row-major x row-major (no TF32 WGMMA reads a row-major B from shared memory as it
+        // is) runs swapped, D^T = B^T A^T, on the *_swapab configs; their kernels exist for
+        // "rr" only, so other layouts pass on to the configs below. Measured (bench, H100, L2
+        // flushed): the 256x128 tile from half a wave of its tiles (2048^3: 128 tiles, 0.95x
+        // cuBLAS; 4096^3 0.97x; 2048x128256x4096 1.07x); the 128x128 stream-K tile below that
+        // (1024^3 0.77x, 128x4096x4096 0.86x, where the SM80 kernel ran 0.69x and 0.82x) but
+        // not above (2048^3: 0.55x).
+        if (2 * ceil_div(p.m, 256) * ceil_div(p.n, 128) >= dev.sm_count) {
+          pref.add(Sm90_256x128x32_1x2x1_Coop_SwapAB::kName,
+                   "sm90 tf32 row-major B, >= 1/2 tile of 256x128 per SM: swap-AB cooperative 256x128x32");
+        } else {
+          pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB::kName,
+                   "sm90 tf32 row-major B, < 1/2 tile of 256x128 per SM: swap-AB 128x128x32, split-K");
+        }
+      }
       if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
-        pref.add(Sm90_256x128x32_1x2x1_Coop_SwapAB::kName,
-                 "sm90 tf32 row-major B, >= 1 tile of 256x128 per SM: swap-AB cooperative 256x128x32");
         pref.add(Sm90_128x256x32_2x1x1_Coop::kName, "sm90 tf32, >= 1 tile of 128x256 per SM: cooperative 128x256x32");
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName, "sm90 tf32: cooperative 128x128x32");
       } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
-        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB::kName,
-                 "sm90 tf32 row-major B, >= 1 tile of 128x128 per SM: swap-AB cooperative 128x128x32");
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName, "sm90 tf32, >= 1 tile of 128x128 per SM: cooperative 128x128x32");
         pref.add(Sm90_128x128x32_1x1x1_CoopStreamK::kName, "sm90 tf32: cooperative 128x128x32 (stream-K scheduler)");
       }
@@ -150,6 +163,19 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       if (p.m <= kSkinnyRows) {  // fp32 products: at least 3xTF32's accuracy
         pref.add(Handwritten_SkinnyM::kName,
                  "float32 as 3xTF32, M <= 16: hand-written streaming kernel (B read once, fp32 products)");
+      }
+      if (hopper && static_cast<double>(p.m) * p.n * p.k >= kPresplitMinMnk) {
+        // Hopper: split the operands into TF32 parts first, then one TF32 WGMMA GEMM over 3K
+        // (the SM80 kernel below splits in registers, on mma.sync: 0.86x torch's float32 at
+        // 4096^3). 128x256 tiles from a wave of them, else 128x128 with split-K.
+        if (ceil_div(p.m, 128) * ceil_div(p.n, 256) >= dev.sm_count) {
+          pref.add(Sm90_128x256x32_2x1x1_Coop_Presplit::kName,
+                   "sm90 float32 as 3xTF32, >= 1 tile of 128x256 per SM: operands split into TF32 parts, one "
+                   "TF32 WGMMA GEMM over 3K (128x256)");
+        }
+        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_Presplit::kName,
+                 "sm90 float32 as 3xTF32: operands split into TF32 parts, one TF32 WGMMA GEMM over 3K (128x128, "
+                 "split-K for few tiles)");
       }
       pref.add(Sm80_128x128x32_64x64x32_3s::kName, "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math");
       break;
