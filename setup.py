@@ -6,7 +6,8 @@ Modules:
   cutlass_ops._C        csrc/ops + csrc/dispatch: op registration, planner, registry (g++ only)
   cutlass_ops._C_sm90   every csrc/**/*_sm90.cu, compiled for sm_90a only (WGMMA, TMA)
   cutlass_ops._C_sm80   every csrc/**/*_sm80.cu, compiled from compute_80 PTX to sm_80 and
-                        sm_90 machine code, plus the PTX for newer GPUs
+                        sm_90 machine code, plus the PTX for newer GPUs; when the build
+                        detects the GPU it runs on, to that GPU's machine code only (plus the PTX)
 
 torch.utils.cpp_extension applies one set of nvcc flags to all sources of an extension, so
 each arch family is its own extension. A kernel file's suffix decides its module: adding a
@@ -92,6 +93,23 @@ FAMILIES = {
         ],
     ),
 }
+
+
+def visible_capability():
+    """(major, minor) of the GPU this build runs beside, or None (no GPU, or CUTLASS_OPS_ARCHS set)."""
+    if os.environ.get("CUTLASS_OPS_ARCHS") or not torch.cuda.is_available():
+        return None
+    return torch.cuda.get_device_capability()
+
+
+def family_gencode(arch: str) -> list[str]:
+    """nvcc targets for one family: all of FAMILIES' for a portable build; for a build beside
+    a GPU (no CUTLASS_OPS_ARCHS), the SM80 family as that GPU's machine code and the PTX only,
+    which saves a ptxas pass per kernel (the sm_80 code on a Hopper machine, sm_90 on an A100)."""
+    cc = visible_capability()
+    if arch == "80" and cc is not None and cc >= (8, 0):
+        return [f"-gencode=arch=compute_80,code=sm_{cc[0]}{cc[1]}", "-gencode=arch=compute_80,code=compute_80"]
+    return FAMILIES[arch][1]
 
 
 def selected_archs() -> list[str]:
@@ -184,7 +202,7 @@ def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
     ]
     counts = {}
     for arch in archs:
-        family, gencode = FAMILIES[arch]
+        family, gencode = FAMILIES[arch][0], family_gencode(arch)
         kernels = rel(p for d in selected_kernel_dirs() for p in (CSRC / d).glob(f"**/*_{family}.cu"))
         if not kernels:
             continue

@@ -40,7 +40,7 @@ __device__ __forceinline__ float round_to_tf32(float x) {
   return __uint_as_float(rounded);
 }
 
-constexpr int kTile = 32;  // a 32 x 32 tile per block of 32 x 8 threads
+constexpr int kTile = 32;  // a 32 x 32 tile per block of 32 x 8 threads, a warp per row of it
 
 // Row r of dst (rows x 3K, row-major, ld 3K) gets the three parts of row r of src side by
 // side: part `small_part` (0 or 1) is the small one, the other two the big one. Element
@@ -50,6 +50,8 @@ constexpr int kTile = 32;  // a 32 x 32 tile per block of 32 x 8 threads
 // part 2 of B, both big, so x enters D once, times the other operand's big part, as through
 // a float32 GEMM. Split normally it would also meet the other's small part (inf * 0 = NaN,
 // or inf - inf where the parts' signs differ).
+// (A template, so that each translation unit including this header may emit its copy.)
+template <int kUnused = 0>
 __global__ void split_kernel(const float* __restrict__ src, int64_t rows, int64_t k, int64_t stride_r,
                              int64_t stride_k, float* __restrict__ dst, int small_part) {
   __shared__ float tile[kTile][kTile + 1];
@@ -89,7 +91,7 @@ inline cudaError_t split(const float* src, int64_t rows, int64_t k, int64_t stri
                          int small_part, cudaStream_t stream) {
   const int64_t row_tiles = (rows + kTile - 1) / kTile;
   const dim3 grid(static_cast<unsigned>((k + kTile - 1) / kTile), static_cast<unsigned>(row_tiles < 65535 ? row_tiles : 65535));
-  split_kernel<<<grid, dim3(kTile, 8), 0, stream>>>(src, rows, k, stride_r, stride_k, dst, small_part);
+  split_kernel<><<<grid, dim3(kTile, 8), 0, stream>>>(src, rows, k, stride_r, stride_k, dst, small_part);
   return cudaGetLastError();
 }
 
