@@ -59,13 +59,6 @@ SM90_KERNELS = [
     # 64x32 for 33-128 rows with N of a few thousand (64x4096: 128 tiles), "rr".
     *[(p, "Sm90_64x32x64_1x2x1_Pingpong", ["rr"]) for p in ("f16", "bf16")],
 ]
-# 3xTF32 by presplitting (configs.h): (presplit config struct, the TF32 config whose "rc" kernel
-# runs the GEMM). Registered from that kernel's translation unit, for every layout, so the GEMM
-# is compiled once.
-SM90_3XTF32_PRESPLIT = [
-    ("Sm90_128x256x32_2x1x1_Coop_Presplit", "Sm90_128x256x32_2x1x1_Coop"),
-    ("Sm90_128x128x32_1x1x1_CoopStreamK_Presplit", "Sm90_128x128x32_1x1x1_CoopStreamK"),
-]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).
 SM80_KERNELS = [
@@ -130,28 +123,7 @@ using Kernel = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{config}, cutla
 const cutlass_ops::KernelRegistrar registrar(Kernel::info("{name}"));
 }}  // namespace
 """
-    presplit = [p for p, gemm in SM90_3XTF32_PRESPLIT if gemm == config]
-    if precision == "tf32" and layouts == "rc" and presplit:
-        source += presplit_registrars(presplit[0], names)
     return Kernel(name, CSRC / "cutlass3x" / f"gemm_{precision}_{layouts}_{token}_sm90.cu", source)
-
-
-def presplit_registrars(config: str, names: dict[str, str]) -> str:
-    """The 3xTF32 kernels that run the GEMM above on presplit operands, one per layout pair."""
-    lines = [
-        "",
-        f"// The same GEMM as 3xTF32 on presplit operands (configs::{config}), for every layout.",
-        '#include "cutlass3x/sm90_3xtf32_presplit.cuh"',
-        "",
-        "namespace {",
-        f"using Presplit = cutlass_ops::sm90::Presplit3xTF32<Kernel, cutlass_ops::configs::{config}>;",
-    ]
-    for lay in LAYOUTS:
-        name = f"cutlass3x_sm90_3xtf32_{lay}_{names[config]}"
-        lines.append(f'const cutlass_ops::KernelRegistrar registrar_3xtf32_{lay}(Presplit::info("{name}", '
-                     f"{layout_enum(lay[0])}, {layout_enum(lay[1])}));")
-    lines.append("}  // namespace")
-    return "\n".join(lines) + "\n"
 
 
 def sm80_kernel(precision: str, config: str, align: int, layouts: str, names: dict[str, str], arch: int) -> Kernel:

@@ -187,7 +187,10 @@ def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matm
         # (A column-major out transposes the problem: B's role goes to A^T, already K-major.)
         assert plan.kernel == f"cutlass3x_sm90_{kernel}", plan
         assert plan.copy_b_kmajor == (b_form == "misaligned"), plan
-        assert not (plan.staged or plan.out_via_temp or plan.copy_input or plan.copy_mat2), plan
+        assert not (plan.staged or plan.copy_input or plan.copy_mat2), plan
+        # torch's overlap check answers "too hard" for a padded (non-dense) B, so an out= is
+        # then written through a temporary (README, known limits).
+        assert plan.out_via_temp == (b_form == "misaligned" and out is not None), plan
     result = cutlass_ops.mm(a, b, out=out)
     assert out is None or result is out
     assert torch.equal(a, a_before) and torch.equal(b, b_before)

@@ -7,14 +7,3 @@ using Kernel = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_128x128x32
                                            cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kColMajor>;
 const cutlass_ops::KernelRegistrar registrar(Kernel::info("cutlass3x_sm90_tf32_rc_128x128x32_1x1x1_coop_streamk"));
 }  // namespace
-
-// The same GEMM as 3xTF32 on presplit operands (configs::Sm90_128x128x32_1x1x1_CoopStreamK_Presplit), for every layout.
-#include "cutlass3x/sm90_3xtf32_presplit.cuh"
-
-namespace {
-using Presplit = cutlass_ops::sm90::Presplit3xTF32<Kernel, cutlass_ops::configs::Sm90_128x128x32_1x1x1_CoopStreamK_Presplit>;
-const cutlass_ops::KernelRegistrar registrar_3xtf32_rr(Presplit::info("cutlass3x_sm90_3xtf32_rr_128x128x32_1x1x1_coop_streamk_presplit", cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kRowMajor));
-const cutlass_ops::KernelRegistrar registrar_3xtf32_rc(Presplit::info("cutlass3x_sm90_3xtf32_rc_128x128x32_1x1x1_coop_streamk_presplit", cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kColMajor));
-const cutlass_ops::KernelRegistrar registrar_3xtf32_cr(Presplit::info("cutlass3x_sm90_3xtf32_cr_128x128x32_1x1x1_coop_streamk_presplit", cutlass_ops::Layout::kColMajor, cutlass_ops::Layout::kRowMajor));
-const cutlass_ops::KernelRegistrar registrar_3xtf32_cc(Presplit::info("cutlass3x_sm90_3xtf32_cc_128x128x32_1x1x1_coop_streamk_presplit", cutlass_ops::Layout::kColMajor, cutlass_ops::Layout::kColMajor));
-}  // namespace

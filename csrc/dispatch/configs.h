@@ -197,18 +197,6 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr bool kSwapAB = true;
 };
 
-// 3xTF32 on Hopper (float32 accuracy from TF32 WGMMA): each operand split into big and small
-// TF32 parts, laid side by side along K, then one TF32 GEMM over 3K on the "rc" kernel of the
-// config in the name (cutlass3x/sm90_3xtf32_presplit.cuh; csrc/generate_kernels.py pairs
-// them). Registered for every operand layout and any alignment: the split pass reads the
-// operands as they are. Workspace: 3 (M + N) K floats.
-struct Sm90_128x256x32_2x1x1_Coop_Presplit {
-  static constexpr const char* kName = "128x256x32_2x1x1_coop_presplit";
-};
-struct Sm90_128x128x32_1x1x1_CoopStreamK_Presplit {
-  static constexpr const char* kName = "128x128x32_1x1x1_coop_streamk_presplit";
-};
-
 // ---- SM80, CUTLASS 2.x: multistage cp.async + mma.sync (also runs on SM86/89/90) ------
 
 // 16-bit, 16-byte aligned operands. Smem: 3 x (128x64 + 64x256) x 2 B = 144 KiB, so it

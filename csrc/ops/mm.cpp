@@ -115,11 +115,7 @@ MatrixDesc describe_output(const at::Tensor& out, int64_t m, int64_t n) {
   return {m, n, n, 1, address_of(out)};
 }
 
-// Tensors on separate storages cannot overlap. Asked first, because at::get_overlap_status
-// answers TooHard for any tensor that is not dense (a padded leading dim, a stride-0 mat2)
-// before it compares storages, which would send such calls through a temporary for nothing.
 bool overlaps(const at::Tensor& out, const at::Tensor& input) {
-  if (out.has_storage() && input.has_storage() && !out.storage().is_alias_of(input.storage())) return false;
   return at::get_overlap_status(out, input) != at::MemOverlapStatus::No;
 }
 
