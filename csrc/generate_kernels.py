@@ -41,9 +41,12 @@ SM90_KERNELS = [
     # register-sourced swap-AB path, and with CUTLASS 4.2.0 that kernel left whole columns of D at
     # zero on an H200 (tests/test_kernels_cuda.py, 2026-11-22). Row-major x row-major TF32 runs
     # on our own swap-AB configs below instead, which give the builder the "cc" problem.
-    ("tf32", "Sm90_128x128x32_1x1x1_Coop", ["rc", "cr", "cc"]),
-    ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK", ["rc", "cr", "cc"]),
-    ("tf32", "Sm90_128x256x32_2x1x1_Coop", ["rc", "cr", "cc"]),
+    # Not "cr" either: with both operands MN-major the builder transposes B in shared memory
+    # each K step (4096^3: 604 us in the tuner, against 371 for "cc"); the planner copies B
+    # K-major for the "cc" kernel instead (~134 us at 4096^3), or runs SM80's TF32 kernel.
+    ("tf32", "Sm90_128x128x32_1x1x1_Coop", ["rc", "cc"]),
+    ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK", ["rc", "cc"]),
+    ("tf32", "Sm90_128x256x32_2x1x1_Coop", ["rc", "cc"]),
     ("tf32", "Sm90_256x128x32_1x2x1_Coop_SwapAB", ["rr"]),
     ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB", ["rr"]),
     # Swap-AB for small M: x @ W ("rr"), x @ W.T (F.linear's "rc"), and both operands

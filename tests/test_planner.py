@@ -200,6 +200,20 @@ def test_large_row_major_tf32_runs_swapped(tf32_matmul):
 
 
 @needs_sm90
+def test_column_major_a_row_major_b_tf32_copies_b_for_the_cc_kernel(tf32_matmul):
+    """No SM90 "cr" TF32 kernel is built (CUTLASS's in-smem transpose of B made it slower than
+    the copy): a large one copies B K-major for the "cc" kernel, a small one runs SM80's."""
+    tf32_matmul(True)
+    f32 = torch.float32
+    p = plan(meta(4096, 4096, f32, layout="c"), meta(4096, 4096, f32))
+    assert p.copy_b_kmajor and p.kernel == "cutlass3x_sm90_tf32_cc_128x256x32_2x1x1_coop", p
+    assert not (p.staged or p.copy_input or p.copy_mat2 or p.transposed), p
+    small = plan(meta(128, 4096, f32, layout="c"), meta(4096, 4096, f32))
+    assert not small.copy_b_kmajor and small.kernel.startswith("cutlass2x_sm80_tf32_cr_"), small
+    assert not any(k.name.startswith("cutlass3x_sm90_tf32_cr_") for k in cutlass_ops.list_kernels())
+
+
+@needs_sm90
 def test_misaligned_row_major_tf32_b_is_copied_k_major(tf32_matmul):
     """A row-major B whose leading dim breaks TMA's 16-byte rule keeps every SM90 kernel out;
     one K-major copy of B fixes both its alignment and its layout for the SM90 "rc" kernel,
