@@ -315,11 +315,20 @@ def test_fp32_mode_3xtf32_and_its_fallback():
     assert cutlass_ops.fp32_mode() == "ieee"
     try:
         cutlass_ops.set_fp32_mode("3xtf32")
-        p = plan(a, b)
+        p = plan(a, b, device="a100")
         assert (p.dtype, p.kernel) == ("3xtf32", "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"), p
-        # One-element offset: no 3xTF32 kernel takes 4-byte alignment; IEEE fp32 (more accurate) runs.
-        p = plan(meta(512, 512, torch.float32, offset=1), b)
+        # One-element offset: no SM80 3xTF32 kernel takes it; IEEE fp32 (more accurate) runs.
+        p = plan(meta(512, 512, torch.float32, offset=1), b, device="a100")
         assert p.dtype == "f32" and p.kernel.startswith("cutlass2x_sm80_f32_"), p
+        if has_sm90():
+            # Hopper presplits the operands, which reads them at any alignment; only the
+            # output must suit TMA (4 floats), or IEEE fp32 runs.
+            presplit = "cutlass3x_sm90_3xtf32_rr_128x128x32_1x1x1_coop_streamk_presplit"
+            assert plan(a, b).kernel == presplit
+            assert plan(meta(512, 512, torch.float32, offset=1), b).kernel == presplit
+            out = torch.empty(512 * 512 + 1, device="meta")[1:].view(512, 512)
+            p = plan(a, b, out=out)
+            assert p.dtype == "f32" and "_f32_" in p.kernel, p
         # With TF32 on, float32 is TF32 whatever the mode.
         previous = torch.backends.cuda.matmul.allow_tf32
         torch.backends.cuda.matmul.allow_tf32 = True
@@ -332,6 +341,35 @@ def test_fp32_mode_3xtf32_and_its_fallback():
     assert plan(a, b).dtype == "f32"
     with pytest.raises(ValueError, match="'ieee' or '3xtf32', got 'fast'"):
         cutlass_ops.set_fp32_mode("fast")
+
+
+@needs_sm90
+@pytest.mark.parametrize("la,lb", [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")])
+def test_3xtf32_presplits_on_hopper_from_256_cubed(la, lb):
+    """Hopper's 3xTF32 splits the operands into TF32 parts and runs one TF32 WGMMA GEMM over
+    3K: the 2x1-cluster 128x128 kernel from a wave of tiles (132 on an H100), stream-K with
+    split-K below; under 256^3 of work, the SM80 kernel. Every layout: the split pass reads
+    the operands as they lie, so nothing is staged or copied."""
+    f32 = torch.float32
+    cutlass_ops.set_fp32_mode("3xtf32")
+    try:
+        big = plan(meta(1536, 4096, f32, layout=la), meta(4096, 1408, f32, layout=lb))  # 12 x 11 = 132 tiles
+        assert big.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_2x1x1_coop_presplit", big
+        assert not (big.staged or big.copy_b_kmajor or big.copy_input or big.copy_mat2), big
+        assert "TF32 parts" in big.reason, big
+        under = plan(meta(1536, 4096, f32, layout=la), meta(4096, 1280, f32, layout=lb))  # 12 x 10 = 120 tiles
+        assert under.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_1x1x1_coop_streamk_presplit", under
+        mid = plan(meta(256, 4096, f32, layout=la), meta(4096, 256, f32, layout=lb))  # 4 tiles, long K
+        assert mid.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_1x1x1_coop_streamk_presplit", mid
+        assert (mid.decomposition, mid.splits) == ("split-k", 16), mid
+        edge = plan(meta(256, 256, f32, layout=la), meta(256, 256, f32, layout=lb))  # 256^3: presplit
+        assert edge.kernel.endswith("_presplit"), edge
+        small = plan(meta(256, 240, f32, layout=la), meta(240, 256, f32, layout=lb))
+        assert small.dtype == "3xtf32" and not small.kernel.endswith("_presplit"), small
+        a100 = plan(meta(4096, 4096, f32, layout=la), meta(4096, 4096, f32, layout=lb), device="a100")
+        assert a100.kernel.startswith("cutlass2x_sm80_3xtf32_"), a100
+    finally:
+        cutlass_ops.set_fp32_mode("ieee")
 
 
 def test_tuning_table_entry_overrides_the_heuristic():

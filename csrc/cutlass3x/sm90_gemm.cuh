@@ -16,6 +16,7 @@
 #include "cutlass/cutlass.h"
 #include "cutlass/epilogue/collective/collective_builder.hpp"
 #include "cutlass/gemm/collective/collective_builder.hpp"
+#include "cutlass/gemm/collective/sm90_mma_tma_gmma_ss_warpspecialized_fp8.hpp"
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
 #include "cutlass/gemm/dispatch_policy.hpp"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
@@ -111,6 +112,32 @@ Stride make_stride_2d(int64_t ld, int64_t batch_stride) {
   return stride;
 }
 
+// Accumulator promotion (configs with kPromoteKTiles, the 3xTF32 presplit ones): every
+// kPromoteKTiles K steps the mainloop adds WGMMA's accumulators into a second set of float32
+// registers with ordinary FADDs and restarts them from zero. CUTLASS's FP8 mainloop
+// (MainloopSm90TmaGmmaWarpSpecializedFP8, mma_promotion_interval) does exactly this; only its
+// builder limits it to FP8 operands, so the builder's own shared-memory-sourced mainloop for
+// the config is rebuilt around that dispatch policy, every other type kept.
+template <class Config, class = void>
+struct PromoteKTiles : std::integral_constant<int, 0> {};
+template <class Config>
+struct PromoteKTiles<Config, std::void_t<decltype(Config::kPromoteKTiles)>>
+    : std::integral_constant<int, Config::kPromoteKTiles> {};
+
+template <class Collective, bool kPromote>
+struct WithPromotion {
+  static_assert(!kPromote, "accumulator promotion needs the builder's shared-memory-sourced (SS) mainloop");
+  using type = Collective;
+};
+template <int Stages, class Cluster, class Schedule, class... Rest>
+struct WithPromotion<
+    cutlass::gemm::collective::CollectiveMma<cutlass::gemm::MainloopSm90TmaGmmaWarpSpecialized<Stages, Cluster, Schedule>,
+                                             Rest...>,
+    true> {
+  using type = cutlass::gemm::collective::CollectiveMma<
+      cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, Schedule>, Rest...>;
+};
+
 template <class Config, Precision P, Layout LA, Layout LB>
 struct Sm90Gemm {
   using ElementAB = typename ElementFor<P>::type;
@@ -132,7 +159,7 @@ struct Sm90Gemm {
       ElementD, typename Problem::LayoutD, kAlignment,
       typename Schedule::Epilogue>::CollectiveOp;
 
-  using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+  using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
       ElementAB, typename Problem::LayoutA, kAlignment,
       ElementAB, typename Problem::LayoutB, kAlignment,
@@ -140,6 +167,8 @@ struct Sm90Gemm {
       cutlass::gemm::collective::StageCountAutoCarveout<
           static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
       typename Schedule::Mainloop>::CollectiveOp;
+  static constexpr int kPromoteKTiles = PromoteKTiles<Config>::value;
+  using CollectiveMainloop = typename WithPromotion<BuiltMainloop, (kPromoteKTiles > 0)>::type;
 
   using ProblemShape = cute::Shape<int, int, int, int>;
   using GemmKernel = cutlass::gemm::kernel::GemmUniversal<
@@ -174,6 +203,12 @@ struct Sm90Gemm {
                    hw_info};
     args.epilogue.thread.alpha = 1.0f;
     args.epilogue.thread.beta = 0.0f;
+    if constexpr (kPromoteKTiles > 0) {
+      // The interval counts MMA instructions: one K step issues TileK / (the MMA's K) of them.
+      using TiledMma = typename CollectiveMainloop::TiledMma;
+      constexpr int kMmasPerKTile = Config::kTileK / decltype(TiledMma{}.template tile_size_mnk<2>())::value;
+      args.mainloop.mma_promotion_interval = kPromoteKTiles * kMmasPerKTile;
+    }
     // Tile order: both schedulers walk the tiles in bands of max_swizzle_size, along M or N.
     using RasterOptions = cutlass::gemm::kernel::detail::RasterOrderOptions;
     switch (g.tile_order.raster) {

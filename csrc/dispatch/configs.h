@@ -197,6 +197,35 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr bool kSwapAB = true;
 };
 
+// 3xTF32 on Hopper (float32 accuracy from TF32 WGMMA; fp32 mode "3xtf32"): each operand is
+// split into big and small TF32 parts laid side by side along K, then one TF32 GEMM over 3K
+// (cutlass3x/sm90_3xtf32_presplit.cuh). The GEMM adds WGMMA's accumulators into float32
+// registers every kPromoteKTiles K steps and restarts them: WGMMA's own accumulation drops
+// low bits of the addends as its sum grows, which without this made the error grow with K
+// (9.6e-6 at K = 4096 against torch fp32's 1.1e-6; RESULTS.md). Two accumulators per
+// thread, so 128x128 tiles (64 + 64 registers per consumer thread; 128x256 would spill).
+// Registered for every operand layout and any alignment (the split pass reads the operands
+// as they lie). Workspace: 3 (M + N) K floats (K rounded up to 4).
+struct Sm90_128x128x32_2x1x1_Coop_Presplit {
+  static constexpr const char* kName = "128x128x32_2x1x1_coop_presplit";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kPromoteKTiles = 2;
+};
+// The same with the stream-K scheduler, for few tiles (split-K over the long 3K).
+struct Sm90_128x128x32_1x1x1_CoopStreamK_Presplit {
+  static constexpr const char* kName = "128x128x32_1x1x1_coop_streamk_presplit";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kPromoteKTiles = 2;
+};
+
 // ---- SM80, CUTLASS 2.x: multistage cp.async + mma.sync (also runs on SM86/89/90) ------
 
 // 16-bit, 16-byte aligned operands. Smem: 3 x (128x64 + 64x256) x 2 B = 144 KiB, so it

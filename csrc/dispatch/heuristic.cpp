@@ -14,6 +14,11 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // 128-row tile (SIMT or TF32 tensor-op) wastes 8x its work at 16 rows and reads B at a
 // fraction of the bandwidth (fp32 1x4096x4096: 0.28x cuBLAS on CUTLASS SIMT).
 constexpr int64_t kSkinnyRows = 16;
+
+// M * N * K from which Hopper's 3xTF32 presplits its operands (below it, the two split passes
+// and the 3x-deep GEMM's start cost more than the SM80 kernel's whole run; measured with the
+// first, unpromoted presplit GEMM in the sixth session).
+constexpr double kPresplitMinMnk = 256.0 * 256 * 256;
 }  // namespace
 
 Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
@@ -159,6 +164,21 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       if (p.m <= kSkinnyRows) {  // fp32 products: at least 3xTF32's accuracy
         pref.add(Handwritten_SkinnyM::kName,
                  "float32 as 3xTF32, M <= 16: hand-written streaming kernel (B read once, fp32 products)");
+      }
+      if (hopper && static_cast<double>(p.m) * p.n * p.k >= kPresplitMinMnk) {
+        // Hopper: split the operands into TF32 parts first, then one TF32 WGMMA GEMM over 3K
+        // that promotes its accumulators into float32 (the SM80 kernel below splits in
+        // registers, on mma.sync: 0.85x torch's float32 at 4096^3). 128x128 tiles either way
+        // (two accumulator sets per thread): the 2x1 cluster from a wave of them, else
+        // stream-K's split-K over the long K.
+        if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+          pref.add(Sm90_128x128x32_2x1x1_Coop_Presplit::kName,
+                   "sm90 float32 as 3xTF32, >= 1 tile of 128x128 per SM: operands split into TF32 parts, one "
+                   "TF32 WGMMA GEMM over 3K with float32 promotion (2x1 cluster)");
+        }
+        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_Presplit::kName,
+                 "sm90 float32 as 3xTF32: operands split into TF32 parts, one TF32 WGMMA GEMM over 3K with "
+                 "float32 promotion (stream-K, split-K for few tiles)");
       }
       pref.add(Sm80_128x128x32_64x64x32_3s::kName, "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math");
       break;

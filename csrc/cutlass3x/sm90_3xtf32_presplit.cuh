@@ -1,0 +1,173 @@
+// 3xTF32 on Hopper: float32 accuracy from TF32 tensor cores, by splitting the operands first.
+//
+// Each float x is split into two TF32 values, big = tf32(x) and small = tf32(x - big), and
+// D = A B is computed as A_small B_big + A_big B_small + A_big B_big; the small x small term
+// lies below float32's rounding. CUTLASS 4.2 has no WGMMA mainloop that splits its operands
+// on the fly (its 3xTF32 kernels are SM80 mma.sync ones, about 0.85x torch's float32 at
+// 4096^3 on an H100), so here the split comes first. One pass over each operand writes its
+// parts side by side along K,
+//
+//     A3 = [A_small | A_big | A_big]     M x 3K', row-major
+//     B3 = [B_big ; B_small ; B_big]     3K' x N, column-major (K-major, as TF32 WGMMA reads it)
+//
+// (K' = K rounded up to 4 floats, the pad zero, so that rows of 3K' floats keep TMA's 16-byte
+// alignment), and one TF32 GEMM over the 3K'-deep problem, D = A3 B3, adds the three products.
+// The parts are exact TF32 values, so the tensor cores' truncation of their inputs to TF32
+// loses nothing. The GEMM promotes its accumulators into float32 registers every few K steps
+// (configs.h, kPromoteKTiles): left to WGMMA's accumulation alone, the error grew with K.
+// Because the pass copies anyway, it also takes A and B in any layout and alignment.
+//
+// Cost: a workspace of 3 (M + N) K' floats (at most three times the operands and the output
+// together), two memory-bound passes that read each operand once and write it three times,
+// and a GEMM of three times the TF32 work.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+
+#include "cutlass3x/sm90_gemm.cuh"
+
+namespace cutlass_ops::sm90 {
+
+namespace presplit {
+
+// The nearest TF32 value (10 explicit mantissa bits), ties away from zero, as
+// cvt.rna.tf32.f32 rounds. Inf and NaN pass through; a finite value that would round past
+// the largest float is truncated instead, so a finite input never becomes infinite.
+__device__ __forceinline__ float round_to_tf32(float x) {
+  const uint32_t bits = __float_as_uint(x);
+  if ((bits & 0x7f800000u) == 0x7f800000u) return x;
+  const uint32_t rounded = (bits + 0x1000u) & 0xffffe000u;
+  if ((rounded & 0x7f800000u) == 0x7f800000u) return __uint_as_float(bits & 0xffffe000u);
+  return __uint_as_float(rounded);
+}
+
+// K rounded up to whole 16-byte groups of floats: each part's width in the parts' rows.
+inline int64_t padded_k(int64_t k) { return (k + 3) / 4 * 4; }
+
+constexpr int kTile = 32;  // a 32 x 32 tile per block of 32 x 8 threads, a warp per row of it
+
+// Row r of dst (rows x 3 kp, row-major) gets the three parts of row r of src side by side,
+// each kp wide (columns k..kp-1 zero): part `small_part` (0 or 1) is the small one, the other
+// two the big one. Element (r, k) of src is at src[r * stride_r + k * stride_k]. The tile
+// passes through shared memory, so reads run along src's unit-stride dimension and writes
+// along dst's rows.
+// An infinite or NaN x goes into part 2 alone (parts 0 and 1 zero): part 2 of A meets only
+// part 2 of B, both big, so x enters D once, times the other operand's big part, as through
+// a float32 GEMM. Split normally it would also meet the other's small part (inf * 0 = NaN,
+// or inf - inf where the parts' signs differ).
+// (A template, so that each translation unit including this header may emit its copy.)
+template <int kUnused = 0>
+__global__ void split_kernel(const float* __restrict__ src, int64_t rows, int64_t k, int64_t kp, int64_t stride_r,
+                             int64_t stride_k, float* __restrict__ dst, int small_part) {
+  __shared__ float tile[kTile][kTile + 1];
+  const int tx = threadIdx.x, ty = threadIdx.y;
+  const int64_t k0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  const bool k_unit = stride_k == 1;
+  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile; r0 < rows; r0 += static_cast<int64_t>(gridDim.y) * kTile) {
+    for (int i = ty; i < kTile; i += blockDim.y) {
+      // Lanes walk K when K has unit stride, rows otherwise.
+      const int tr = k_unit ? i : tx, tk = k_unit ? tx : i;
+      const int64_t r = r0 + tr, kk = k0 + tk;
+      if (r < rows && kk < k) tile[tr][tk] = src[r * stride_r + kk * stride_k];
+    }
+    __syncthreads();
+    for (int i = ty; i < kTile; i += blockDim.y) {
+      const int64_t r = r0 + i, kk = k0 + tx;
+      if (r < rows && kk < kp) {
+        const float x = kk < k ? tile[i][tx] : 0.0f;
+        float* out = dst + r * 3 * kp + kk;
+        if (isfinite(x)) {
+          const float big = round_to_tf32(x);
+          const float small = round_to_tf32(x - big);  // x - big is exact
+          out[0] = small_part == 0 ? small : big;
+          out[kp] = small_part == 1 ? small : big;
+          out[2 * kp] = big;
+        } else {
+          out[0] = out[kp] = 0.0f;
+          out[2 * kp] = x;
+        }
+      }
+    }
+    __syncthreads();
+  }
+}
+
+inline cudaError_t split(const float* src, int64_t rows, int64_t k, int64_t stride_r, int64_t stride_k, float* dst,
+                         int small_part, cudaStream_t stream) {
+  const int64_t kp = padded_k(k);
+  const int64_t row_tiles = (rows + kTile - 1) / kTile;
+  const dim3 grid(static_cast<unsigned>((kp + kTile - 1) / kTile), static_cast<unsigned>(row_tiles < 65535 ? row_tiles : 65535));
+  split_kernel<><<<grid, dim3(kTile, 8), 0, stream>>>(src, rows, k, kp, stride_r, stride_k, dst, small_part);
+  return cudaGetLastError();
+}
+
+}  // namespace presplit
+
+// Registers a TF32 "rc" GEMM (Gemm: Sm90Gemm<Config, kTF32, row, col>, a config that promotes
+// its accumulators) as a 3xTF32 kernel for operands of any layout: the split passes above,
+// then Gemm on the parts. One translation unit per config registers all four layouts
+// (csrc/generate_kernels.py), so the GEMM is compiled once.
+template <class Gemm>
+struct Presplit3xTF32 {
+  static_assert(Gemm::kPromoteKTiles > 0, "3xTF32 on WGMMA needs a config that promotes its accumulators");
+  static constexpr size_t kAlign = 256;  // the GEMM's own workspace starts on this boundary
+
+  static size_t parts_bytes(const GemmArgs& g) {
+    const size_t bytes =
+        static_cast<size_t>(g.m + g.n) * 3 * static_cast<size_t>(presplit::padded_k(g.k)) * sizeof(float);
+    return (bytes + kAlign - 1) / kAlign * kAlign;
+  }
+
+  // The TF32 problem on the parts: M x 3K' row-major A3 times 3K' x N column-major B3.
+  static GemmArgs gemm_args(const GemmArgs& g) {
+    GemmArgs t = g;
+    float* a3 = static_cast<float*>(g.workspace);
+    t.k = 3 * presplit::padded_k(g.k);
+    t.a = a3;
+    t.lda = t.k;
+    t.layout_a = Layout::kRowMajor;
+    t.b = a3 == nullptr ? nullptr : a3 + g.m * t.k;
+    t.ldb = t.k;
+    t.layout_b = Layout::kColMajor;
+    t.workspace = a3 == nullptr ? nullptr : static_cast<char*>(g.workspace) + parts_bytes(g);
+    return t;
+  }
+
+  static size_t workspace_bytes(const GemmArgs& g) { return parts_bytes(g) + Gemm::workspace_bytes(gemm_args(g)); }
+
+  static KernelStatus can_implement(const GemmArgs& g) {
+    if (3 * presplit::padded_k(g.k) > INT_MAX) return {KernelStatus::kNotSupported, "3xTF32 presplit: 3K must fit in 32 bits"};
+    return Gemm::can_implement(gemm_args(g));
+  }
+
+  static KernelStatus run(const GemmArgs& g) {
+    const GemmArgs t = gemm_args(g);
+    float* a3 = static_cast<float*>(const_cast<void*>(t.a));
+    float* b3 = static_cast<float*>(const_cast<void*>(t.b));
+    // A (M x K): row r = row r of A. B^T (N x K): row n = column n of B.
+    const bool a_rows = g.layout_a == Layout::kRowMajor, b_rows = g.layout_b == Layout::kRowMajor;
+    cudaError_t err = presplit::split(static_cast<const float*>(g.a), g.m, g.k, a_rows ? g.lda : 1, a_rows ? 1 : g.lda,
+                                      a3, /*small_part=*/0, g.stream);
+    if (err == cudaSuccess) {
+      err = presplit::split(static_cast<const float*>(g.b), g.n, g.k, b_rows ? 1 : g.ldb, b_rows ? g.ldb : 1, b3,
+                            /*small_part=*/1, g.stream);
+    }
+    if (err != cudaSuccess) return from_cuda(err);
+    return Gemm::run(t);
+  }
+
+  static KernelInfo info(const char* name, Layout layout_a, Layout layout_b) {
+    KernelInfo k = Gemm::info(name);  // config, tiles, shared memory, decompositions, tile order: the GEMM's
+    k.precision = Precision::kTF32x3;
+    k.layout_a = layout_a;
+    k.layout_b = layout_b;
+    k.align_a = k.align_b = 1;  // the split reads single floats; only D is written by TMA
+    k.workspace_bytes = &workspace_bytes;
+    k.can_implement = &can_implement;
+    k.run = &run;
+    return k;
+  }
+};
+
+}  // namespace cutlass_ops::sm90
