@@ -118,8 +118,9 @@ def test_every_tile_order_through_the_tuning_table(kernel):
     # More tiles than SMs for every tile shape built (128x256: 17 x 9), ragged in M and N.
     m, n, k = 2056, 2104, 72
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
-    previous_tf32 = torch.backends.cuda.matmul.allow_tf32
+    previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, cutlass_ops.fp32_mode()
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
+    cutlass_ops.set_fp32_mode("3xtf32" if precision == "3xtf32" else "ieee")
     try:
         plan = cutlass_ops.explain(a, b)
         key = {"precision": precision, "layout_a": plan.a.layout, "layout_b": plan.b.layout,
@@ -133,9 +134,11 @@ def test_every_tile_order_through_the_tuning_table(kernel):
             assert (tuned.kernel, tuned.raster, tuned.swizzle) == (kernel.name, raster, swizzle), tuned
             out = torch.full((m, n), float("nan"), dtype=dtype, device="cuda")
             cutlass_ops.mm(a, b, out=out)
-            assert_matches_reference(out, a, b, precision, context=f"{kernel.name} {raster} swizzle {swizzle}")
+            assert_matches_reference(out, a, b, "f32" if precision == "3xtf32" else precision,
+                                     context=f"{kernel.name} {raster} swizzle {swizzle}")
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+        cutlass_ops.set_fp32_mode(previous_mode)
         tuning.clear()
 
 

@@ -284,7 +284,11 @@ def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
     cutlass_ops.set_fp32_mode("3xtf32")
     try:
         assert plan(a, b).kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
-        assert plan(meta(64, 4096, torch.float32), b).kernel == "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"
+        assert plan(a, b, device="a100").kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
+        # Past 16 rows the tile kernels: on Hopper the presplit WGMMA one, else SM80's.
+        assert plan(meta(64, 4096, torch.float32), b, device="a100").kernel == "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"
+        if has_sm90():
+            assert plan(meta(64, 4096, torch.float32), b).kernel.endswith("_presplit")
     finally:
         cutlass_ops.set_fp32_mode("ieee")
 
