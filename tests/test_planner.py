@@ -210,6 +210,13 @@ def test_column_major_a_row_major_b_tf32_copies_b_for_the_cc_kernel(tf32_matmul)
     assert not (p.staged or p.copy_input or p.copy_mat2 or p.transposed), p
     small = plan(meta(128, 4096, f32, layout="c"), meta(4096, 4096, f32))
     assert not small.copy_b_kmajor and small.kernel.startswith("cutlass2x_sm80_tf32_cr_"), small
+    # Both sides of the copy's break-even, measured (H100): 2048^3, whose copy would feed the
+    # slower 128x128 kernel, ran 131 us with the copy against 101 on SM80's kernel; 3072^3,
+    # on the 128x256 one, 297 against 364.
+    mid = plan(meta(2048, 2048, f32, layout="c"), meta(2048, 2048, f32))
+    assert not mid.copy_b_kmajor and mid.kernel.startswith("cutlass2x_sm80_tf32_cr_"), mid
+    large = plan(meta(3072, 3072, f32, layout="c"), meta(3072, 3072, f32))
+    assert large.copy_b_kmajor and large.kernel == "cutlass3x_sm90_tf32_cc_128x256x32_2x1x1_coop", large
     assert not any(k.name.startswith("cutlass3x_sm90_tf32_cr_") for k in cutlass_ops.list_kernels())
 
 
@@ -285,10 +292,12 @@ def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
     try:
         assert plan(a, b).kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
         assert plan(a, b, device="a100").kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
-        # Past 16 rows the tile kernels: on Hopper the presplit WGMMA one, else SM80's.
+        # Past 16 rows the tile kernels: SM80's 3xTF32 one; on Hopper, at 64 rows, IEEE fp32
+        # (the presplit kernel needs 256, and IEEE was faster than SM80's kernel there).
         assert plan(meta(64, 4096, torch.float32), b, device="a100").kernel == "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"
         if has_sm90():
-            assert plan(meta(64, 4096, torch.float32), b).kernel.endswith("_presplit")
+            p = plan(meta(64, 4096, torch.float32), b)
+            assert p.dtype == "f32" and "_f32_" in p.kernel, p
     finally:
         cutlass_ops.set_fp32_mode("ieee")
 
@@ -325,13 +334,17 @@ def test_fp32_mode_3xtf32_and_its_fallback():
         p = plan(meta(512, 512, torch.float32, offset=1), b, device="a100")
         assert p.dtype == "f32" and p.kernel.startswith("cutlass2x_sm80_f32_"), p
         if has_sm90():
-            # Hopper presplits the operands, which reads them at any alignment; only the
-            # output must suit TMA (4 floats), or IEEE fp32 runs.
+            # Hopper presplits the operands (from 256 rows and columns and more than 512^3 of
+            # work), which reads them at any alignment; only the output must suit TMA (4
+            # floats), or IEEE fp32 runs. Below that, IEEE fp32 too (faster there).
+            a2, b2 = meta(1024, 1024, torch.float32), meta(1024, 1024, torch.float32)
             presplit = "cutlass3x_sm90_3xtf32_rr_128x128x32_1x1x1_coop_streamk_presplit"
-            assert plan(a, b).kernel == presplit
-            assert plan(meta(512, 512, torch.float32, offset=1), b).kernel == presplit
-            out = torch.empty(512 * 512 + 1, device="meta")[1:].view(512, 512)
-            p = plan(a, b, out=out)
+            assert plan(a2, b2).kernel == presplit
+            assert plan(meta(1024, 1024, torch.float32, offset=1), b2).kernel == presplit
+            out = torch.empty(1024 * 1024 + 1, device="meta")[1:].view(1024, 1024)
+            p = plan(a2, b2, out=out)
+            assert p.dtype == "f32" and "_f32_" in p.kernel, p
+            p = plan(a, b)  # 512^3
             assert p.dtype == "f32" and "_f32_" in p.kernel, p
         # With TF32 on, float32 is TF32 whatever the mode.
         previous = torch.backends.cuda.matmul.allow_tf32
@@ -349,11 +362,12 @@ def test_fp32_mode_3xtf32_and_its_fallback():
 
 @needs_sm90
 @pytest.mark.parametrize("la,lb", [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")])
-def test_3xtf32_presplits_on_hopper_from_256_cubed(la, lb):
+def test_3xtf32_presplits_on_hopper_where_the_split_pays(la, lb):
     """Hopper's 3xTF32 splits the operands into TF32 parts and runs one TF32 WGMMA GEMM over
     3K: the 2x1-cluster 128x128 kernel from a wave of tiles (132 on an H100), stream-K with
-    split-K below; under 256^3 of work, the SM80 kernel. Every layout: the split pass reads
-    the operands as they lie, so nothing is staged or copied."""
+    split-K below. Only from 256 rows and columns and more than 512^3 of work: below, the split
+    passes cost more than IEEE fp32 takes, which runs instead. Every layout: the split pass
+    reads the operands as they lie, so nothing is staged or copied. Elsewhere, SM80's kernel."""
     f32 = torch.float32
     cutlass_ops.set_fp32_mode("3xtf32")
     try:
@@ -366,11 +380,17 @@ def test_3xtf32_presplits_on_hopper_from_256_cubed(la, lb):
         mid = plan(meta(256, 4096, f32, layout=la), meta(4096, 256, f32, layout=lb))  # 4 tiles, long K
         assert mid.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_1x1x1_coop_streamk_presplit", mid
         assert (mid.decomposition, mid.splits) == ("split-k", 16), mid
-        edge = plan(meta(256, 256, f32, layout=la), meta(256, 256, f32, layout=lb))  # 256^3: presplit
-        assert edge.kernel.endswith("_presplit"), edge
-        small = plan(meta(256, 240, f32, layout=la), meta(240, 256, f32, layout=lb))
-        assert small.dtype == "3xtf32" and not small.kernel.endswith("_presplit"), small
+        for m, n, k, presplit in [(513, 512, 512, True), (512, 512, 512, False),          # work
+                                  (256, 4096, 4096, True), (255, 4096, 4096, False),     # rows
+                                  (4096, 256, 4096, True), (4096, 255, 4096, False)]:    # columns
+            p = plan(meta(m, k, f32, layout=la), meta(k, n, f32, layout=lb))
+            if presplit:
+                assert p.dtype == "3xtf32" and p.kernel.endswith("_presplit"), (m, n, k, p)
+            else:
+                assert p.dtype == "f32" and "_f32_" in p.kernel, (m, n, k, p)
         a100 = plan(meta(4096, 4096, f32, layout=la), meta(4096, 4096, f32, layout=lb), device="a100")
+        assert a100.kernel.startswith("cutlass2x_sm80_3xtf32_"), a100
+        a100 = plan(meta(128, 4096, f32, layout=la), meta(4096, 4096, f32, layout=lb), device="a100")
         assert a100.kernel.startswith("cutlass2x_sm80_3xtf32_"), a100
     finally:
         cutlass_ops.set_fp32_mode("ieee")

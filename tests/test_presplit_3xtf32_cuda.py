@@ -40,7 +40,7 @@ def fp32_3xtf32(tf32_matmul):
 @pytest.mark.parametrize("m,n,k,config", [
     (2048, 4096, 1000, PRESPLIT[0]),   # 16 x 32 tiles of 128x128
     (512, 512, 4096, PRESPLIT[1]),     # 16 tiles: split-K
-    (300, 260, 777, PRESPLIT[1]),      # ragged tiles, odd K (each part padded to 780)
+    (300, 260, 2001, PRESPLIT[1]),     # ragged tiles, odd K (each part padded to 2004)
 ])
 def test_auto_dispatch_is_as_accurate_as_fp32(layouts, m, n, k, config, fp32_3xtf32):
     a, b = matrix(m, k, torch.float32, layouts[0]), matrix(k, n, torch.float32, layouts[1])
@@ -76,7 +76,7 @@ def test_infinities_and_nans_land_where_fp32_puts_them(layouts, fp32_3xtf32):
     finite through the split. Its products need partners near 1 / 3.4e38, whose small parts
     are subnormal and keep only TF32's subnormal resolution (README, known limits), so its row
     is held to TF32's accuracy and every other finite element to float32's."""
-    m, n, k = 512, 512, 512
+    m, n, k = 512, 512, 640
     a, b = matrix(m, k, torch.float32, layouts[0]), matrix(k, n, torch.float32, layouts[1])
     a[3, 5] = math.inf
     a[7, 9] = -math.inf

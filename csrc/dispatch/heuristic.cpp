@@ -15,10 +15,14 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // fraction of the bandwidth (fp32 1x4096x4096: 0.28x cuBLAS on CUTLASS SIMT).
 constexpr int64_t kSkinnyRows = 16;
 
-// M * N * K from which Hopper's 3xTF32 presplits its operands (below it, the two split passes
-// and the 3x-deep GEMM's start cost more than the SM80 kernel's whole run; measured with the
-// first, unpromoted presplit GEMM in the sixth session).
-constexpr double kPresplitMinMnk = 256.0 * 256 * 256;
+// Where Hopper's 3xTF32 presplits its operands. The two split passes write 3 (M + N) K floats,
+// a cost that grows against the GEMM's M N K as 1/M + 1/N, so a small M or N leaves the passes
+// most of the time. Measured on an H100 (bench, 2026-11-22, seventh session): the presplit GEMM
+// beat our IEEE fp32 kernels from 256 rows with N = 4096 (256x4096x4096: 267 us against 384)
+// and from 768^3 (39 against 54 us), and lost at 64-128 rows (128x4096x4096: 215 against 116)
+// and at 512^3 (32 against 25).
+constexpr int64_t kPresplitMinSide = 256;
+constexpr double kPresplitMinMnk = 512.0 * 512 * 512;  // exclusive
 }  // namespace
 
 Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
@@ -165,20 +169,26 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         pref.add(Handwritten_SkinnyM::kName,
                  "float32 as 3xTF32, M <= 16: hand-written streaming kernel (B read once, fp32 products)");
       }
-      if (hopper && static_cast<double>(p.m) * p.n * p.k >= kPresplitMinMnk) {
+      if (hopper) {
         // Hopper: split the operands into TF32 parts first, then one TF32 WGMMA GEMM over 3K
-        // that promotes its accumulators into float32 (the SM80 kernel below splits in
-        // registers, on mma.sync: 0.85x torch's float32 at 4096^3). 128x128 tiles either way
-        // (two accumulator sets per thread): the 2x1 cluster from a wave of them, else
-        // stream-K's split-K over the long K.
-        if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
-          pref.add(Sm90_128x128x32_2x1x1_Coop_Presplit::kName,
-                   "sm90 float32 as 3xTF32, >= 1 tile of 128x128 per SM: operands split into TF32 parts, one "
-                   "TF32 WGMMA GEMM over 3K with float32 promotion (2x1 cluster)");
+        // that promotes its accumulators into float32 (1.5-1.9x torch's fp32 from 2048^3 up).
+        // 128x128 tiles either way (two accumulator sets per thread): the 2x1 cluster from a
+        // wave of them, else stream-K's split-K over the long K. Where the split passes do not
+        // pay, nothing: the planner then runs IEEE fp32 (torch's accuracy), which on an H100
+        // beat SM80's 3xTF32 kernel at every such size measured (128x4096x4096: 116 us
+        // against 184; 512^3: 25 against 46; 256x14336x4096: 717 against 723).
+        if (std::min(p.m, p.n) >= kPresplitMinSide && static_cast<double>(p.m) * p.n * p.k > kPresplitMinMnk) {
+          if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+            pref.add(Sm90_128x128x32_2x1x1_Coop_Presplit::kName,
+                     "sm90 float32 as 3xTF32, >= 1 tile of 128x128 per SM: operands split into TF32 parts, one "
+                     "TF32 WGMMA GEMM over 3K with float32 promotion (2x1 cluster)");
+          }
+          pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_Presplit::kName,
+                   "sm90 float32 as 3xTF32: operands split into TF32 parts, one TF32 WGMMA GEMM over 3K with "
+                   "float32 promotion (stream-K, split-K for few tiles)");
         }
-        pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_Presplit::kName,
-                 "sm90 float32 as 3xTF32: operands split into TF32 parts, one TF32 WGMMA GEMM over 3K with "
-                 "float32 promotion (stream-K, split-K for few tiles)");
+        pref.only_these = true;
+        break;
       }
       pref.add(Sm80_128x128x32_64x64x32_3s::kName, "float32 as 3xTF32 (opted in): multistage tensor-op, fast-fp32 math");
       break;
@@ -220,7 +230,10 @@ namespace {
 // large problems; deliberately round. They only have to order the choices.
 double sustained_tflops(const KernelInfo& k) {
   const bool sixteen_bit = k.precision == Precision::kF16 || k.precision == Precision::kBF16;
-  if (k.min_cc == 90) return sixteen_bit ? 600.0 : 330.0;  // TMA + WGMMA (CUTLASS 3.x or hand-written)
+  // TMA + WGMMA (CUTLASS 3.x or hand-written). TF32 on tiles smaller than 128x256 runs slower:
+  // the 128x128 "cc" kernel took about 94 us of 2048^3 (183 TFLOP/s; H100, 2026-11-22), which
+  // made a K-major copy of B for it lose to SM80's TF32 kernel there (131 us against 101).
+  if (k.min_cc == 90) return sixteen_bit ? 600.0 : (k.tile_m * k.tile_n >= 128 * 256 ? 330.0 : 200.0);
   if (std::strstr(k.config, "simt") != nullptr) return sixteen_bit ? 35.0 : 45.0;
   if (sixteen_bit) return k.align_a >= 8 ? 350.0 : 200.0;
   return k.align_a >= 4 ? 170.0 : 100.0;  // TF32 tensor-op

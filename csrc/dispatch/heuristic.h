@@ -11,6 +11,9 @@ struct Preference {
   std::array<const char*, 12> configs{};  // config names (configs.h kName), best first
   std::array<const char*, 12> reasons{};  // why each is preferred, for explain()
   int count = 0;
+  // Only the listed configs: when none takes the problem, the planner takes no kernel of this
+  // precision (3xTF32 then runs as IEEE fp32) instead of any kernel that accepts it.
+  bool only_these = false;
 
   void add(const char* config, const char* reason) {
     if (count < static_cast<int>(configs.size())) {
@@ -21,7 +24,8 @@ struct Preference {
 };
 
 // The planner takes the first config in this list that has a registered kernel accepting
-// the problem (highest alignment variant first); if none does, any accepting kernel.
+// the problem (highest alignment variant first); if none does, any accepting kernel (unless
+// only_these).
 Preference preferred_configs(const Plan& plan, const DeviceDesc& device);
 
 struct DecompositionChoice {

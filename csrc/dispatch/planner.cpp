@@ -167,6 +167,7 @@ const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const c
       return best;
     }
   }
+  if (pref.only_these) return nullptr;
   for (const KernelInfo* k : candidates) {
     // The hand-written kernels are for study and comparison: only kernel= runs them.
     if (std::strcmp(k->family, "handwritten") == 0) continue;
