@@ -76,6 +76,10 @@ def decomposition_cases():
 def test_every_decomposition_through_the_tuning_table(kernel, decomposition, splits, m, n, k):
     """Put (kernel, decomposition) in the table for the problem, run it, check the result."""
     precision = kernel.dtype
+    if precision == "3xtf32" and (m, n, k) == (200, 264, 1000):
+        # On Hopper 3xTF32 runs as IEEE fp32 below 256 rows or columns (the presplit kernels'
+        # split passes do not pay there), and the table is keyed by the precision that runs.
+        m, n, k = 264, 280, 2000
     dtype = {"f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}.get(precision, torch.float32)
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
     previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, cutlass_ops.fp32_mode()
@@ -86,7 +90,8 @@ def test_every_decomposition_through_the_tuning_table(kernel, decomposition, spl
         if plan.transposed or plan.staged or plan.dtype != precision or (plan.a.layout[0], plan.b.layout[0]) != (
                 kernel.layouts[0], kernel.layouts[1]) or min(plan.a.align, plan.b.align, plan.out.align) < min(
                 kernel.alignment):
-            pytest.skip(f"{kernel.name} does not take this problem's layout or alignment")
+            pytest.skip(f"{kernel.name} does not take this problem's precision, layout or alignment "
+                        f"(auto plan: {plan.dtype}, {plan.a.layout} x {plan.b.layout})")
         _C.tuning_insert({"precision": precision, "layout_a": plan.a.layout, "layout_b": plan.b.layout,
                           "align": [plan.a.align, plan.b.align, plan.out.align], "cc": plan.device.capability[0] * 10
                           + plan.device.capability[1], "sm_count": plan.device.sm_count, "mnk": list(plan.problem),
