@@ -123,11 +123,11 @@ def selected_archs() -> list[str]:
                 "('80' covers every GPU of compute capability 8.0 and newer, '90a' adds the Hopper kernels)"
             )
         return archs
-    if torch.cuda.is_available():
-        major, minor = torch.cuda.get_device_capability()
+    cc = visible_capability()
+    if cc is not None:
         # The SM80 family is always needed: on Hopper it runs IEEE float32, float64 and the
         # operands too misaligned for TMA.
-        return ["80", "90a"] if (major, minor) == (9, 0) else ["80"]
+        return ["80", "90a"] if cc == (9, 0) else ["80"]
     return ["80", "90a"]
 
 

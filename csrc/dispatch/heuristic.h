@@ -10,14 +10,16 @@ namespace cutlass_ops {
 struct Preference {
   std::array<const char*, 12> configs{};  // config names (configs.h kName), best first
   std::array<const char*, 12> reasons{};  // why each is preferred, for explain()
+  std::array<TileOrder, 12> orders{};     // the tile order to launch each with (SM90 kernels)
   int count = 0;
   // Only the listed configs: when none takes the problem, the planner takes no kernel of this
   // precision (3xTF32 then runs as IEEE fp32) instead of any kernel that accepts it.
   bool only_these = false;
 
-  void add(const char* config, const char* reason) {
+  void add(const char* config, const char* reason, TileOrder order = {}) {
     if (count < static_cast<int>(configs.size())) {
       configs[count] = config;
+      orders[count] = order;
       reasons[count++] = reason;
     }
   }

@@ -148,8 +148,11 @@ namespace {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// The heuristic's choice for a normalised (or staged) plan, or nullptr.
-const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const char** reason) {
+// The heuristic's choice for a normalised (or staged) plan, or nullptr; `order` (if given)
+// gets the tile order the heuristic names for it.
+const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const char** reason,
+                                   TileOrder* order = nullptr) {
+  if (order != nullptr) *order = {};
   const auto& candidates = Registry::instance().candidates(p.precision, p.a.layout, p.b.layout);
   const Preference pref = preferred_configs(p, dev);
   for (int i = 0; i < pref.count; ++i) {
@@ -164,6 +167,7 @@ const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const c
     }
     if (best) {
       *reason = pref.reasons[i];
+      if (order != nullptr) *order = pref.orders[i];
       return best;
     }
   }
@@ -210,12 +214,12 @@ Plan with_kmajor_b(const Plan& p) {
   return c;
 }
 
-void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev) {
+void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev, TileOrder order) {
   p.kernel = &kernel;
   const DecompositionChoice d = choose_decomposition(p, kernel, dev);
   p.decomposition = d.decomposition;
   p.splits = d.splits;
-  p.tile_order = {};
+  p.tile_order = kernel.orders_tiles ? order : TileOrder{};
 }
 
 namespace {
@@ -227,7 +231,7 @@ bool is_sm90_tensor_kernel(const KernelInfo* k) {
 
 // The heuristic's kernel (and staging) for a normalised plan.
 void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
-  p.kernel = preferred_kernel(p, dev, &p.reason);
+  p.kernel = preferred_kernel(p, dev, &p.reason, &p.tile_order);
   // On Hopper, 16-bit and TF32 problems that break TMA's 16-byte rule (odd widths, storage
   // offsets) would fall to SM80-class kernels; zero-padded aligned copies let the SM90
   // kernels take them when the copies cost less than the slower kernel would.
@@ -273,7 +277,7 @@ void choose_kernel(Plan& p, const DeviceDesc& dev) {
     choose_by_heuristic(p, dev);
   }
   if (p.kernel == nullptr) return;
-  set_kernel(p, *p.kernel, dev);
+  set_kernel(p, *p.kernel, dev, p.tile_order);  // the heuristic's order, until a table entry names one
   TuningEntry tuned;
   if (TuningTable::instance().find(tuning_key(p, dev), &tuned)) {
     if (check_kernel(*tuned.kernel, p, dev) == Rejection::kNone &&

@@ -90,8 +90,9 @@ void choose_kernel(Plan& plan, const DeviceDesc& device);
 // `plan` with the kernel's B read from a K-major (column-major, ld = K) contiguous copy.
 Plan with_kmajor_b(const Plan& plan);
 
-// Puts `kernel` on the plan with the heuristic's decomposition for it (forced kernels, autotuning).
-void set_kernel(Plan& plan, const KernelInfo& kernel, const DeviceDesc& device);
+// Puts `kernel` on the plan with the heuristic's decomposition for it (forced kernels, autotuning),
+// launched in tile order `order` if the kernel orders its tiles.
+void set_kernel(Plan& plan, const KernelInfo& kernel, const DeviceDesc& device, TileOrder order = {});
 
 // `plan` run on zero-padded, 16-byte aligned copies: A row-major, B in `b_layout`, D a
 // padded row-major temporary.
