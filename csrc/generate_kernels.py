@@ -125,7 +125,8 @@ def translation_unit(path: Path, header: str, comment: str, kernels: list[tuple[
     lines = [BANNER, comment, f'#include "{header}"', "", "namespace {"]
     for layouts, name, kernel_type, extra in kernels:
         lines.append(f"using Kernel_{layouts} = {kernel_type};")
-        lines.append(f'const cutlass_ops::KernelRegistrar registrar_{layouts}(Kernel_{layouts}::info("{name}"{extra}));')
+        registration = f'Kernel_{layouts}::info("{name}"{extra})'
+        lines.append(f"const cutlass_ops::KernelRegistrar registrar_{layouts}({registration});")
     lines.append("}  // namespace")
     return Kernel(tuple(k[1] for k in kernels), path, "\n".join(lines) + "\n")
 
@@ -163,12 +164,13 @@ def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], ar
     token = f"{names[config]}_a{align}"
     kernels = [(lay, f"cutlass2x_sm{arch}_{precision}_{lay}_{token}",
                 f"cutlass_ops::sm80::Sm80Gemm<cutlass_ops::configs::{config}, "
-                f"cutlass_ops::Precision::{PRECISIONS[precision]}, {layout_enum(lay[0])}, {layout_enum(lay[1])}, {align}>",
+                f"cutlass_ops::Precision::{PRECISIONS[precision]}, "
+                f"{layout_enum(lay[0])}, {layout_enum(lay[1])}, {align}>",
                 "")
                for lay in LAYOUTS]
+    comment = f"// {precision}, configs::{config}, {align}-element alignment: {layouts_comment(LAYOUTS)}."
     return translation_unit(CSRC / "cutlass2x" / f"gemm_{precision}_{token}_sm{arch}.cu", "cutlass2x/sm80_gemm.cuh",
-                            f"// {precision}, configs::{config}, {align}-element alignment: {layouts_comment(LAYOUTS)}.",
-                            kernels)
+                            comment, kernels)
 
 
 def all_kernels() -> list[Kernel]:

@@ -294,7 +294,8 @@ def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
         assert plan(a, b, device="a100").kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
         # Past 16 rows the tile kernels: SM80's 3xTF32 one; on Hopper, at 64 rows, IEEE fp32
         # (the presplit kernel needs 256, and IEEE was faster than SM80's kernel there).
-        assert plan(meta(64, 4096, torch.float32), b, device="a100").kernel == "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4"
+        a100 = plan(meta(64, 4096, torch.float32), b, device="a100")
+        assert a100.kernel == "cutlass2x_sm80_3xtf32_rr_128x128x32_3s_a4", a100
         if has_sm90():
             p = plan(meta(64, 4096, torch.float32), b)
             assert p.dtype == "f32" and "_f32_" in p.kernel, p
