@@ -377,9 +377,12 @@ def test_3xtf32_presplits_on_hopper_where_the_split_pays(la, lb):
         assert not (big.staged or big.copy_b_kmajor or big.copy_input or big.copy_mat2), big
         assert "TF32 parts" in big.reason, big
         assert (big.raster, big.swizzle) == ("heuristic", 1), big  # M > N: CUTLASS's rule
-        wide = plan(meta(1536, 4096, f32, layout=la), meta(4096, 1536, f32, layout=lb))  # N >= M: along N
-        assert wide.kernel == big.kernel and (wide.raster, wide.swizzle) == ("along-n", 1), wide
+        # From 4096 rows with N >= M, tiles walked along N; fewer rows, CUTLASS's rule.
+        wide = plan(meta(4096, 4096, f32, layout=la), meta(4096, 4096, f32, layout=lb))
+        assert wide.kernel.endswith("_2x1x1_coop_presplit") and (wide.raster, wide.swizzle) == ("along-n", 1), wide
         assert not wide.tuned, wide
+        fewer = plan(meta(4095, 4096, f32, layout=la), meta(4096, 4096, f32, layout=lb))
+        assert fewer.kernel == wide.kernel and (fewer.raster, fewer.swizzle) == ("heuristic", 1), fewer
         under = plan(meta(1536, 4096, f32, layout=la), meta(4096, 1280, f32, layout=lb))  # 12 x 10 = 120 tiles
         assert under.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_1x1x1_coop_streamk_presplit", under
         mid = plan(meta(256, 4096, f32, layout=la), meta(4096, 256, f32, layout=lb))  # 4 tiles, long K

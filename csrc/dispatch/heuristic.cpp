@@ -23,6 +23,7 @@ constexpr int64_t kSkinnyRows = 16;
 // and at 512^3 (32 against 25).
 constexpr int64_t kPresplitMinSide = 256;
 constexpr double kPresplitMinMnk = 512.0 * 512 * 512;  // exclusive
+constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3xTF32 case
 }  // namespace
 
 Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
@@ -179,11 +180,13 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // against 184; 512^3: 25 against 46; 256x14336x4096: 717 against 723).
         if (std::min(p.m, p.n) >= kPresplitMinSide && static_cast<double>(p.m) * p.n * p.k > kPresplitMinMnk) {
           if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
-            // Tiles walked along N where N >= M (against CUTLASS's rule, which walks along M
-            // there): measured on an H100, 8192x14336x4096 10.2 ms against 15.7,
-            // 8192x128256x4096 95.7 against 167.5, 4096^3 and 8192^3 the same or 1% faster.
-            // (M > N: CUTLASS's rule; not measured.)
-            const TileOrder order = p.n >= p.m ? TileOrder{Raster::kAlongN, 1} : TileOrder{};
+            // From 4096 rows with N >= M, tiles walked along N (against CUTLASS's rule, which
+            // walks along M there). Measured on an H100: 8192x14336x4096 10.2 ms against 15.7,
+            // 8192x128256x4096 95.7 against 167.5, 16384^3 136 against 144, 4096^3 and 8192^3
+            // within 1%. Fewer rows keep CUTLASS's rule: along N, 2048x128256x4096 took 25.6 ms
+            // against 23.2 and 512-row LLM shapes 4-6% longer. (M > N: not measured.)
+            const TileOrder order =
+                p.n >= p.m && p.m >= kPresplitAlongNMinRows ? TileOrder{Raster::kAlongN, 1} : TileOrder{};
             pref.add(Sm90_128x128x32_2x1x1_Coop_Presplit::kName,
                      "sm90 float32 as 3xTF32, >= 1 tile of 128x128 per SM: operands split into TF32 parts, one "
                      "TF32 WGMMA GEMM over 3K with float32 promotion (2x1 cluster)",
