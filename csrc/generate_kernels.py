@@ -9,7 +9,7 @@ setup.py which extension module (and nvcc -gencode) each belongs to.
 Why layouts share a file: most of a CUTLASS TU's compile time is the fixed cost of parsing
 and instantiating CUTLASS and CuTe, not the kernel. Measured with ``nvcc --time`` (sm_90a,
 2-core CI-class machine): one 128x256 bf16 kernel took 53 s (cicc 31 s, cudafe++ 9 s, host
-gcc 10 s); the same file with a second layout took 60 s.
+gcc 10 s); the same file with a second layout took 60 s, with all four 65 s.
 
 The kernel lists below are the only place that says which kernels exist. Config names
 come from ``csrc/dispatch/configs.h`` (its ``kName`` fields), so a name cannot drift from
@@ -94,8 +94,8 @@ SM80_KERNELS = [
 
 
 @dataclass(frozen=True)
-class Kernel:
-    """One translation unit: the kernels it registers, its path and its text."""
+class TranslationUnit:
+    """One generated .cu file: the kernels it registers, its path and its text."""
     names: tuple[str, ...]
     path: Path
     source: str
@@ -118,7 +118,7 @@ def layout_enum(letter: str) -> str:
     return "cutlass_ops::Layout::kRowMajor" if letter == "r" else "cutlass_ops::Layout::kColMajor"
 
 
-def translation_unit(path: Path, header: str, comment: str, kernels: list[tuple[str, str, str, str]]) -> Kernel:
+def translation_unit(path: Path, header: str, comment: str, kernels: list[tuple[str, str, str, str]]) -> TranslationUnit:
     """One .cu file: `header` included, and for each (layout pair, kernel name, kernel type,
     extra info() arguments) a type alias and a static registrar (anonymous namespace: no
     symbol leaves the file)."""
@@ -128,14 +128,14 @@ def translation_unit(path: Path, header: str, comment: str, kernels: list[tuple[
         registration = f'Kernel_{layouts}::info("{name}"{extra})'
         lines.append(f"const cutlass_ops::KernelRegistrar registrar_{layouts}({registration});")
     lines.append("}  // namespace")
-    return Kernel(tuple(k[1] for k in kernels), path, "\n".join(lines) + "\n")
+    return TranslationUnit(tuple(k[1] for k in kernels), path, "\n".join(lines) + "\n")
 
 
 def layouts_comment(layouts: list[str]) -> str:
     return f"layouts {', '.join(layouts)} (A then B; r = row-major, c = column-major)"
 
 
-def sm90_unit(precision: str, config: str, layouts: list[str], names: dict[str, str]) -> Kernel:
+def sm90_unit(precision: str, config: str, layouts: list[str], names: dict[str, str]) -> TranslationUnit:
     token = names[config]
     kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{token}",
                 f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{config}, "
@@ -145,7 +145,7 @@ def sm90_unit(precision: str, config: str, layouts: list[str], names: dict[str, 
                             f"// {precision}, configs::{config}: {layouts_comment(layouts)}.", kernels)
 
 
-def sm90_presplit_unit(config: str, names: dict[str, str]) -> Kernel:
+def sm90_presplit_unit(config: str, names: dict[str, str]) -> TranslationUnit:
     """The config's TF32 "rc" GEMM, registered as a 3xTF32 kernel for every layout (the split
     pass reads the operands in any layout): one GEMM instantiation for all four."""
     token = names[config]
@@ -160,7 +160,7 @@ def sm90_presplit_unit(config: str, names: dict[str, str]) -> Kernel:
         kernels)
 
 
-def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], arch: int) -> Kernel:
+def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], arch: int) -> TranslationUnit:
     token = f"{names[config]}_a{align}"
     kernels = [(lay, f"cutlass2x_sm{arch}_{precision}_{lay}_{token}",
                 f"cutlass_ops::sm80::Sm80Gemm<cutlass_ops::configs::{config}, "
@@ -173,13 +173,13 @@ def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], ar
                             comment, kernels)
 
 
-def all_kernels() -> list[Kernel]:
+def all_units() -> list[TranslationUnit]:
     names = config_names()
-    kernels = [sm90_unit(p, c, layouts, names) for p, c, layouts in SM90_KERNELS]
-    kernels += [sm90_presplit_unit(c, names) for c in SM90_3XTF32_PRESPLIT]
+    units = [sm90_unit(p, c, layouts, names) for p, c, layouts in SM90_KERNELS]
+    units += [sm90_presplit_unit(c, names) for c in SM90_3XTF32_PRESPLIT]
     archs = config_archs()
-    kernels += [sm80_unit(p, c, a, names, archs[c]) for p, c, a in SM80_KERNELS]
-    return kernels
+    units += [sm80_unit(p, c, a, names, archs[c]) for p, c, a in SM80_KERNELS]
+    return units
 
 
 def generated_files() -> set[Path]:
@@ -196,24 +196,24 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="only check that the files are up to date")
     args = parser.parse_args()
 
-    kernels = all_kernels()
-    wanted = {k.path for k in kernels}
+    units = all_units()
+    wanted = {u.path for u in units}
     stale = sorted(generated_files() - wanted)
-    changed = [k for k in kernels if not k.path.exists() or k.path.read_text() != k.source]
+    changed = [u for u in units if not u.path.exists() or u.path.read_text() != u.source]
 
     if args.check:
-        for k in changed:
-            print(f"out of date: {k.path.relative_to(CSRC.parent)}")
+        for u in changed:
+            print(f"out of date: {u.path.relative_to(CSRC.parent)}")
         for path in stale:
             print(f"stale: {path.relative_to(CSRC.parent)}")
         return 1 if changed or stale else 0
 
-    for k in changed:
-        k.path.write_text(k.source)
+    for u in changed:
+        u.path.write_text(u.source)
     for path in stale:
         path.unlink()
-    registered = sum(len(k.names) for k in kernels)
-    print(f"{len(kernels)} translation units, {registered} kernels: {len(changed)} written, {len(stale)} removed")
+    registered = sum(len(u.names) for u in units)
+    print(f"{len(units)} translation units, {registered} kernels: {len(changed)} written, {len(stale)} removed")
     return 0
 
 

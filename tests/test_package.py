@@ -72,9 +72,9 @@ def test_kernel_registry_is_consistent_with_the_sources():
         import generate_kernels
     finally:
         sys.path.pop(0)
-    expected = {name for k in generate_kernels.all_kernels() for name in k.names
-                if f"_C_{k.path.stem.rsplit('_', 1)[1]}" in _build_info.KERNEL_MODULES
-                and k.path.parent.name in _build_info.KERNEL_DIRS}
+    expected = {name for u in generate_kernels.all_units() for name in u.names
+                if f"_C_{u.path.stem.rsplit('_', 1)[1]}" in _build_info.KERNEL_MODULES
+                and u.path.parent.name in _build_info.KERNEL_DIRS}
     assert built == expected
 
 
