@@ -87,6 +87,10 @@ SM80_KERNELS = [
     ("tf32", "Sm80_128x128x32_64x64x32_3s", 4),
     ("tf32", "Sm80_128x128x32_64x64x32_3s", 1),
     ("f32", "Sm80Simt_128x128x8_32x64x8_4s", 1),
+    # Smaller SIMT tiles for 17-64 rows and for 16-64 columns (configs.h).
+    ("f32", "Sm80Simt_64x128x8_32x64x8_5s", 1),
+    ("f32", "Sm80Simt_32x128x8_32x64x8_5s", 1),
+    ("f32", "Sm80Simt_128x32x8_64x32x8_5s", 1),
     ("3xtf32", "Sm80_128x128x32_64x64x32_3s", 4),
     ("f64", "Sm80_128x128x16_32x64x16_3s", 1),
     ("f64", "Sm90Dmma_128x128x16_32x64x16_3s", 1),

@@ -294,6 +294,37 @@ struct Sm80Simt_128x128x8_32x64x8_4s {
   static constexpr int kArch = 80;
 };
 
+// IEEE float32 on CUDA cores with smaller tiles, for outputs that 128x128 tiles cover badly:
+// 17-64 rows (64x128, 32x128: a 128-row tile would idle half or three quarters of its
+// threads) and 16-64 columns (128x32). CUTLASS's own SM80 SIMT tile set; 5 stages. Smem:
+// 5 x (64 + 128) x 8 x 4 B = 30 KiB (64x128), 20 KiB (32x128 and 128x32).
+struct Sm80Simt_64x128x8_32x64x8_5s {
+  static constexpr const char* kName = "simt_64x128x8_5s";
+  static constexpr int kTileM = 64, kTileN = 128, kTileK = 8;
+  static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 8;
+  static constexpr int kStages = 5;
+  static constexpr bool kSimt = true;
+  static constexpr int kArch = 80;
+};
+
+struct Sm80Simt_32x128x8_32x64x8_5s {
+  static constexpr const char* kName = "simt_32x128x8_5s";
+  static constexpr int kTileM = 32, kTileN = 128, kTileK = 8;
+  static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 8;
+  static constexpr int kStages = 5;
+  static constexpr bool kSimt = true;
+  static constexpr int kArch = 80;
+};
+
+struct Sm80Simt_128x32x8_64x32x8_5s {
+  static constexpr const char* kName = "simt_128x32x8_5s";
+  static constexpr int kTileM = 128, kTileN = 32, kTileK = 8;
+  static constexpr int kWarpM = 64, kWarpN = 32, kWarpK = 8;
+  static constexpr int kStages = 5;
+  static constexpr bool kSimt = true;
+  static constexpr int kArch = 80;
+};
+
 // 16-bit operands with odd addresses or leading dims: cp.async cannot copy 2 bytes, so this
 // is the two-stage register-staged SIMT pipeline with fp32 accumulation. The correctness
 // floor for any 16-bit shape; the heuristic prefers anything faster.
