@@ -304,17 +304,51 @@ def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
 
 
 @pytest.mark.parametrize("m,k,splits", [
-    # splits = min(round(SMs / tiles / 1.5), K tiles / 8, 16), at least 2, else no split. SIMT K tile: 8.
-    (256, 255, 4),     # 4 tiles, 32 K tiles: limited by slice depth
-    (256, 128, 2),     # 16 K tiles: 2 slices of 8...
-    (256, 120, 1),     # ...15 K tiles: no split
-    (1024, 2048, 6),   # 16 tiles, 256 K tiles: limited by SMs, round(132 / 16 / 1.5)
-    (2048, 8192, 3),   # 32 tiles: round(132 / 32 / 1.5)
+    # splits = min(round(SMs / tiles / 1.5), K tiles / 8, 16), at least 2, else no split.
+    # float64's DMMA kernel, 128x128x16 tiles, n = 256.
+    (256, 511, 4),      # 4 tiles, 32 K tiles: limited by slice depth
+    (256, 256, 2),      # 16 K tiles: 2 slices of 8...
+    (256, 240, 1),      # ...15 K tiles: no split
+    (1024, 4096, 6),    # 16 tiles, 256 K tiles: limited by SMs, round(132 / 16 / 1.5)
+    (2048, 16384, 3),   # 32 tiles: round(132 / 32 / 1.5)
 ])
 def test_split_k_counts(m, k, splits):
-    p = plan(meta(m, k, torch.float32), meta(k, 256, torch.float32))
-    assert p.splits == splits, p
+    p = plan(meta(m, k, torch.float64), meta(k, 256, torch.float64))
+    assert "f64" in p.kernel and p.splits == splits, p
     assert p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
+
+
+@pytest.mark.parametrize("m,n,k,tile,splits", [
+    # CUDA-core float32 (heuristic.cpp: simt_split_k_slices): below two waves of tiles (a wave:
+    # one CTA per SM for 64x128 and 128x128, four for 32x128 and 128x32), the fewest slices
+    # (2, 4, 8, 16) minimising waves x K per slice, each slice at least 512 deep. 132 SMs.
+    (32, 4096, 4096, "32x128", 8),       # 32 tiles: 256 CTAs still one wave of 528
+    (32, 32768, 32768, "32x128", 2),     # 256 tiles: 2 slices, one wave
+    (64, 4096, 4096, "64x128", 4),       # 32 tiles: 128 CTAs; 8 slices would take two waves of half the depth
+    (64, 14336, 4096, "64x128", 8),      # 112 tiles: 7 waves of 512 beat 1 of 4096
+    (64, 128256, 4096, "64x128", 1),     # 1002 tiles: no split
+    (16384, 16, 16384, "128x32", 4),     # 128 tiles of 128x32: 512 CTAs, one wave
+    (128, 4096, 4096, "128x128", 4),
+    (1024, 1024, 1024, "128x128", 2),
+    (512, 512, 512, "128x128", 1),       # two slices would be 256 deep
+])
+def test_simt_float32_tiles_and_split_k_counts(m, n, k, tile, splits):
+    p = plan(meta(m, k, torch.float32), meta(k, n, torch.float32))
+    assert f"_f32_rr_simt_{tile}x8_" in p.kernel and p.splits == splits, p
+    assert p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
+
+
+@pytest.mark.parametrize("device", ["h100", "a100"])
+def test_few_rows_or_columns_take_a_float32_simt_tile_that_fits(device):
+    """IEEE fp32: 17-32 rows on 32x128 tiles, 33-64 on 64x128, 16-64 columns (over 64 rows) on
+    128x32, even where 128x128 tiles would fill the SMs (ladder step 3's territory)."""
+    f32 = torch.float32
+    for (m, n), tile in [((17, 4096), "32x128"), ((32, 32768), "32x128"), ((33, 4096), "64x128"),
+                         ((64, 128256), "64x128"), ((65, 64), "128x32"), ((32768, 32), "128x32"),
+                         ((65, 4096), "128x128")]:
+        for lb in "rc":
+            p = plan(meta(m, 4096, f32), meta(4096, n, f32, layout=lb), device=device)
+            assert f"_f32_r{lb}_simt_{tile}x8_" in p.kernel, (m, n, lb, p)
 
 
 @needs_sm90

@@ -155,10 +155,23 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         pref.add(Handwritten_SkinnyM::kName,
                  "float32 without TF32, M <= 16: hand-written streaming kernel (B read once, K split)");
       }
-      // A wave of 128x128 tiles or more, row-major operands aligned to 4: the hand-written
-      // register-blocked kernel (ladder step 3, data-parallel), measured faster than
-      // CUTLASS's SIMT kernel there; the SIMT kernel (split-K for few tiles) otherwise.
-      if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+      // Few rows or few columns: a SIMT tile that fits them, split-K (simt_split_k_slices).
+      // Measured on an H100 (RESULTS.md, eighth session), against the best the 128x128 SIMT
+      // tile or ladder step 3 did: 32x4096x4096 0.79x cuBLAS on 32x128 (0.48x),
+      // 32x32768x32768 1.07x (0.35x); 64x4096x4096 0.81x on 64x128 (0.55x), 64x14336x4096
+      // 1.00x (0.52x), 64x128256x4096 0.93x (0.51x); 16384x16x16384 0.78x on 128x32 (0.36x),
+      // 32768x32x32768 0.72x (0.35x). From 65 rows 128x128 and 64x128 were within 10% of
+      // each other either way.
+      if (p.n <= 64 && p.m > 64) {
+        pref.add(Sm80Simt_128x32x8_64x32x8_5s::kName, "float32 without TF32, N <= 64: IEEE fp32 SIMT 128x32, split-K");
+      } else if (p.m <= 32) {
+        pref.add(Sm80Simt_32x128x8_32x64x8_5s::kName, "float32 without TF32, M <= 32: IEEE fp32 SIMT 32x128, split-K");
+      } else if (p.m <= 64) {
+        pref.add(Sm80Simt_64x128x8_32x64x8_5s::kName, "float32 without TF32, M <= 64: IEEE fp32 SIMT 64x128, split-K");
+      } else if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
+        // A wave of 128x128 tiles or more, row-major operands aligned to 4: the hand-written
+        // register-blocked kernel (ladder step 3, data-parallel), measured faster than
+        // CUTLASS's SIMT kernel there.
         pref.add(Handwritten_3_RegisterBlocked_128x128x16::kName,
                  "float32 without TF32, >= 1 tile of 128x128 per SM: hand-written register-blocked SIMT (ladder step 3)");
       }
@@ -219,13 +232,47 @@ int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& dev) {
   return static_cast<int>(std::max<int64_t>(1, std::min<int64_t>({by_sms, k_tiles / 8, 16})));
 }
 
+bool is_simt_f32(const KernelInfo& k) {
+  return k.precision == Precision::kF32 && std::strstr(k.config, "simt") != nullptr;
+}
+
+int simt_ctas_per_sm(const KernelInfo& k) {
+  // The 64-thread tiles (32x128, 128x32: two warps) need about four CTAs per SM to keep its
+  // four schedulers and the shared-memory pipe busy; one CTA of 128 or 256 threads (64x128,
+  // 128x128) nearly does. Read off the split sweeps in RESULTS.md (eighth session, H100).
+  return k.tile_m * k.tile_n <= 32 * 128 ? 4 : 1;
+}
+
+int simt_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceDesc& dev) {
+  // CUTLASS 2.x's serial split-K: each extra slice adds a pass through a workspace tile, and a
+  // ragged last wave idles SMs. So, below two waves of tiles, the fewest slices (2, 4, 8, 16)
+  // that minimise waves x K per slice, each slice at least 512 deep. Measured on an H100
+  // (float32, eighth session): on 12 of the 15 problems swept with the tile the heuristic
+  // picks, this is the fastest of the slice counts swept (1-8, 16); 128x14336x4096 is 2% off, and 256^3 and 512^3
+  // (0.42x and 0.33x cuBLAS, against 0.54x and 0.55x split) are left to the tuning table.
+  const int64_t slots = std::max<int64_t>(1, dev.sm_count) * ctas_per_sm;
+  if (tiles <= 0 || tiles >= 2 * slots) return 1;
+  int best = 1;
+  int64_t best_cost = ceil_div(tiles, slots) * k;
+  for (int s = 2; s <= 16; s *= 2) {
+    if (k / s < 512) break;
+    const int64_t cost = ceil_div(tiles * s, slots) * ceil_div(k, s);
+    if (cost < best_cost) {
+      best = s;
+      best_cost = cost;
+    }
+  }
+  return best;
+}
+
 DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   DecompositionChoice choice;
   const int64_t tiles = ceil_div(p.m, k.tile_m) * ceil_div(p.n, k.tile_n);
   if (tiles == 0 || (k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) return choice;
   // Split-K, not stream-K, where both exist: on every suite shape the tuner timed, CUTLASS
   // 4.2's stream-K decomposition lost to split-K or to data-parallel (benchmarks/RESULTS.md).
-  const int splits = split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
+  const int splits = is_simt_f32(k) ? simt_split_k_slices(tiles, p.k, simt_ctas_per_sm(k), dev)
+                              : split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
   if (splits >= 2) {
     choice.decomposition = Decomposition::kSplitK;
     choice.splits = splits;

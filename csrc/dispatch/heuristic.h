@@ -38,6 +38,12 @@ struct DecompositionChoice {
 // K slices worth cutting for `tiles` output tiles of `k_tiles` K steps each (1: none).
 int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& device);
 
+// CUDA-core float32 kernels (CUTLASS's SIMT tiles): CTAs per SM that still add throughput,
+// and the K slices worth cutting for `tiles` output tiles of depth `k` (1: none).
+bool is_simt_f32(const KernelInfo& kernel);
+int simt_ctas_per_sm(const KernelInfo& kernel);
+int simt_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceDesc& device);
+
 // How `kernel` should divide K on this problem: split or stream K when its tiles are too few
 // to fill the device and K is long enough to share out; otherwise data-parallel.
 DecompositionChoice choose_decomposition(const Plan& plan, const KernelInfo& kernel, const DeviceDesc& device);

@@ -10,6 +10,7 @@
 #include <c10/cuda/CUDAGraphsC10Utils.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include "dispatch/heuristic.h"
 #include "dispatch/registry.h"
 #include "dispatch/tuning.h"
 #include "ops/mm.h"
@@ -55,13 +56,19 @@ std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) 
     out.push_back({k, Decomposition::kDataParallel, 1});
     const int64_t tiles = ceil_div(plan.m, k->tile_m) * ceil_div(plan.n, k->tile_n);
     const int64_t k_tiles = ceil_div(plan.k, k->tile_k);
-    if (tiles >= desc.sm_count) continue;  // a full wave already: K-sharing only adds fix-up work
+    // CUDA-core float32 tiles gained from split-K up to several CTAs per SM (heuristic.cpp,
+    // simt_split_k_slices), so their K slices are timed below two of their waves and up to
+    // eight; other kernels' below one wave and up to two.
+    const bool simt_f32 = is_simt_f32(*k);
+    const int64_t wave = simt_f32 ? int64_t{desc.sm_count} * simt_ctas_per_sm(*k) : desc.sm_count;
+    const int64_t max_ctas = simt_f32 ? 8 * wave : 2 * wave;
+    if (tiles >= (simt_f32 ? 2 * wave : wave)) continue;  // enough tiles: K-sharing only adds fix-up work
     if (k->decompositions & decomposition_bit(Decomposition::kStreamK)) {
       out.push_back({k, Decomposition::kStreamK, 1});
     }
     if (k->decompositions & decomposition_bit(Decomposition::kSplitK)) {
       for (int splits : {2, 3, 4, 6, 8, 12, 16}) {
-        if (splits * tiles > 2 * desc.sm_count || k_tiles < 2 * splits) break;
+        if (splits * tiles > max_ctas || k_tiles < 2 * splits) break;
         out.push_back({k, Decomposition::kSplitK, splits});
       }
     }
