@@ -68,6 +68,9 @@ SM90_KERNELS = [
     # 64x32 for 33-128 rows with N of a few thousand (64x4096: 128 tiles), "rr".
     *[(p, "Sm90_64x32x64_1x2x1_Pingpong", ["rr"]) for p in ("f16", "bf16")],
 ]
+# Split-K summed by a second kernel (cutlass3x/sm90_splitk_sum.cuh), for few output tiles and
+# a long K: x @ W and F.linear's layouts.
+SM90_SPLITK_SUM = [(p, "Sm90_128x256x64_2x1x1_Coop_SplitKSum", ["rr", "rc"]) for p in ("f16", "bf16")]
 # 3xTF32 on SM90 by presplitting the operands (configs.h): one TF32 "rc" GEMM per config, its
 # translation unit registering it as a 3xTF32 kernel for all four operand layouts.
 SM90_3XTF32_PRESPLIT = ["Sm90_128x128x32_2x1x1_Coop_Presplit", "Sm90_128x128x32_1x1x1_CoopStreamK_Presplit"]
@@ -139,13 +142,14 @@ def layouts_comment(layouts: list[str]) -> str:
     return f"layouts {', '.join(layouts)} (A then B; r = row-major, c = column-major)"
 
 
-def sm90_unit(precision: str, config: str, layouts: list[str], names: dict[str, str]) -> TranslationUnit:
+def sm90_unit(precision: str, config: str, layouts: list[str], names: dict[str, str],
+              header: str = "cutlass3x/sm90_gemm.cuh", template: str = "Sm90Gemm") -> TranslationUnit:
     token = names[config]
     kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{token}",
-                f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{config}, "
+                f"cutlass_ops::sm90::{template}<cutlass_ops::configs::{config}, "
                 f"cutlass_ops::Precision::{PRECISIONS[precision]}, {layout_enum(lay[0])}, {layout_enum(lay[1])}>", "")
                for lay in layouts]
-    return translation_unit(CSRC / "cutlass3x" / f"gemm_{precision}_{token}_sm90.cu", "cutlass3x/sm90_gemm.cuh",
+    return translation_unit(CSRC / "cutlass3x" / f"gemm_{precision}_{token}_sm90.cu", header,
                             f"// {precision}, configs::{config}: {layouts_comment(layouts)}.", kernels)
 
 
@@ -180,6 +184,8 @@ def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], ar
 def all_units() -> list[TranslationUnit]:
     names = config_names()
     units = [sm90_unit(p, c, layouts, names) for p, c, layouts in SM90_KERNELS]
+    units += [sm90_unit(p, c, layouts, names, "cutlass3x/sm90_splitk_sum.cuh", "SplitKSum")
+              for p, c, layouts in SM90_SPLITK_SUM]
     units += [sm90_presplit_unit(c, names) for c in SM90_3XTF32_PRESPLIT]
     archs = config_archs()
     units += [sm80_unit(p, c, a, names, archs[c]) for p, c, a in SM80_KERNELS]

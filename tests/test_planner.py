@@ -767,3 +767,29 @@ def test_sm80_16bit_tile_sets(device, m, expected):
     # Operands aligned to 4 bytes only: the 4-byte kernel on either device.
     odd = plan(meta(m, m - 2, ld=m - 2), meta(m - 2, m), device=device)
     assert odd.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2", odd
+
+
+@needs_sm90
+@pytest.mark.parametrize("m,n,k,slices", [
+    (256, 256, 131072, 64),   # 2 tiles of 128x256: 64 slices (66 would fit a wave; 64 divides K)
+    (256, 256, 131000, 25),   # K = 8 x 5^3 x 131: 25 slices
+    (512, 512, 65536, 16),    # 8 tiles: 16 slices
+])
+def test_few_tiles_and_a_long_k_sum_their_slices_in_a_second_kernel(m, n, k, slices):
+    """16-bit on Hopper, under a quarter of a 128x128 tile per SM and a long K: K slices as a
+    batch of GEMMs, summed by a second kernel, with the most slices (up to a wave of CTAs and
+    64) that divide K into equal multiples of 8 elements, each at least 512 deep."""
+    for lb in "rc":
+        p = plan(meta(m, k), meta(k, n, layout=lb))
+        assert p.kernel == f"cutlass3x_sm90_bf16_r{lb}_128x256x64_2x1x1_coop_splitk_sum", p
+        assert (p.decomposition, p.splits) == ("split-k", slices), p
+
+
+@needs_sm90
+def test_a_long_k_that_no_slice_count_divides_uses_cutlass_split_k():
+    # K = 8 x 1021 (prime): no 2-64 slices of equal multiples of 8 elements.
+    p = plan(meta(256, 8168), meta(8168, 256))
+    assert "splitk_sum" not in p.kernel and p.decomposition == "split-k", p
+    # Column-major A ("cr"): no slice-summing kernel is built for it.
+    p = plan(meta(256, 131072, layout="c"), meta(131072, 256))
+    assert "splitk_sum" not in p.kernel, p

@@ -138,13 +138,16 @@ struct WithPromotion<
       cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, Schedule>, Rest...>;
 };
 
-template <class Config, Precision P, Layout LA, Layout LB>
+// OutT: D's element type; void means the operands' (float: the float32 partial slices of
+// sm90_splitk_sum.cuh).
+template <class Config, Precision P, Layout LA, Layout LB, class OutT = void>
 struct Sm90Gemm {
   using ElementAB = typename ElementFor<P>::type;
-  using ElementD = ElementAB;
+  using ElementD = std::conditional_t<std::is_void_v<OutT>, ElementAB, OutT>;
   using ElementAccumulator = float;
   // TMA moves 16-byte aligned rows.
   static constexpr int kAlignment = 16 / static_cast<int>(sizeof(ElementAB));
+  static constexpr int kAlignmentD = 16 / static_cast<int>(sizeof(ElementD));
 
   using Problem = CutlassProblem<Config, LA, LB>;
   using TileShape = typename Problem::TileShape;
@@ -155,8 +158,8 @@ struct Sm90Gemm {
   using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementAccumulator,
-      void, typename Problem::LayoutD, kAlignment,
-      ElementD, typename Problem::LayoutD, kAlignment,
+      void, typename Problem::LayoutD, kAlignmentD,
+      ElementD, typename Problem::LayoutD, kAlignmentD,
       typename Schedule::Epilogue>::CollectiveOp;
 
   using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
@@ -177,13 +180,18 @@ struct Sm90Gemm {
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
   using Arguments = typename Gemm::Arguments;
 
-  static Arguments make_arguments(const GemmArgs& g) {
-    const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k);
+  // slices > 1: K cut into that many equal slices run as a batch (CUTLASS's L mode), batch
+  // s reading K from s * K / slices, writing its own D (g.ldd * g.m elements apart).
+  static Arguments make_arguments(const GemmArgs& g, int slices = 1) {
+    static_assert(!Problem::kSwap || std::is_void_v<OutT>, "K slices are not wired for swap-AB configs");
+    const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k / slices);
     // CUTLASS 3.x views B as N x K, so a row-major (K x N) torch B is "N-major". Each stride's
     // unit mode is static; make_stride_2d puts the leading dim in the other. Batch strides:
-    // one whole matrix (a single batch).
-    const int64_t batch_a = g.lda * (LA == Layout::kRowMajor ? g.m : g.k);
-    const int64_t batch_b = g.ldb * (LB == Layout::kRowMajor ? g.k : g.n);
+    // one whole matrix (a single batch), or one K slice.
+    const int64_t batch_a = slices > 1 ? (LA == Layout::kRowMajor ? k : k * g.lda)
+                                       : g.lda * (LA == Layout::kRowMajor ? g.m : g.k);
+    const int64_t batch_b = slices > 1 ? (LB == Layout::kRowMajor ? k * g.ldb : k)
+                                       : g.ldb * (LB == Layout::kRowMajor ? g.k : g.n);
     const auto stride_a = Problem::kSwap ? make_stride_2d<typename GemmKernel::StrideA>(g.ldb, batch_b)
                                          : make_stride_2d<typename GemmKernel::StrideA>(g.lda, batch_a);
     const auto stride_b = Problem::kSwap ? make_stride_2d<typename GemmKernel::StrideB>(g.lda, batch_a)
@@ -197,7 +205,7 @@ struct Sm90Gemm {
     hw_info.sm_count = g.sm_count;  // cached by the caller: no device query per call
 
     Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
-                   Problem::kSwap ? ProblemShape{n, m, k, 1} : ProblemShape{m, n, k, 1},
+                   Problem::kSwap ? ProblemShape{n, m, k, 1} : ProblemShape{m, n, k, slices},
                    {static_cast<const ElementAB*>(a), stride_a, static_cast<const ElementAB*>(b), stride_b},
                    {{}, nullptr, typename GemmKernel::StrideC{}, static_cast<ElementD*>(g.d), stride_d},
                    hw_info};
@@ -233,15 +241,21 @@ struct Sm90Gemm {
     return args;
   }
 
-  static size_t workspace_bytes(const GemmArgs& g) { return Gemm::get_workspace_size(make_arguments(g)); }
+  static size_t workspace_bytes(const GemmArgs& g) { return workspace_bytes_sliced(g, 1); }
+  static KernelStatus can_implement(const GemmArgs& g) { return can_implement_sliced(g, 1); }
+  static KernelStatus run(const GemmArgs& g) { return run_sliced(g, 1); }
 
-  static KernelStatus can_implement(const GemmArgs& g) {
-    if (Gemm::can_implement(make_arguments(g)) == cutlass::Status::kSuccess) return {};
+  static size_t workspace_bytes_sliced(const GemmArgs& g, int slices) {
+    return Gemm::get_workspace_size(make_arguments(g, slices));
+  }
+
+  static KernelStatus can_implement_sliced(const GemmArgs& g, int slices) {
+    if (Gemm::can_implement(make_arguments(g, slices)) == cutlass::Status::kSuccess) return {};
     return {KernelStatus::kNotSupported, "CUTLASS can_implement() rejected the problem"};
   }
 
-  static KernelStatus run(const GemmArgs& g) {
-    Arguments args = make_arguments(g);
+  static KernelStatus run_sliced(const GemmArgs& g, int slices) {
+    Arguments args = make_arguments(g, slices);
     cutlass::Status status = GemmKernel::initialize_workspace(args, g.workspace, g.stream);
     if (status != cutlass::Status::kSuccess) return from_cutlass(status);
     auto params = GemmKernel::to_underlying_arguments(args, g.workspace);

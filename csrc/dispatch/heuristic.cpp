@@ -86,8 +86,17 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
                    "sm90 16-bit, >= 1/4 tile of 128x128 per SM or a short K: ping-pong 128x128");
           pref.add(Sm90_128x256x64_2x1x1_Coop::kName, "sm90 16-bit: cooperative 128x256");
         } else {
-          // Fewer tiles with a long K (decode-size M, 256x256x131072): split K over the SMs (the
-          // stream-K kernel in split-K mode; its stream-K mode lost to split-K on every suite shape).
+          // Fewer tiles with a long K (decode-size M, 256x256x131072): split K over the SMs.
+          // First as slices summed by a second kernel, where K divides into enough of them
+          // (sum_split_k_slices): CUTLASS's own split-K adds its slices one after another.
+          const int64_t wide_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);
+          if (sum_split_k_slices(wide_tiles, p.k, 8, dev) >= 2) {
+            pref.add(Sm90_128x256x64_2x1x1_Coop_SplitKSum::kName,
+                     "sm90 16-bit, < 1/4 tile of 128x128 per SM and a long K: K slices as a batch of "
+                     "128x256 GEMMs, summed by a second kernel");
+          }
+          // Otherwise the stream-K kernel in split-K mode (its stream-K mode lost to split-K on
+          // every suite shape).
           pref.add(Sm90_128x128x64_1x1x1_CoopStreamK::kName,
                    "sm90 16-bit, < 1/4 tile of 128x128 per SM and a long K: split-K cooperative 128x128");
           pref.add(Sm90_128x64x128_1x1x1_CoopStreamK::kName, "sm90 16-bit, few tiles: split-K cooperative 128x64");
@@ -265,14 +274,27 @@ int simt_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceD
   return best;
 }
 
+int sum_split_k_slices(int64_t tiles, int64_t k, int align, const DeviceDesc& dev) {
+  // Slices summed by a second kernel (cutlass3x/sm90_splitk_sum.cuh) need no turn-taking, so
+  // as many as one wave of CTAs holds, up to 64; equal ones, each a multiple of `align`
+  // elements (16 bytes) and at least 512 deep.
+  if (tiles <= 0) return 1;
+  const int64_t most = std::min<int64_t>(64, std::max<int64_t>(1, dev.sm_count) / tiles);
+  for (int64_t s = most; s >= 2; --s) {
+    if (k % (s * align) == 0 && k / s >= 512) return static_cast<int>(s);
+  }
+  return 1;
+}
+
 DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   DecompositionChoice choice;
   const int64_t tiles = ceil_div(p.m, k.tile_m) * ceil_div(p.n, k.tile_n);
   if (tiles == 0 || (k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) return choice;
   // Split-K, not stream-K, where both exist: on every suite shape the tuner timed, CUTLASS
   // 4.2's stream-K decomposition lost to split-K or to data-parallel (benchmarks/RESULTS.md).
-  const int splits = is_simt_f32(k) ? simt_split_k_slices(tiles, p.k, simt_ctas_per_sm(k), dev)
-                              : split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
+  const int splits = k.sums_slices    ? sum_split_k_slices(tiles, p.k, k.align_a, dev)
+                     : is_simt_f32(k) ? simt_split_k_slices(tiles, p.k, simt_ctas_per_sm(k), dev)
+                                      : split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
   if (splits >= 2) {
     choice.decomposition = Decomposition::kSplitK;
     choice.splits = splits;

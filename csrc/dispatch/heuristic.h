@@ -38,6 +38,10 @@ struct DecompositionChoice {
 // K slices worth cutting for `tiles` output tiles of `k_tiles` K steps each (1: none).
 int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& device);
 
+// Slices for the kernels that sum them in a second pass (KernelInfo::sums_slices): the most,
+// up to a wave of CTAs and 64, that divide K into equal multiples of `align` elements (1: none).
+int sum_split_k_slices(int64_t tiles, int64_t k, int align, const DeviceDesc& device);
+
 // CUDA-core float32 kernels (CUTLASS's SIMT tiles): CTAs per SM that still add throughput,
 // and the K slices worth cutting for `tiles` output tiles of depth `k` (1: none).
 bool is_simt_f32(const KernelInfo& kernel);

@@ -20,7 +20,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 4;
+inline constexpr int kKernelAbiVersion = 5;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 struct KernelInfo {
@@ -43,6 +43,10 @@ struct KernelInfo {
   KernelStatus (*run)(const GemmArgs&);
   bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
   int64_t max_m = INT64_MAX;  // most rows (M) it takes: the few-row streaming kernels have a limit
+  // Split-K as a batch of K slices that each write a float32 partial D, then a second kernel
+  // sums them in slice order (cutlass3x/sm90_splitk_sum.cuh): any slice count that divides K
+  // into 16-byte multiples, and no serial fix-up between slices.
+  bool sums_slices = false;
 };
 
 inline constexpr int kAnyNewerCC = INT_MAX;

@@ -1,0 +1,121 @@
+// Split-K for few output tiles and a long K, summed by a second kernel ("split-K sum").
+//
+// CUTLASS 3.x's split-K (the stream-K scheduler's SplitK mode, deterministic) has each slice
+// wait for the one before it, add its partial tile into a workspace tile and pass the turn
+// on: the slices of a tile are summed one after another. With a handful of output tiles and
+// a long K that chain is the bottleneck: bf16 256x256x131072 on 128x128 tiles took 93 us at
+// 12 slices and 127 us at 32 (H100, RESULTS.md, eighth session), so the SMs cannot all be put
+// to work. Here:
+//
+//   1. K is cut into S equal slices, and the GEMM runs them as a batch (CUTLASS's L mode):
+//      slice s reads A and B from K offset s * K / S and writes its own float32 partial,
+//      W[s] = A[:, slice s] B[slice s, :]. No slice waits for another.
+//   2. A second kernel sums W[0] + W[1] + ... + W[S-1] in that order for each element and
+//      writes D in its own type: the result is the same on every run.
+//
+// Cost: S x M x N' floats of workspace (N' = N rounded up to 4), written once and read once
+// (for 256x256 and S = 64, 16 MiB: it stays in the 50 MB L2), and one more launch. The slices
+// must be equal and start on 16-byte boundaries: S divides K into multiples of 8 elements
+// (16-bit types), which the planner's choice of S respects (heuristic.cpp).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "cutlass3x/sm90_gemm.cuh"
+
+namespace cutlass_ops::sm90 {
+
+namespace splitk_sum {
+
+// D (M x N, row-major, ldd) = sum over s of W[s] (M x ldw each, slice_stride apart), in s
+// order. One thread per 4 columns of a row: 16-byte loads of W, element stores into D (any
+// alignment of D).
+template <class T>
+__global__ void sum_slices(const float* __restrict__ w, int slices, int64_t m, int64_t n, int64_t ldw,
+                           T* __restrict__ d, int64_t ldd) {
+  const int64_t quads = ldw / 4;
+  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const int64_t row = idx / quads, col = (idx % quads) * 4;
+  if (row >= m || col >= n) return;
+  const int64_t slice_stride = m * ldw;
+  const float* p = w + row * ldw + col;
+  float4 acc = *reinterpret_cast<const float4*>(p);
+  for (int s = 1; s < slices; ++s) {
+    const float4 v = *reinterpret_cast<const float4*>(p + s * slice_stride);
+    acc.x += v.x;
+    acc.y += v.y;
+    acc.z += v.z;
+    acc.w += v.w;
+  }
+  const float sums[4] = {acc.x, acc.y, acc.z, acc.w};
+  T* out = d + row * ldd + col;
+  const int cols = static_cast<int>(n - col < 4 ? n - col : 4);
+  for (int j = 0; j < cols; ++j) out[j] = T(sums[j]);
+}
+
+}  // namespace splitk_sum
+
+template <class Config, Precision P, Layout LA, Layout LB>
+struct SplitKSum {
+  using Partial = Sm90Gemm<Config, P, LA, LB, float>;  // the same GEMM, writing float32 slices
+  using Element = typename Partial::ElementAB;
+  static constexpr size_t kAlign = 256;  // the GEMM's own workspace starts on this boundary
+
+  static int slices(const GemmArgs& g) {
+    return g.decomposition == Decomposition::kSplitK ? std::max(1, g.splits) : 1;
+  }
+  static int64_t slice_ld(const GemmArgs& g) { return (g.n + 3) / 4 * 4; }  // 16-byte rows for TMA
+  static size_t partials_bytes(const GemmArgs& g) {
+    const size_t bytes = static_cast<size_t>(slices(g)) * g.m * slice_ld(g) * sizeof(float);
+    return (bytes + kAlign - 1) / kAlign * kAlign;
+  }
+
+  // The batched GEMM's arguments: D is the partials, one M x slice_ld(g) float matrix per slice.
+  static GemmArgs partial_args(const GemmArgs& g) {
+    GemmArgs p = g;
+    p.d = g.workspace;
+    p.ldd = slice_ld(g);
+    p.workspace = g.workspace == nullptr ? nullptr : static_cast<char*>(g.workspace) + partials_bytes(g);
+    p.decomposition = Decomposition::kDataParallel;
+    p.splits = 1;
+    return p;
+  }
+
+  static size_t workspace_bytes(const GemmArgs& g) {
+    return partials_bytes(g) + Partial::workspace_bytes_sliced(partial_args(g), slices(g));
+  }
+
+  static KernelStatus can_implement(const GemmArgs& g) {
+    const int s = slices(g);
+    if (g.k % s != 0 || (g.k / s) % Partial::kAlignment != 0) {
+      return {KernelStatus::kNotSupported, "split-K sum: the slices must divide K into multiples of 16 bytes"};
+    }
+    return Partial::can_implement_sliced(partial_args(g), s);
+  }
+
+  static KernelStatus run(const GemmArgs& g) {
+    const int s = slices(g);
+    const GemmArgs p = partial_args(g);
+    const KernelStatus status = Partial::run_sliced(p, s);
+    if (!status.ok()) return status;
+    const int64_t threads = g.m * (slice_ld(g) / 4);
+    constexpr int kBlock = 256;
+    splitk_sum::sum_slices<Element><<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, g.stream>>>(
+        static_cast<const float*>(p.d), s, g.m, g.n, p.ldd, static_cast<Element*>(g.d), g.ldd);
+    return from_cuda(cudaGetLastError());
+  }
+
+  static KernelInfo info(const char* name) {
+    KernelInfo k = Partial::info(name);  // config, tiles, shared memory, tile order: the GEMM's
+    k.align_d = 1;                       // D is written element by element by the sum
+    k.decompositions = decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
+    k.workspace_bytes = &workspace_bytes;
+    k.can_implement = &can_implement;
+    k.run = &run;
+    k.sums_slices = true;
+    return k;
+  }
+};
+
+}  // namespace cutlass_ops::sm90

@@ -1,0 +1,79 @@
+"""Split-K summed by a second kernel (cutlass3x/sm90_splitk_sum.cuh): K cut into equal
+slices run as a batch of GEMMs writing float32 partials, then summed in slice order.
+
+Checked against float64 (as accurate as torch.mm), run to run bitwise, in both layouts it is
+built for, with slice counts that are not powers of two, and writing into a strided out=."""
+
+import pytest
+import torch
+
+import cutlass_ops
+from mm_testing import assert_matches_reference, matrix
+
+pytestmark = pytest.mark.gpu
+
+
+def sum_kernels():
+    if not torch.cuda.is_available():
+        return []
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if "splitk_sum" in k.name]
+
+
+@pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m,n,k,slices", [
+    (256, 256, 131072, 64),  # 2 tiles of 128x256: 64 slices of 2048
+    (200, 296, 65536, 32),   # ragged tiles (2 x 2): at most 33 slices; 32 divide K
+    (256, 256, 131000, 25),  # K = 8 x 16375: 25 slices of 5240 (no power of two divides it)
+    (130, 8, 24576, 48),     # 2 tiles, one of 8 columns: 64 slices would be 384 deep, 48 are 512
+])
+def test_slices_sum_to_the_reference(kernel, m, n, k, slices):
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
+    a = matrix(m, k, dtype, kernel.layouts[0])
+    b = matrix(k, n, dtype, kernel.layouts[1])
+    plan = cutlass_ops.explain(a, b, kernel=kernel.name)
+    assert (plan.decomposition, plan.splits) == ("split-k", slices), plan
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+    # The slices are summed in a fixed order: the same bits on every run.
+    assert torch.equal(out, cutlass_ops.mm(a, b, kernel=kernel.name))
+
+
+@pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
+def test_strided_out_is_written_only_where_it_should_be(kernel):
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
+    m, n, k = 192, 248, 32768
+    a = matrix(m, k, dtype, kernel.layouts[0])
+    b = matrix(k, n, dtype, kernel.layouts[1])
+    big = torch.full((m, n + 13), 7.0, dtype=dtype, device="cuda")
+    out = big[:, 5:5 + n]  # leading dim n + 13, unaligned start
+    cutlass_ops.mm(a, b, out=out, kernel=kernel.name)
+    assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+    assert (big[:, :5] == 7).all() and (big[:, 5 + n:] == 7).all()
+
+
+def test_auto_dispatch_takes_it_for_few_tiles_and_a_long_k():
+    if not sum_kernels():
+        pytest.skip("built without the sm90a kernels")
+    a, b = matrix(256, 131072, torch.bfloat16), matrix(131072, 256, torch.bfloat16)
+    plan = cutlass_ops.explain(a, b)
+    assert "splitk_sum" in plan.kernel, plan
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, "bf16")
+
+
+@pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
+def test_tuned_slice_count_that_divides_k(kernel):
+    """A tuning entry's slice count (the tuner times 2-64) is used as given."""
+    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
+    m, n, k = 256, 256, 24576
+    a = matrix(m, k, dtype, kernel.layouts[0])
+    b = matrix(k, n, dtype, kernel.layouts[1])
+    entry = {"precision": kernel.dtype, "layout_a": "row", "layout_b": "row" if kernel.layouts[1] == "r" else "col",
+             "align": [8, 8, 8], "cc": 90, "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
+             "mnk": [m, n, k], "kernel": kernel.name, "decomposition": "split-k", "splits": 3}
+    cutlass_ops._extension._C.tuning_insert(entry)
+    try:
+        plan = cutlass_ops.explain(a, b)
+        assert plan.tuned and plan.kernel == kernel.name and plan.splits == 3, plan
+        assert_matches_reference(cutlass_ops.mm(a, b), a, b, kernel.dtype, context=kernel.name)
+    finally:
+        cutlass_ops.tuning.clear()
