@@ -771,14 +771,16 @@ def test_sm80_16bit_tile_sets(device, m, expected):
 
 @needs_sm90
 @pytest.mark.parametrize("m,n,k,slices", [
-    (256, 256, 131072, 64),   # 2 tiles of 128x256: 64 slices (66 would fit a wave; 64 divides K)
+    (256, 256, 131072, 32),   # 2 tiles of 128x256: 32 slices (the cap)
     (256, 256, 131000, 25),   # K = 8 x 5^3 x 131: 25 slices
-    (512, 512, 65536, 16),    # 8 tiles: 16 slices
+    (512, 512, 65536, 16),    # 8 tiles: 16 slices fill a wave
+    (200, 264, 32768, 32),    # 4 tiles, K = 32768 (the threshold): 32 slices of 1024
 ])
 def test_few_tiles_and_a_long_k_sum_their_slices_in_a_second_kernel(m, n, k, slices):
-    """16-bit on Hopper, under a quarter of a 128x128 tile per SM and a long K: K slices as a
-    batch of GEMMs, summed by a second kernel, with the most slices (up to a wave of CTAs and
-    64) that divide K into equal multiples of 8 elements, each at least 512 deep."""
+    """16-bit on Hopper, under a quarter of a 128x128 tile per SM, at most 16 tiles of 128x256
+    and K >= 32768: K slices as a batch of GEMMs, summed by a second kernel, with the most
+    slices (up to a wave of CTAs and 32) that divide K into equal multiples of 8 elements, each
+    at least 1024 deep."""
     for lb in "rc":
         p = plan(meta(m, k), meta(k, n, layout=lb))
         assert p.kernel == f"cutlass3x_sm90_bf16_r{lb}_128x256x64_2x1x1_coop_splitk_sum", p
@@ -786,9 +788,12 @@ def test_few_tiles_and_a_long_k_sum_their_slices_in_a_second_kernel(m, n, k, sli
 
 
 @needs_sm90
-def test_a_long_k_that_no_slice_count_divides_uses_cutlass_split_k():
-    # K = 8 x 1021 (prime): no 2-64 slices of equal multiples of 8 elements.
-    p = plan(meta(256, 8168), meta(8168, 256))
+def test_where_slices_are_not_summed_cutlass_split_k_runs():
+    # K = 8 x 4099 (prime): no 2-32 slices of equal multiples of 8 elements.
+    p = plan(meta(256, 32792), meta(32792, 256))
+    assert "splitk_sum" not in p.kernel and p.decomposition == "split-k", p
+    # K below 32768.
+    p = plan(meta(256, 16384), meta(16384, 256))
     assert "splitk_sum" not in p.kernel and p.decomposition == "split-k", p
     # Column-major A ("cr"): no slice-summing kernel is built for it.
     p = plan(meta(256, 131072, layout="c"), meta(131072, 256))

@@ -21,10 +21,10 @@ def sum_kernels():
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
 @pytest.mark.parametrize("m,n,k,slices", [
-    (256, 256, 131072, 64),  # 2 tiles of 128x256: 64 slices of 2048
+    (256, 256, 131072, 32),  # 2 tiles of 128x256: 32 slices (the cap) of 4096
     (200, 296, 65536, 32),   # ragged tiles (2 x 2): at most 33 slices; 32 divide K
     (256, 256, 131000, 25),  # K = 8 x 16375: 25 slices of 5240 (no power of two divides it)
-    (130, 8, 24576, 48),     # 2 tiles, one of 8 columns: 64 slices would be 384 deep, 48 are 512
+    (130, 8, 24576, 24),     # 2 tiles, one of 8 columns: 32 slices would be 768 deep, 24 are 1024
 ])
 def test_slices_sum_to_the_reference(kernel, m, n, k, slices):
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
@@ -62,7 +62,8 @@ def test_auto_dispatch_takes_it_for_few_tiles_and_a_long_k():
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
 def test_tuned_slice_count_that_divides_k(kernel):
-    """A tuning entry's slice count (the tuner times 2-64) is used as given."""
+    """A tuning entry's slice count (the tuner times 2-64) is used as given; one that does not
+    divide K runs as the largest count below it that does."""
     dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
     m, n, k = 256, 256, 24576
     a = matrix(m, k, dtype, kernel.layouts[0])
@@ -75,5 +76,11 @@ def test_tuned_slice_count_that_divides_k(kernel):
         plan = cutlass_ops.explain(a, b)
         assert plan.tuned and plan.kernel == kernel.name and plan.splits == 3, plan
         assert_matches_reference(cutlass_ops.mm(a, b), a, b, kernel.dtype, context=kernel.name)
+        # 24576 = 3 x 8192 = 7 x 3510.86: 7 slices run as 6 (4096 each).
+        cutlass_ops._extension._C.tuning_insert({**entry, "splits": 7})
+        assert cutlass_ops.explain(a, b).splits == 7
+        out = cutlass_ops.mm(a, b)
+        assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+        assert torch.equal(out, cutlass_ops.mm(a, b))
     finally:
         cutlass_ops.tuning.clear()

@@ -87,10 +87,14 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
           pref.add(Sm90_128x256x64_2x1x1_Coop::kName, "sm90 16-bit: cooperative 128x256");
         } else {
           // Fewer tiles with a long K (decode-size M, 256x256x131072): split K over the SMs.
-          // First as slices summed by a second kernel, where K divides into enough of them
-          // (sum_split_k_slices): CUTLASS's own split-K adds its slices one after another.
+          // Up to 16 tiles of 128x256 and K >= 32768, as slices summed by a second kernel where
+          // K divides into enough of them (sum_split_k_slices): CUTLASS's own split-K adds its
+          // slices one after another. Measured on an H100 (RESULTS.md, eighth session), bf16,
+          // against the best CUTLASS split-K: 256x256x32768 31.6 us (35.0), 256x256x131072 73.0
+          // (78.9), 256x256x524288 212.6 (217.8), 512x512x65536 73.7 (80.8), 512x1024x32768
+          // 65.2 (73.9). Shorter K and more tiles are unmeasured: CUTLASS's split-K there.
           const int64_t wide_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);
-          if (sum_split_k_slices(wide_tiles, p.k, 8, dev) >= 2) {
+          if (wide_tiles <= 16 && p.k >= 32768 && sum_split_k_slices(wide_tiles, p.k, 8, dev) >= 2) {
             pref.add(Sm90_128x256x64_2x1x1_Coop_SplitKSum::kName,
                      "sm90 16-bit, < 1/4 tile of 128x128 per SM and a long K: K slices as a batch of "
                      "128x256 GEMMs, summed by a second kernel");
@@ -276,12 +280,14 @@ int simt_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceD
 
 int sum_split_k_slices(int64_t tiles, int64_t k, int align, const DeviceDesc& dev) {
   // Slices summed by a second kernel (cutlass3x/sm90_splitk_sum.cuh) need no turn-taking, so
-  // as many as one wave of CTAs holds, up to 64; equal ones, each a multiple of `align`
-  // elements (16 bytes) and at least 512 deep.
+  // as many as one wave of CTAs holds, up to 32; equal ones, each a multiple of `align`
+  // elements (16 bytes) and at least 1024 deep. Measured on an H100 (bf16, eighth session):
+  // 32 slices were as fast as 64 or faster on two tiles (256x256, K = 32768-524288), and
+  // slices of 512 lost to slices of 1024 (256x256x32768: 34.4 us against 31.6).
   if (tiles <= 0) return 1;
-  const int64_t most = std::min<int64_t>(64, std::max<int64_t>(1, dev.sm_count) / tiles);
+  const int64_t most = std::min<int64_t>(32, std::max<int64_t>(1, dev.sm_count) / tiles);
   for (int64_t s = most; s >= 2; --s) {
-    if (k % (s * align) == 0 && k / s >= 512) return static_cast<int>(s);
+    if (k % (s * align) == 0 && k / s >= 1024) return static_cast<int>(s);
   }
   return 1;
 }

@@ -39,7 +39,8 @@ struct DecompositionChoice {
 int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& device);
 
 // Slices for the kernels that sum them in a second pass (KernelInfo::sums_slices): the most,
-// up to a wave of CTAs and 64, that divide K into equal multiples of `align` elements (1: none).
+// up to a wave of CTAs and 32, that divide K into equal multiples of `align` elements, each at
+// least 1024 deep (1: none).
 int sum_split_k_slices(int64_t tiles, int64_t k, int align, const DeviceDesc& device);
 
 // CUDA-core float32 kernels (CUTLASS's SIMT tiles): CTAs per SM that still add throughput,

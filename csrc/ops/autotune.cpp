@@ -69,8 +69,7 @@ std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) 
     if (k->decompositions & decomposition_bit(Decomposition::kSplitK)) {
       for (int splits : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
         if (splits * tiles > max_ctas || k_tiles < 2 * splits) break;
-        // Past 16 only the slice-summing kernels (their slices do not wait for each other);
-        // a count that does not divide K is refused at launch and skipped.
+        // Past 16 only the slice-summing kernels (their slices do not wait for each other).
         if (splits > 16 && !k->sums_slices) break;
         out.push_back({k, Decomposition::kSplitK, splits});
       }
