@@ -69,8 +69,11 @@ std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) 
     if (k->decompositions & decomposition_bit(Decomposition::kSplitK)) {
       for (int splits : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
         if (splits * tiles > max_ctas || k_tiles < 2 * splits) break;
-        // Past 16 only the slice-summing kernels (their slices do not wait for each other).
+        // Past 16 only the slice-summing kernels (their slices do not wait for each other),
+        // and only counts that divide K into equal 16-byte slices: another would run as the
+        // largest count below it that does, timed twice under two names.
         if (splits > 16 && !k->sums_slices) break;
+        if (k->sums_slices && plan.k % (int64_t{splits} * k->align_a) != 0) continue;
         out.push_back({k, Decomposition::kSplitK, splits});
       }
     }
