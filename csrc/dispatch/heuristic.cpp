@@ -261,8 +261,9 @@ int simt_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceD
   // ragged last wave idles SMs. So, below two waves of tiles, the fewest slices (2, 4, 8, 16)
   // that minimise waves x K per slice, each slice at least 512 deep. Measured on an H100
   // (float32, eighth session): on 12 of the 15 problems swept with the tile the heuristic
-  // picks, this is the fastest of the slice counts swept (1-8, 16); 128x14336x4096 is 2% off, and 256^3 and 512^3
-  // (0.42x and 0.33x cuBLAS, against 0.54x and 0.55x split) are left to the tuning table.
+  // picks, this is the fastest of the slice counts swept (1-8, 16); 128x14336x4096 is 2% off,
+  // and 256^3 and 512^3 (0.42x and 0.33x cuBLAS, against 0.54x and 0.55x split) are left to
+  // the tuning table.
   const int64_t slots = std::max<int64_t>(1, dev.sm_count) * ctas_per_sm;
   if (tiles <= 0 || tiles >= 2 * slots) return 1;
   int best = 1;
