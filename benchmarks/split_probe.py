@@ -38,7 +38,8 @@ def main() -> None:
     parser.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
     parser.add_argument("--shapes", required=True, help="comma list of MxNxK (row-major A and B)")
     parser.add_argument("--kernels", required=True, help="comma list of kernel names or globs")
-    parser.add_argument("--splits", default="1,2,4,8", help="comma list of slice counts (1: data-parallel, 0: stream-K)")
+    parser.add_argument("--splits", default="1,2,4,8",
+                        help="comma list of slice counts (1: data-parallel, 0: stream-K)")
     parser.add_argument("--rep-ms", type=float, default=20.0)
     parser.add_argument("--json", help="write the rows here")
     args = parser.parse_args()
