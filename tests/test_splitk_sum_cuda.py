@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import assert_matches_reference, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
 
 pytestmark = pytest.mark.gpu
 
@@ -27,7 +27,7 @@ def sum_kernels():
     (130, 8, 24576, 24),     # 2 tiles, one of 8 columns: 32 slices would be 768 deep, 24 are 1024
 ])
 def test_slices_sum_to_the_reference(kernel, m, n, k, slices):
-    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
+    dtype = KERNEL_DTYPES[kernel.dtype]
     a = matrix(m, k, dtype, kernel.layouts[0])
     b = matrix(k, n, dtype, kernel.layouts[1])
     plan = cutlass_ops.explain(a, b, kernel=kernel.name)
@@ -40,7 +40,7 @@ def test_slices_sum_to_the_reference(kernel, m, n, k, slices):
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
 def test_strided_out_is_written_only_where_it_should_be(kernel):
-    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
+    dtype = KERNEL_DTYPES[kernel.dtype]
     m, n, k = 192, 248, 32768
     a = matrix(m, k, dtype, kernel.layouts[0])
     b = matrix(k, n, dtype, kernel.layouts[1])
@@ -64,7 +64,7 @@ def test_auto_dispatch_takes_it_for_few_tiles_and_a_long_k():
 def test_tuned_slice_count_that_divides_k(kernel):
     """A tuning entry's slice count (the tuner times 2-64) is used as given; one that does not
     divide K runs as the largest count below it that does."""
-    dtype = {"bf16": torch.bfloat16, "f16": torch.float16}[kernel.dtype]
+    dtype = KERNEL_DTYPES[kernel.dtype]
     m, n, k = 256, 256, 24576
     a = matrix(m, k, dtype, kernel.layouts[0])
     b = matrix(k, n, dtype, kernel.layouts[1])
