@@ -67,6 +67,9 @@ SM90_KERNELS = [
     *[(p, "Sm90_128x192x64_2x1x1_Coop", ["rr"]) for p in ("f16", "bf16")],
     # 64x32 for 33-128 rows with N of a few thousand (64x4096: 128 tiles), "rr".
     *[(p, "Sm90_64x32x64_1x2x1_Pingpong", ["rr"]) for p in ("f16", "bf16")],
+    # 64-row ping-pong tiles for 33-128 rows (configs.h), in the layouts of x @ W and F.linear.
+    *[(p, c, ["rr", "rc"]) for p in ("f16", "bf16")
+      for c in ("Sm90_64x64x64_1x1x1_Pingpong", "Sm90_64x128x64_1x1x1_Pingpong", "Sm90_64x256x64_1x1x1_Pingpong")],
 ]
 # Split-K summed by a second kernel (cutlass3x/sm90_splitk_sum.cuh), for few output tiles and
 # a long K: x @ W and F.linear's layouts.

@@ -71,13 +71,23 @@ def test_large_bf16_uses_the_128x256_wgmma_kernels(la, lb, expected):
     ((384, 1408, "pingpong", ("data-parallel", 1))),       # 3 * 11 = 33 tiles
     ((384, 1280, "coop_streamk", ("split-k", 3))),         # 3 * 10 = 30 tiles: K = 4096 is split 3 ways
     ((4096, 16, "coop_streamk", ("split-k", 3))),
-    # Swap-AB 32x128 tiles: M <= 32 where the streaming kernel does not take it (see below);
-    # M <= 128 while ceil(M/32) * ceil(N/128) <= 132.
+    # Swap-AB 32x128 tiles: M <= 32 where the streaming kernel does not take it (see below).
     ((17, 8448, "swapab", ("data-parallel", 1))),          # 66 tiles: round(132 / 66 / 1.5) = 1
     ((32, 65536, "swapab", ("data-parallel", 1))),         # 512 tiles
-    ((33, 4096, "swapab", ("data-parallel", 1))),          # 2 * 32 = 64 tiles: round(132 / 64 / 1.5) = 1
-    ((128, 4096, "swapab", ("data-parallel", 1))),         # 4 * 32 = 128 tiles
-    ((128, 4352, "pingpong", ("data-parallel", 1))),       # 4 * 34 = 136 swapped tiles: 34 of 128x128
+    # 33-128 rows: the 64-row ping-pong tile whose width gives the most tiles within one wave,
+    # from a quarter of a wave (33 tiles) or a K too short to split.
+    ((33, 4096, "64x64x64_1x1x1_pingpong", ("data-parallel", 1))),    # 64 tiles
+    ((128, 4096, "64x64x64_1x1x1_pingpong", ("data-parallel", 1))),   # 2 * 64 = 128 tiles
+    ((128, 4224, "64x64x64_1x1x1_pingpong", ("data-parallel", 1))),   # 2 * 66 = 132 tiles
+    ((128, 4352, "64x128x64_1x1x1_pingpong", ("data-parallel", 1))),  # 2 * 68 = 136 of 64x64: 2 * 34 of 64x128
+    ((128, 8448, "64x128x64_1x1x1_pingpong", ("data-parallel", 1))),  # 2 * 66 = 132 of 64x128
+    ((128, 8576, "64x256x64_1x1x1_pingpong", ("data-parallel", 1))),  # 2 * 67 = 134 of 64x128: 2 * 34 of 64x256
+    ((64, 16896, "64x128x64_1x1x1_pingpong", ("data-parallel", 1))),  # 132 tiles of 64x128
+    ((64, 32768, "64x256x64_1x1x1_pingpong", ("data-parallel", 1))),  # 256 of 64x128: 128 of 64x256
+    ((128, 16896, "64x256x64_1x1x1_pingpong", ("data-parallel", 1))),  # 2 * 66 = 132 of 64x256
+    ((128, 17152, "128x128x64_1x1x1_pingpong", ("data-parallel", 1))),  # 2 * 67 of 64x256: past a wave
+    ((64, 2112, "64x64x64_1x1x1_pingpong", ("data-parallel", 1))),   # 33 tiles: a quarter of a wave
+    ((64, 2048, "swapab", ("split-k", 3))),                # 32 tiles, under a quarter: swap-AB, K split
     ((129, 4096, "pingpong", ("data-parallel", 1))),       # M > 128: 2 * 32 = 64 tiles of 128x128
 ])
 def test_heuristic_thresholds_16bit_sm90(m, n, expected, decomposition):

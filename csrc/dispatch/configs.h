@@ -84,6 +84,41 @@ struct Sm90_64x32x64_1x2x1_Pingpong {
   static constexpr bool kSwapAB = false;
 };
 
+// 16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the
+// other warpgroup on the CTA's next tile), in three widths so that few rows still give close
+// to a wave of tiles; the heuristic takes the width with the most tiles that fit one wave.
+// 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256, where
+// 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second wave.
+// Measured on an H100 (benchmarks/split_probe.py, bf16, L2 flushed; RESULTS.md, ninth session):
+// 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on swap-AB), 128x6144x4096 1.02x on 64x128
+// (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256 (0.98x on 128x128 ping-pong),
+// 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x on 64x128 (0.87x on 128x64).
+// Smem per stage: (64 + N) x 64 x 2 B, as many stages as fit beside the epilogue.
+struct Sm90_64x64x64_1x1x1_Pingpong {
+  static constexpr const char* kName = "64x64x64_1x1x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 64, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+struct Sm90_64x128x64_1x1x1_Pingpong {
+  static constexpr const char* kName = "64x128x64_1x1x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+struct Sm90_64x256x64_1x1x1_Pingpong {
+  static constexpr const char* kName = "64x256x64_1x1x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 256, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+
 // Large M*N, 16-bit, the other way round: a 256x128 tile (each consumer warpgroup 128x128)
 // with a 1x2 cluster, which multicasts A to the two CTAs of a tile row. For outputs far wider
 // than tall (N = 14336-128256 in LLM projections) the pair shares A's 256-row slab where

@@ -57,6 +57,30 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         const int64_t big_tiles = ceil_div(p.m, 128) * ceil_div(p.n, 256);
         const int64_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
         const int64_t swap_tiles = ceil_div(p.m, 32) * ceil_div(p.n, 128);
+        // 33-128 rows: a 64-row ping-pong tile, the width (64, 128, 256) with the most tiles
+        // that fit one wave, from a quarter of a wave (or a K too short to split). Measured on
+        // an H100 (bf16, L2 flushed; RESULTS.md, ninth session): 128x4096x4096 1.01x cuBLAS on
+        // 64x64 against 0.89x on swap-AB; 128x6144x4096 1.02x on 64x128 (0.95x on 128x64);
+        // 128x14336x4096 1.01x on 64x256 (0.98x on ping-pong 128x128); 64x4096x4096 0.99x.
+        if (p.m > 32 && p.m <= 128) {
+          const int64_t row_tiles = ceil_div(p.m, 64);
+          const char* narrow = nullptr;
+          int64_t narrow_tiles = 0;
+          if (row_tiles * ceil_div(p.n, 64) <= dev.sm_count) {
+            narrow = Sm90_64x64x64_1x1x1_Pingpong::kName;
+            narrow_tiles = row_tiles * ceil_div(p.n, 64);
+          } else if (row_tiles * ceil_div(p.n, 128) <= dev.sm_count) {
+            narrow = Sm90_64x128x64_1x1x1_Pingpong::kName;
+            narrow_tiles = row_tiles * ceil_div(p.n, 128);
+          } else if (row_tiles * ceil_div(p.n, 256) <= dev.sm_count) {
+            narrow = Sm90_64x256x64_1x1x1_Pingpong::kName;
+            narrow_tiles = row_tiles * ceil_div(p.n, 256);
+          }
+          if (narrow != nullptr &&
+              (4 * narrow_tiles >= dev.sm_count || split_k_slices(narrow_tiles, ceil_div(p.k, 64), dev) < 2)) {
+            pref.add(narrow, "sm90 16-bit, 33-128 rows: ping-pong 64-row tiles, the width with the most tiles in one wave");
+          }
+        }
         // Otherwise up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles
         // fit one wave: swap-AB, so the few rows sit on WGMMA's narrow N side instead of
         // padding a 128-row tile (rr and rc only; other layouts go on down the list).
