@@ -100,6 +100,9 @@ SM80_KERNELS = [
     ("3xtf32", "Sm80_128x128x32_64x64x32_3s", 4),
     ("f64", "Sm80_128x128x16_32x64x16_3s", 1),
     ("f64", "Sm90Dmma_128x128x16_32x64x16_3s", 1),
+    # Smaller DMMA tiles for float64 below a wave of 128x128 tiles (configs.h).
+    ("f64", "Sm90Dmma_64x64x16_32x32x16_4s", 1),
+    ("f64", "Sm90Dmma_32x64x16_16x32x16_5s", 1),
 ]
 
 

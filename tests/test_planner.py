@@ -313,6 +313,50 @@ def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
         cutlass_ops.set_fp32_mode("ieee")
 
 
+@needs_sm90
+@pytest.mark.parametrize("m,n,tile", [
+    # float64 on Hopper: the largest DMMA tile with three quarters of a wave of tiles (99 of
+    # 132 SMs): 128x128 (over 64 rows), 64x64 (over 32 rows; at most this up to 64 rows), else
+    # 32x64; 32x64 up to 32 rows.
+    (1, 4096, "32x64x16"),
+    (32, 128256, "32x64x16"),
+    (33, 4096, "64x64x16"),
+    (64, 128256, "64x64x16"),
+    (65, 128256, "128x128x16"),    # 1002 tiles of 128x128
+    (128, 4096, "64x64x16"),       # 32 tiles of 128x128, 128 of 64x64
+    (1152, 1408, "128x128x16"),    # 9 * 11 = 99 tiles of 128x128
+    (1152, 1280, "64x64x16"),      # 90 tiles of 128x128
+    (640, 640, "64x64x16"),        # 100 tiles of 64x64
+    (576, 640, "32x64x16"),        # 90 tiles of 64x64
+    (256, 256, "32x64x16"),
+])
+def test_float64_tiles_on_hopper(m, n, tile):
+    p = plan(meta(m, 1024, torch.float64), meta(1024, n, torch.float64))
+    assert p.kernel.startswith("cutlass2x_sm90_f64_rr_dmma16x8x4_" + tile), p
+
+
+@needs_sm90
+@pytest.mark.parametrize("m,n,k,splits", [
+    # float64's small DMMA tiles split K below one tile per SM (132), by waves of two CTAs per
+    # SM (heuristic.cpp, wave_split_k_slices): the fewest of 2, 4, 8, 16 slices that minimise
+    # waves x K per slice, each at least 512 deep.
+    (1, 4096, 4096, 4),        # 64 tiles of 32x64: 4 slices, 256 CTAs (8 would take two waves)
+    (128, 4096, 4096, 2),      # 128 tiles of 64x64: 2 slices, 256 CTAs
+    (16, 8448, 4096, 1),       # 132 tiles: no split
+    (16, 4096, 1024, 2),       # 64 tiles, slices of 512
+    (16, 4096, 1023, 1),       # slices of 511: too shallow
+])
+def test_float64_small_tiles_split_k_by_waves(m, n, k, splits):
+    p = plan(meta(m, k, torch.float64), meta(k, n, torch.float64))
+    assert "_f64_" in p.kernel and p.splits == splits, p
+    assert p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
+
+
+# An SM80-class GPU with the H100's 132 SMs: float64 keeps its 128x128 DMMA tile there, so the
+# split rule is checked on one tile size (Hopper takes smaller tiles below a wave).
+SM80_132 = DeviceSpec("an SM80 GPU with 132 SMs", (8, 0), 132, 166912)
+
+
 @pytest.mark.parametrize("m,k,splits", [
     # splits = min(round(SMs / tiles / 1.5), K tiles / 8, 16), at least 2, else no split.
     # float64's DMMA kernel, 128x128x16 tiles, n = 256.
@@ -323,13 +367,13 @@ def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
     (2048, 16384, 3),   # 32 tiles: round(132 / 32 / 1.5)
 ])
 def test_split_k_counts(m, k, splits):
-    p = plan(meta(m, k, torch.float64), meta(k, 256, torch.float64))
-    assert "f64" in p.kernel and p.splits == splits, p
+    p = plan(meta(m, k, torch.float64), meta(k, 256, torch.float64), device=SM80_132)
+    assert p.kernel.startswith("cutlass2x_sm80_f64_rr_128x128x16") and p.splits == splits, p
     assert p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
 
 
 @pytest.mark.parametrize("m,n,k,tile,splits", [
-    # CUDA-core float32 (heuristic.cpp: simt_split_k_slices): below two waves of tiles (a wave:
+    # CUDA-core float32 (heuristic.cpp: wave_split_k_slices): below two waves of tiles (a wave:
     # one CTA per SM for 64x128 and 128x128, four for 32x128 and 128x32), the fewest slices
     # (2, 4, 8, 16) minimising waves x K per slice, each slice at least 512 deep. 132 SMs.
     (32, 4096, 4096, "32x128", 8),       # 32 tiles: 256 CTAs still one wave of 528

@@ -335,6 +335,28 @@ struct Sm90Dmma_128x128x16_32x64x16_3s {
   static constexpr int kArch = 90;
 };
 
+// float64 below a wave of 128x128 tiles, on Hopper's DMMA 16x8x4: 64x64 (four warps of
+// 32x32) and, for up to 32 rows, 32x64 (four warps of 16x32), so that small and few-row
+// problems get 4x (2x) the CTAs of 128x128; with split-K for a long K. Smem: 4 x (64 + 64) x
+// 16 x 8 B = 64 KiB, 5 x (32 + 64) x 16 x 8 B = 60 KiB.
+struct Sm90Dmma_64x64x16_32x32x16_4s {
+  static constexpr const char* kName = "dmma16x8x4_64x64x16_4s";
+  static constexpr int kTileM = 64, kTileN = 64, kTileK = 16;
+  static constexpr int kWarpM = 32, kWarpN = 32, kWarpK = 16;
+  static constexpr int kStages = 4;
+  static constexpr bool kSimt = false;
+  static constexpr int kArch = 90;
+};
+
+struct Sm90Dmma_32x64x16_16x32x16_5s {
+  static constexpr const char* kName = "dmma16x8x4_32x64x16_5s";
+  static constexpr int kTileM = 32, kTileN = 64, kTileK = 16;
+  static constexpr int kWarpM = 16, kWarpN = 32, kWarpK = 16;
+  static constexpr int kStages = 5;
+  static constexpr bool kSimt = false;
+  static constexpr int kArch = 90;
+};
+
 // IEEE float32 on CUDA cores, cp.async multistage (4-byte copies: any alignment).
 struct Sm80Simt_128x128x8_32x64x8_4s {
   static constexpr const char* kName = "simt_128x128x8_4s";

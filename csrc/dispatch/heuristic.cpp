@@ -192,7 +192,7 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         pref.add(Handwritten_SkinnyM::kName,
                  "float32 without TF32, M <= 16: hand-written streaming kernel (B read once, K split)");
       }
-      // Few rows or few columns: a SIMT tile that fits them, split-K (simt_split_k_slices).
+      // Few rows or few columns: a SIMT tile that fits them, split-K (wave_split_k_slices).
       // Measured on an H100 (RESULTS.md, eighth session), against the best the 128x128 SIMT
       // tile or ladder step 3 did: 32x4096x4096 0.79x cuBLAS on 32x128 (0.48x),
       // 32x32768x32768 1.07x (0.35x); 64x4096x4096 0.81x on 64x128 (0.55x), 64x14336x4096
@@ -253,7 +253,25 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kF64:
-      if (hopper) pref.add(Sm90Dmma_128x128x16_32x64x16_3s::kName, "float64 on sm90: DMMA 16x8x4 tensor-op kernel");
+      if (hopper) {
+        // The largest DMMA tile that still gives three quarters of a wave of tiles: 128x128,
+        // 64x64, else 32x64; up to 32 rows 32x64, up to 64 rows at most 64x64. Measured on an
+        // H100 (benchmarks/split_probe.py, RESULTS.md ninth session), against the 128x128 tile
+        // that ran everything before: 16x4096x4096 1.01x cuBLAS (0.67x), 16x14336x4096 0.98x
+        // (0.56x), 64x4096x4096 0.97x (0.69x), 256^3 0.93x (0.33x), 512^3 0.97x (0.39x),
+        // 1024^3 0.94x (0.82x); 512x4096x4096 (128 tiles of 128x128) stays on 128x128 (0.94x).
+        const int64_t three_quarters = (3 * dev.sm_count + 3) / 4;
+        const bool wide_tiles = p.m > 64 && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= three_quarters;
+        const bool mid_tiles = p.m > 32 && (p.m <= 64 || ceil_div(p.m, 64) * ceil_div(p.n, 64) >= three_quarters);
+        if (!wide_tiles && mid_tiles) {
+          pref.add(Sm90Dmma_64x64x16_32x32x16_4s::kName,
+                   "float64 on sm90, 33-64 rows or < 3/4 wave of 128x128 tiles: DMMA 16x8x4, 64x64 tiles");
+        } else if (!wide_tiles) {
+          pref.add(Sm90Dmma_32x64x16_16x32x16_5s::kName,
+                   "float64 on sm90, <= 32 rows or < 3/4 wave of 64x64 tiles: DMMA 16x8x4, 32x64 tiles");
+        }
+        pref.add(Sm90Dmma_128x128x16_32x64x16_3s::kName, "float64 on sm90: DMMA 16x8x4 tensor-op kernel");
+      }
       pref.add(Sm80_128x128x16_32x64x16_3s::kName, "float64: DMMA 8x8x4 tensor-op kernel");
       break;
   }
@@ -273,6 +291,10 @@ bool is_simt_f32(const KernelInfo& k) {
   return k.precision == Precision::kF32 && std::strstr(k.config, "simt") != nullptr;
 }
 
+bool is_small_dmma_f64(const KernelInfo& k) {
+  return k.precision == Precision::kF64 && k.tile_m * k.tile_n <= 64 * 64;
+}
+
 int simt_ctas_per_sm(const KernelInfo& k) {
   // The 64-thread tiles (32x128, 128x32: two warps) need about four CTAs per SM to keep its
   // four schedulers and the shared-memory pipe busy; one CTA of 128 or 256 threads (64x128,
@@ -280,14 +302,19 @@ int simt_ctas_per_sm(const KernelInfo& k) {
   return k.tile_m * k.tile_n <= 32 * 128 ? 4 : 1;
 }
 
-int simt_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceDesc& dev) {
+int wave_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceDesc& dev) {
   // CUTLASS 2.x's serial split-K: each extra slice adds a pass through a workspace tile, and a
   // ragged last wave idles SMs. So, below two waves of tiles, the fewest slices (2, 4, 8, 16)
   // that minimise waves x K per slice, each slice at least 512 deep. Measured on an H100
   // (float32, eighth session): on 12 of the 15 problems swept with the tile the heuristic
   // picks, this is the fastest of the slice counts swept (1-8, 16); 128x14336x4096 is 2% off,
   // and 256^3 and 512^3 (0.42x and 0.33x cuBLAS, against 0.54x and 0.55x split) are left to
-  // the tuning table.
+  // the tuning table. float64's small DMMA tiles count two CTAs per SM (a memory-bound few-row
+  // problem gains from more loads in flight), and split only below one tile per SM (the
+  // tuner split none from there, 16x14336x4096's 224 tiles included): on the ten few-row
+  // problems the tuner timed
+  // (ninth session) this is its count on seven; on 1-64 rows x 4096 x 4096 it is 4 where 2
+  // measured 1-4% faster.
   const int64_t slots = std::max<int64_t>(1, dev.sm_count) * ctas_per_sm;
   if (tiles <= 0 || tiles >= 2 * slots) return 1;
   int best = 1;
@@ -323,9 +350,16 @@ DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, con
   if (tiles == 0 || (k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) return choice;
   // Split-K, not stream-K, where both exist: on every suite shape the tuner timed, CUTLASS
   // 4.2's stream-K decomposition lost to split-K or to data-parallel (benchmarks/RESULTS.md).
-  const int splits = k.sums_slices    ? sum_split_k_slices(tiles, p.k, k.align_a, dev)
-                     : is_simt_f32(k) ? simt_split_k_slices(tiles, p.k, simt_ctas_per_sm(k), dev)
-                                      : split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
+  int splits = 1;
+  if (k.sums_slices) {
+    splits = sum_split_k_slices(tiles, p.k, k.align_a, dev);
+  } else if (is_simt_f32(k)) {
+    splits = wave_split_k_slices(tiles, p.k, simt_ctas_per_sm(k), dev);
+  } else if (is_small_dmma_f64(k)) {
+    splits = tiles < dev.sm_count ? wave_split_k_slices(tiles, p.k, 2, dev) : 1;
+  } else {
+    splits = split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
+  }
   if (splits >= 2) {
     choice.decomposition = Decomposition::kSplitK;
     choice.splits = splits;

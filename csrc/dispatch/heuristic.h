@@ -43,11 +43,13 @@ int split_k_slices(int64_t tiles, int64_t k_tiles, const DeviceDesc& device);
 // least 1024 deep (1: none).
 int sum_split_k_slices(int64_t tiles, int64_t k, int align, const DeviceDesc& device);
 
-// CUDA-core float32 kernels (CUTLASS's SIMT tiles): CTAs per SM that still add throughput,
-// and the K slices worth cutting for `tiles` output tiles of depth `k` (1: none).
+// CUDA-core float32 kernels (CUTLASS's SIMT tiles) and float64's small DMMA tiles (64x64,
+// 32x64) split K by waves of CTAs: CTAs per SM that still add throughput (SIMT), and the K
+// slices worth cutting for `tiles` output tiles of depth `k` (1: none).
 bool is_simt_f32(const KernelInfo& kernel);
+bool is_small_dmma_f64(const KernelInfo& kernel);
 int simt_ctas_per_sm(const KernelInfo& kernel);
-int simt_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceDesc& device);
+int wave_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceDesc& device);
 
 // How `kernel` should divide K on this problem: split or stream K when its tiles are too few
 // to fill the device and K is long enough to share out; otherwise data-parallel.

@@ -57,7 +57,7 @@ std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) 
     const int64_t tiles = ceil_div(plan.m, k->tile_m) * ceil_div(plan.n, k->tile_n);
     const int64_t k_tiles = ceil_div(plan.k, k->tile_k);
     // CUDA-core float32 tiles gained from split-K up to several CTAs per SM (heuristic.cpp,
-    // simt_split_k_slices), so their K slices are timed below two of their waves and up to
+    // wave_split_k_slices), so their K slices are timed below two of their waves and up to
     // eight; other kernels' below one wave and up to two.
     const bool simt_f32 = is_simt_f32(*k);
     const int64_t wave = simt_f32 ? int64_t{desc.sm_count} * simt_ctas_per_sm(*k) : desc.sm_count;
