@@ -63,22 +63,20 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // 64x64 against 0.89x on swap-AB; 128x6144x4096 1.02x on 64x128 (0.95x on 128x64);
         // 128x14336x4096 1.01x on 64x256 (0.98x on ping-pong 128x128); 64x4096x4096 0.99x.
         if (p.m > 32 && p.m <= 128) {
-          const int64_t row_tiles = ceil_div(p.m, 64);
-          const char* narrow = nullptr;
-          int64_t narrow_tiles = 0;
-          if (row_tiles * ceil_div(p.n, 64) <= dev.sm_count) {
-            narrow = Sm90_64x64x64_1x1x1_Pingpong::kName;
-            narrow_tiles = row_tiles * ceil_div(p.n, 64);
-          } else if (row_tiles * ceil_div(p.n, 128) <= dev.sm_count) {
-            narrow = Sm90_64x128x64_1x1x1_Pingpong::kName;
-            narrow_tiles = row_tiles * ceil_div(p.n, 128);
-          } else if (row_tiles * ceil_div(p.n, 256) <= dev.sm_count) {
-            narrow = Sm90_64x256x64_1x1x1_Pingpong::kName;
-            narrow_tiles = row_tiles * ceil_div(p.n, 256);
-          }
-          if (narrow != nullptr &&
-              (4 * narrow_tiles >= dev.sm_count || split_k_slices(narrow_tiles, ceil_div(p.k, 64), dev) < 2)) {
-            pref.add(narrow, "sm90 16-bit, 33-128 rows: ping-pong 64-row tiles, the width with the most tiles in one wave");
+          const struct {
+            int64_t width;
+            const char* config;
+          } widths[] = {{64, Sm90_64x64x64_1x1x1_Pingpong::kName},
+                        {128, Sm90_64x128x64_1x1x1_Pingpong::kName},
+                        {256, Sm90_64x256x64_1x1x1_Pingpong::kName}};
+          for (const auto& w : widths) {
+            const int64_t narrow_tiles = ceil_div(p.m, 64) * ceil_div(p.n, w.width);
+            if (narrow_tiles > dev.sm_count) continue;
+            if (4 * narrow_tiles >= dev.sm_count || split_k_slices(narrow_tiles, ceil_div(p.k, 64), dev) < 2) {
+              pref.add(w.config,
+                       "sm90 16-bit, 33-128 rows: ping-pong 64-row tiles, the width with the most tiles in one wave");
+            }
+            break;
           }
         }
         // Otherwise up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles
@@ -312,9 +310,8 @@ int wave_split_k_slices(int64_t tiles, int64_t k, int ctas_per_sm, const DeviceD
   // the tuning table. float64's small DMMA tiles count two CTAs per SM (a memory-bound few-row
   // problem gains from more loads in flight), and split only below one tile per SM (the
   // tuner split none from there, 16x14336x4096's 224 tiles included): on the ten few-row
-  // problems the tuner timed
-  // (ninth session) this is its count on seven; on 1-64 rows x 4096 x 4096 it is 4 where 2
-  // measured 1-4% faster.
+  // problems the tuner timed (ninth session) this is its count on seven; on 1-64 rows x 4096 x
+  // 4096 it is 4 where 2 measured 1-4% faster.
   const int64_t slots = std::max<int64_t>(1, dev.sm_count) * ctas_per_sm;
   if (tiles <= 0 || tiles >= 2 * slots) return 1;
   int best = 1;
