@@ -168,11 +168,36 @@ def test_split_k_needs_a_long_k(k, kernel, splits):
 
 
 @needs_sm90
+@pytest.mark.parametrize("m,n,k,expected", [
+    # F.linear's layout below a wave of 128x128 tiles (132 SMs): over 128 rows with three
+    # quarters of a wave (99 tiles), cooperative 128x128; else, from 33 rows, the 64-row
+    # ping-pong width with the most tiles in one wave, from a quarter of a wave (33) or a K too
+    # short to split; else the SM80 kernel with split-K.
+    (128, 4096, 4096, "cutlass3x_sm90_tf32_rc_64x64x32_1x1x1_pingpong"),     # 128 tiles of 64x64
+    (128, 6144, 4096, "cutlass3x_sm90_tf32_rc_64x128x32_1x1x1_pingpong"),    # 96 of 64x128
+    (128, 14336, 4096, "cutlass3x_sm90_tf32_rc_64x256x32_1x1x1_pingpong"),   # 112 of 64x256
+    (33, 4096, 4096, "cutlass3x_sm90_tf32_rc_64x64x32_1x1x1_pingpong"),      # 64 tiles
+    (1024, 1024, 1024, "cutlass3x_sm90_tf32_rc_64x128x32_1x1x1_pingpong"),   # 64 of 128x128: 128 of 64x128
+    (512, 4096, 4096, "cutlass3x_sm90_tf32_rc_128x128x32_1x1x1_coop"),       # 128 of 128x128
+    (768, 2176, 4096, "cutlass3x_sm90_tf32_rc_128x128x32_1x1x1_coop"),       # 6 * 17 = 102 of 128x128
+    (768, 2048, 4096, "cutlass3x_sm90_tf32_rc_64x256x32_1x1x1_pingpong"),    # 96 of 128x128: 96 of 64x256
+    (32, 4096, 4096, "cutlass2x_sm80_tf32_rc_128x128x32_3s_a4"),             # 32 rows
+    (64, 2048, 4096, "cutlass2x_sm80_tf32_rc_128x128x32_3s_a4"),             # 32 tiles and a long K
+])
+def test_tf32_rc_below_a_wave(m, n, k, expected, tf32_matmul):
+    tf32_matmul(True)
+    p = plan(meta(m, k, torch.float32), meta(k, n, torch.float32, layout="c"))
+    assert p.kernel == expected, p
+    assert not (p.copy_b_kmajor or p.staged or p.copy_input or p.copy_mat2 or p.out_via_temp), p
+
+
+@needs_sm90
 def test_tf32_below_a_wave_uses_sm80_split_k():
     previous = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = True
     try:
-        p = plan(meta(128, 4096, torch.float32), meta(4096, 4096, torch.float32, layout="c"))
+        # Few tiles with a long K: the SM80 kernel with split-K.
+        p = plan(meta(64, 4096, torch.float32), meta(4096, 2048, torch.float32, layout="c"))
         assert p.kernel == "cutlass2x_sm80_tf32_rc_128x128x32_3s_a4" and p.decomposition == "split-k", p
         # A wave of 128x128 tiles (16 * 16 = 256) but not of 128x256 (16 * 8 = 128): 128x128x32.
         p = plan(meta(2048, 4096, torch.float32), meta(4096, 2048, torch.float32, layout="c"))

@@ -155,6 +155,33 @@ struct Sm90_128x128x32_1x1x1_Coop {
   static constexpr bool kSwapAB = false;
 };
 
+// TF32, F.linear's layout ("rc", both operands K-major), 33-128 rows: the 64-row ping-pong
+// tiles of the 16-bit kernels with the 32-deep K step of 4-byte elements.
+struct Sm90_64x64x32_1x1x1_Pingpong {
+  static constexpr const char* kName = "64x64x32_1x1x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 64, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+struct Sm90_64x128x32_1x1x1_Pingpong {
+  static constexpr const char* kName = "64x128x32_1x1x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+struct Sm90_64x256x32_1x1x1_Pingpong {
+  static constexpr const char* kName = "64x256x32_1x1x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 256, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+};
+
 // Few output tiles for the SMs (small M or N, large K, mid-size squares): stream-K spreads
 // the K iterations of all tiles evenly over every SM, or split-K cuts each tile's K into
 // slices; partial tiles are summed in a fixed order (deterministic). 16-bit.

@@ -1,6 +1,7 @@
 #include "dispatch/heuristic.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "dispatch/configs.h"
@@ -24,6 +25,20 @@ constexpr int64_t kSkinnyRows = 16;
 constexpr int64_t kPresplitMinSide = 256;
 constexpr double kPresplitMinMnk = 512.0 * 512 * 512;  // exclusive
 constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3xTF32 case
+
+// Of three 64-row ping-pong configs (64, 128 and 256 columns wide), the one whose tiles fit
+// one wave with the most of them, if that is at least a quarter of a wave or K is too short to
+// split (split_k_slices, K steps of tile_k); else nullptr.
+const char* sm90_64_row_tile(const Plan& p, const DeviceDesc& dev, int tile_k, const std::array<const char*, 3>& configs) {
+  const int64_t widths[] = {64, 128, 256};
+  for (int i = 0; i < 3; ++i) {
+    const int64_t tiles = ceil_div(p.m, 64) * ceil_div(p.n, widths[i]);
+    if (tiles > dev.sm_count) continue;
+    const bool enough = 4 * tiles >= dev.sm_count || split_k_slices(tiles, ceil_div(p.k, tile_k), dev) < 2;
+    return enough ? configs[i] : nullptr;
+  }
+  return nullptr;
+}
 }  // namespace
 
 Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
@@ -63,20 +78,11 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // 64x64 against 0.89x on swap-AB; 128x6144x4096 1.02x on 64x128 (0.95x on 128x64);
         // 128x14336x4096 1.01x on 64x256 (0.98x on ping-pong 128x128); 64x4096x4096 0.99x.
         if (p.m > 32 && p.m <= 128) {
-          const struct {
-            int64_t width;
-            const char* config;
-          } widths[] = {{64, Sm90_64x64x64_1x1x1_Pingpong::kName},
-                        {128, Sm90_64x128x64_1x1x1_Pingpong::kName},
-                        {256, Sm90_64x256x64_1x1x1_Pingpong::kName}};
-          for (const auto& w : widths) {
-            const int64_t narrow_tiles = ceil_div(p.m, 64) * ceil_div(p.n, w.width);
-            if (narrow_tiles > dev.sm_count) continue;
-            if (4 * narrow_tiles >= dev.sm_count || split_k_slices(narrow_tiles, ceil_div(p.k, 64), dev) < 2) {
-              pref.add(w.config,
-                       "sm90 16-bit, 33-128 rows: ping-pong 64-row tiles, the width with the most tiles in one wave");
-            }
-            break;
+          const char* narrow = sm90_64_row_tile(p, dev, 64,
+                                                {Sm90_64x64x64_1x1x1_Pingpong::kName, Sm90_64x128x64_1x1x1_Pingpong::kName,
+                                                 Sm90_64x256x64_1x1x1_Pingpong::kName});
+          if (narrow != nullptr) {
+            pref.add(narrow, "sm90 16-bit, 33-128 rows: ping-pong 64-row tiles, the width with the most tiles in one wave");
           }
         }
         // Otherwise up to 32 rows (decode-size batches), or up to 128 while the 32-row tiles
@@ -177,11 +183,30 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       } else if (hopper && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
         pref.add(Sm90_128x128x32_1x1x1_Coop::kName, "sm90 tf32, >= 1 tile of 128x128 per SM: cooperative 128x128x32");
         pref.add(Sm90_128x128x32_1x1x1_CoopStreamK::kName, "sm90 tf32: cooperative 128x128x32 (stream-K scheduler)");
+      } else if (hopper && p.m > 32) {
+        // Below a wave of 128x128 tiles, F.linear's layout ("rc"; the kernels exist for it
+        // only): over 128 rows with three quarters of a wave, cooperative 128x128; otherwise the
+        // 64-row ping-pong tile of the 16-bit rule. Measured on an H100 (bench --layout nt,
+        // RESULTS.md ninth session), against the SM80 kernel that took these before:
+        // 64x4096x4096 1.01x cuBLAS on 64x64 (0.69x), 128x4096x4096 1.01x (0.86x on the table's
+        // stream-K 128x128), 128x6144x4096 1.01x on 64x128 (0.75x), 128x14336x4096 1.01x on
+        // 64x256 (0.82x), 256x4096x4096 1.04x on 64x128 (0.46x), 1024^3 1.16x (0.55x),
+        // 512x4096x4096 1.04x on 128x128 (0.55x; 0.98x on 64x256).
+        if (p.m > 128 && 4 * ceil_div(p.m, 128) * ceil_div(p.n, 128) >= 3 * dev.sm_count) {
+          pref.add(Sm90_128x128x32_1x1x1_Coop::kName,
+                   "sm90 tf32, > 128 rows and >= 3/4 tile of 128x128 per SM: cooperative 128x128x32");
+        } else if (const char* narrow =
+                       sm90_64_row_tile(p, dev, 32,
+                                        {Sm90_64x64x32_1x1x1_Pingpong::kName, Sm90_64x128x32_1x1x1_Pingpong::kName,
+                                         Sm90_64x256x32_1x1x1_Pingpong::kName})) {
+          pref.add(narrow, "sm90 tf32, < 1 tile of 128x128 per SM: ping-pong 64-row tiles, the width with the most "
+                           "tiles in one wave");
+        }
       }
-      // Below a wave of tiles the SM80 TF32 kernel with split-K beat both SM90 TF32 kernels on
-      // every suite shape (tune --suite all, H100).
+      // Below that (and for layouts the SM90 kernels lack) the SM80 TF32 kernel with split-K,
+      // which beat the 128-row SM90 TF32 tiles there on every suite shape (tune --suite all, H100).
       pref.add(Sm80_128x128x32_64x64x32_3s::kName,
-               hopper ? "sm90 tf32, < 1 tile of 128x128 per SM (or a layout the SM90 kernels lack): SM80 tensor-op"
+               hopper ? "sm90 tf32, few tiles or a long K (or a layout the SM90 kernels lack): SM80 tensor-op"
                       : "tf32: multistage tensor-op");
       break;
 
