@@ -81,6 +81,15 @@ struct PrecisionTraits<Precision::kF64, 90> {
   using MathOp = cutlass::arch::OpMultiplyAdd;
 };
 
+// Configs with `kStreamK = true` run CUTLASS 2.x's stream-K kernel (GemmUniversalStreamk, the
+// kernel GemmUniversal picks for ThreadblockSwizzleStreamK): the K iterations of all output
+// tiles are dealt out evenly over the SMs, whole tiles first, the remainder shared with a
+// fix-up through the workspace (a fixed order for a given problem and SM count: deterministic).
+template <class Config, class = void>
+struct IsStreamK : std::false_type {};
+template <class Config>
+struct IsStreamK<Config, std::void_t<decltype(Config::kStreamK)>> : std::bool_constant<Config::kStreamK> {};
+
 template <Layout L>
 using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::RowMajor,
                                      cutlass::layout::ColumnMajor>;
@@ -97,6 +106,9 @@ struct Sm80Gemm {
   using InstructionShape =
       std::conditional_t<Config::kSimt, cutlass::gemm::GemmShape<1, 1, 1>, typename Traits::Instruction>;
   static constexpr int kAlignD = Config::kSimt ? 1 : Alignment;
+  static constexpr bool kStreamK = IsStreamK<Config>::value;
+  using Swizzle = std::conditional_t<kStreamK, cutlass::gemm::threadblock::ThreadblockSwizzleStreamK,
+                                     cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>>;
 
   // D = 1 * accumulator + 0 * C: with beta = 0 the source is never read. Serial split-K
   // needs the general form: each later K slice's epilogue runs with beta = 1 and adds the
@@ -108,7 +120,7 @@ struct Sm80Gemm {
       OpClass, ArchTag,
       cutlass::gemm::GemmShape<Config::kTileM, Config::kTileN, Config::kTileK>,
       cutlass::gemm::GemmShape<Config::kWarpM, Config::kWarpN, Config::kWarpK>, InstructionShape,
-      EpilogueOp, cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>, Config::kStages,
+      EpilogueOp, Swizzle, Config::kStages,
       Alignment, Alignment, typename Traits::MathOp>;
   using Arguments = typename Gemm::Arguments;
 
@@ -117,9 +129,16 @@ struct Sm80Gemm {
     // kGemm with batch_count > 1 is CUTLASS 2.x's serial split-K: the slices of one tile take
     // turns (a semaphore in the workspace) to add into D, in K order.
     const int splits = g.decomposition == Decomposition::kSplitK ? g.splits : 1;
-    return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_count=*/splits,
-                     typename EpilogueOp::Params(Accumulator(1), Accumulator(0)), g.a, g.b, /*ptr_C=*/g.d, g.d,
-                     /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd);
+    const auto epilogue = typename EpilogueOp::Params(Accumulator(1), Accumulator(0));
+    if constexpr (kStreamK) {
+      // The stream-K kernel's last argument: the SMs it balances over (1: plain data-parallel).
+      const int sms = g.decomposition == Decomposition::kStreamK ? g.sm_count : 1;
+      return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_split=*/1, epilogue, g.a, g.b,
+                       /*ptr_C=*/g.d, g.d, /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd, sms);
+    } else {
+      return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_count=*/splits, epilogue, g.a, g.b,
+                       /*ptr_C=*/g.d, g.d, /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd);
+    }
   }
 
   static size_t workspace_bytes(const GemmArgs& g) { return Gemm::get_workspace_size(make_arguments(g)); }
@@ -154,7 +173,8 @@ struct Sm80Gemm {
                       Config::kTileN,
                       Config::kTileK,
                       static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
-                      decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK),
+                      decomposition_bit(Decomposition::kDataParallel) |
+                          decomposition_bit(kStreamK ? Decomposition::kStreamK : Decomposition::kSplitK),
                       &workspace_bytes,
                       &can_implement,
                       &run};

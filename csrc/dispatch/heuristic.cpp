@@ -169,7 +169,17 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // cuBLAS; 4096^3 0.97x; 2048x128256x4096 1.07x); the 128x128 stream-K tile below that
         // (1024^3 0.77x, 128x4096x4096 0.86x, where the SM80 kernel ran 0.69x and 0.82x) but
         // not above (2048^3: 0.55x).
-        if (2 * ceil_div(p.m, 256) * ceil_div(p.n, 128) >= dev.sm_count) {
+        const bool half_wave_256 = 2 * ceil_div(p.m, 256) * ceil_div(p.n, 128) >= dev.sm_count;
+        const char* narrow = p.m > 32 && (p.m <= 128 || !half_wave_256)
+                                 ? sm90_64_row_tile(p, dev, 32,
+                                                    {Sm90_64x64x32_1x1x1_Pingpong_SwapAB::kName,
+                                                     Sm90_64x128x32_1x1x1_Pingpong_SwapAB::kName,
+                                                     Sm90_64x256x32_1x1x1_Pingpong_SwapAB::kName})
+                                 : nullptr;
+        if (narrow != nullptr) {
+          pref.add(narrow, "sm90 tf32 row-major B, 33-128 rows or < 1/2 tile of 256x128 per SM: swap-AB ping-pong "
+                           "64-row tiles, the width with the most tiles in one wave");
+        } else if (half_wave_256) {
           pref.add(Sm90_256x128x32_1x2x1_Coop_SwapAB::kName,
                    "sm90 tf32 row-major B, >= 1/2 tile of 256x128 per SM: swap-AB cooperative 256x128x32");
         } else {
@@ -369,7 +379,13 @@ int sum_split_k_slices(int64_t tiles, int64_t k, int align, const DeviceDesc& de
 DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   DecompositionChoice choice;
   const int64_t tiles = ceil_div(p.m, k.tile_m) * ceil_div(p.n, k.tile_n);
-  if (tiles == 0 || (k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) return choice;
+  if (tiles == 0) return choice;
+  if ((k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) {
+    // CUTLASS 2.x's stream-K kernels (no split-K): CUTLASS itself runs whole waves of tiles
+    // data-parallel and deals out only the rest, so stream-K on every problem.
+    if (k.decompositions & decomposition_bit(Decomposition::kStreamK)) choice.decomposition = Decomposition::kStreamK;
+    return choice;
+  }
   // Split-K, not stream-K, where both exist: on every suite shape the tuner timed, CUTLASS
   // 4.2's stream-K decomposition lost to split-K or to data-parallel (benchmarks/RESULTS.md).
   int splits = 1;
