@@ -55,8 +55,7 @@ SM90_KERNELS = [
     ("tf32", "Sm90_128x256x32_2x1x1_Coop", ["rc", "cc"]),
     ("tf32", "Sm90_256x128x32_1x2x1_Coop_SwapAB", ["rr"]),
     ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB", ["rr"]),
-    *[("tf32", c, ["rr"]) for c in ("Sm90_64x64x32_1x1x1_Pingpong_SwapAB", "Sm90_64x128x32_1x1x1_Pingpong_SwapAB",
-                                      "Sm90_64x256x32_1x1x1_Pingpong_SwapAB", "Sm90_64x256x32_1x1x1_Coop_SwapAB")],
+    ("tf32", "Sm90_64x64x32_1x1x1_Pingpong_SwapAB", ["rr"]),
     # 64-row ping-pong tiles for 33-128 rows, F.linear's layout.
     *[("tf32", c, ["rc"]) for c in ("Sm90_64x64x32_1x1x1_Pingpong", "Sm90_64x128x32_1x1x1_Pingpong",
                                       "Sm90_64x256x32_1x1x1_Pingpong")],
@@ -108,9 +107,8 @@ SM80_KERNELS = [
     # Smaller DMMA tiles for float64 below a wave of 128x128 tiles (configs.h).
     ("f64", "Sm90Dmma_64x64x16_32x32x16_4s", 1),
     ("f64", "Sm90Dmma_32x64x16_16x32x16_5s", 1),
-    # The 128x128 and 64x64 DMMA tiles on the stream-K kernel, for ragged last waves (configs.h).
+    # The 128x128 DMMA tile on the stream-K kernel, for ragged last waves (configs.h).
     ("f64", "Sm90Dmma_128x128x16_32x64x16_3s_StreamK", 1),
-    ("f64", "Sm90Dmma_64x64x16_32x32x16_4s_StreamK", 1),
 ]
 
 

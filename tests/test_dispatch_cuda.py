@@ -58,13 +58,17 @@ def test_split_k_thresholds(m, n, k, dtype, precision):
 
 
 def decomposition_cases():
-    """(kernel, decomposition, splits) for every kernel that can divide K, on this GPU."""
+    """(kernel, decomposition, splits) for every kernel that can divide K, on this GPU. CUTLASS
+    2.x's stream-K kernels (stream-K, no split-K) run stream-K by default, so their
+    data-parallel mode is a case too."""
     if not torch.cuda.is_available():
         return []
     cases = []
     for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()):
         if "stream-k" in k.decompositions:
             cases.append((k, "stream-k", 1))
+            if "split-k" not in k.decompositions:
+                cases.append((k, "data-parallel", 1))
         if "split-k" in k.decompositions:
             cases += [(k, "split-k", s) for s in (2, 3, 7)]
     return cases

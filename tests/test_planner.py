@@ -229,6 +229,13 @@ def test_large_row_major_tf32_runs_swapped(tf32_matmul):
     p = plan(meta(128, 4096, f32), meta(4096, 4096, f32))  # 32 tiles of 128x128: 3 K slices
     assert p.kernel == "cutlass3x_sm90_tf32_rr_128x128x32_1x1x1_coop_streamk_swapab", p
     assert (p.decomposition, p.splits) == ("split-k", 3), p
+    # 33-64 rows with a quarter to one wave of 64x64 tiles (33-132 of them): the swapped 64x64
+    # ping-pong tile, whole K.
+    for m, n, swap_64 in [(64, 4096, True), (33, 8448, True), (64, 2112, True), (32, 4096, False),
+                          (65, 4096, False), (64, 8512, False), (64, 2048, False)]:
+        p = plan(meta(m, 4096, f32), meta(4096, n, f32))
+        assert (p.kernel == "cutlass3x_sm90_tf32_rr_64x64x32_1x1x1_pingpong_swapab") == swap_64, (m, n, p)
+        assert p.decomposition == "data-parallel" or not swap_64, p
     # Before Hopper: the SM80 TF32 kernel reads B in place.
     a100 = plan(meta(4096, 4096, f32), meta(4096, 4096, f32), device="a100")
     assert not a100.copy_b_kmajor and a100.kernel.startswith("cutlass2x_sm80_tf32_rr_"), a100
@@ -375,6 +382,28 @@ def test_float64_small_tiles_split_k_by_waves(m, n, k, splits):
     p = plan(meta(m, k, torch.float64), meta(k, n, torch.float64))
     assert "_f64_" in p.kernel and p.splits == splits, p
     assert p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
+
+
+@needs_sm90
+@pytest.mark.parametrize("m,n,k,stream_k", [
+    # float64 on Hopper, over 64 rows and K >= 2048: 128x128 on the stream-K kernel where whole
+    # tiles leave the last wave under 90% full.
+    (128, 14336, 4096, True),     # 112 tiles of 128x128: 85% of 132 SMs
+    (512, 6144, 4096, True),      # 192 tiles: 1.45 waves
+    (128, 6144, 4096, True),      # 48 tiles (>= 33), and 64x64's 192 run 1.45 waves
+    (2048, 2048, 2048, False),    # 256 tiles: 97%
+    (128, 14336, 1024, False),    # K too short
+    (64, 14336, 4096, False),     # 64 rows: 64x64
+    (128, 4096, 4096, False),     # 32 tiles: under a quarter of a wave, 64x64's 128 fill one
+    (1024, 1024, 4096, False),    # 64 tiles of 128x128; 64x64's 256 fill 97% of two waves
+])
+def test_float64_stream_k_on_ragged_waves(m, n, k, stream_k):
+    p = plan(meta(m, k, torch.float64), meta(k, n, torch.float64))
+    if stream_k:
+        assert p.kernel == "cutlass2x_sm90_f64_rr_dmma16x8x4_128x128x16_3s_streamk_a1", p
+        assert p.decomposition == "stream-k", p
+    else:
+        assert "_streamk_" not in p.kernel and p.decomposition != "stream-k", p
 
 
 # An SM80-class GPU with the H100's 132 SMs: float64 keeps its 128x128 DMMA tile there, so the

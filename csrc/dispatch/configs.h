@@ -275,41 +275,18 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr bool kSwapAB = true;
 };
 
-// Row-major x row-major TF32, 33-1024 rows below half a wave of 256x128 tiles: the 64-row
-// widths of F.linear's TF32 tiles above, swapped as the two configs above are. CUTLASS runs
-// a 64 (N) x 64 (M), 128 x 64 or 256 x 64 ping-pong tile, one consumer warpgroup per tile,
-// with B^T register-sourced. Where a 128x128 stream-K tile split K over few tiles (0.77x
-// cuBLAS at 1024^3, 0.86x at 128x4096x4096; RESULTS.md, sixth session), these give close to
-// a wave of whole-K tiles, as the "rc" widths do (0.99-1.16x there).
+// Row-major x row-major TF32, 33-64 rows: a 64-row ping-pong tile, swapped as the two configs
+// above are (CUTLASS runs 64 (N) x 64 (M), one consumer warpgroup per tile, B^T
+// register-sourced). 64x4096 is 64 whole-K tiles where the 128x128 stream-K tile split K
+// over 32. Measured on an H100 (bench, RESULTS.md tenth session): 64x4096x4096 0.90x cuBLAS
+// against 0.81x. Wider swapped tiles (128 and 256 columns, ping-pong or cooperative) lost to
+// the 128x128 stream-K tile from 128 rows: the register-sourced path transposes B^T on its
+// way to the registers, which costs more on a narrow tile than the split-K fix-up does.
 struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
   static constexpr const char* kName = "64x64x32_1x1x1_pingpong_swapab";
   static constexpr int kTileM = 64, kTileN = 64, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
-  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
-  static constexpr bool kSwapAB = true;
-};
-struct Sm90_64x128x32_1x1x1_Pingpong_SwapAB {
-  static constexpr const char* kName = "64x128x32_1x1x1_pingpong_swapab";
-  static constexpr int kTileM = 64, kTileN = 128, kTileK = 32;
-  static constexpr int kClusterM = 1, kClusterN = 1;
-  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
-  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
-  static constexpr bool kSwapAB = true;
-};
-struct Sm90_64x256x32_1x1x1_Pingpong_SwapAB {
-  static constexpr const char* kName = "64x256x32_1x1x1_pingpong_swapab";
-  static constexpr int kTileM = 64, kTileN = 256, kTileK = 32;
-  static constexpr int kClusterM = 1, kClusterN = 1;
-  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
-  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
-  static constexpr bool kSwapAB = true;
-};
-struct Sm90_64x256x32_1x1x1_Coop_SwapAB {
-  static constexpr const char* kName = "64x256x32_1x1x1_coop_swapab";
-  static constexpr int kTileM = 64, kTileN = 256, kTileK = 32;
-  static constexpr int kClusterM = 1, kClusterN = 1;
-  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
 };
@@ -423,25 +400,17 @@ struct Sm90Dmma_32x64x16_16x32x16_5s {
   static constexpr int kArch = 90;
 };
 
-// The same two DMMA tiles on CUTLASS 2.x's stream-K kernel (sm80_gemm.cuh, IsStreamK), for
-// float64 problems whose tiles leave a ragged last wave: 128x14336 is 448 tiles of 64x64,
-// 3.4 waves of 132 SMs, and 112 of 128x128, 0.85 of one (0.83-0.86x cuBLAS, ninth session);
-// dealt out as K iterations, every SM gets the same share.
+// The 128x128 DMMA tile on CUTLASS 2.x's stream-K kernel (sm80_gemm.cuh, IsStreamK), for
+// float64 problems whose tiles leave a ragged last wave: 128x14336 is 112 tiles of 128x128,
+// 0.85 of a wave of 132 SMs, and 448 of 64x64, 3.4 waves. Dealt out as K iterations, every
+// SM gets the same share. Measured on an H100 (benchmarks/split_probe.py, RESULTS.md tenth
+// session): 128x14336x4096 0.98x cuBLAS (0.93x data-parallel), 128x6144x4096 1.08x (1.00x on
+// 64x64 split-K), 512x14336x4096 0.94x (0.90x). A 64x64 stream-K tile never won.
 struct Sm90Dmma_128x128x16_32x64x16_3s_StreamK {
   static constexpr const char* kName = "dmma16x8x4_128x128x16_3s_streamk";
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 16;
   static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 16;
   static constexpr int kStages = 3;
-  static constexpr bool kSimt = false;
-  static constexpr int kArch = 90;
-  static constexpr bool kStreamK = true;
-};
-
-struct Sm90Dmma_64x64x16_32x32x16_4s_StreamK {
-  static constexpr const char* kName = "dmma16x8x4_64x64x16_4s_streamk";
-  static constexpr int kTileM = 64, kTileN = 64, kTileK = 16;
-  static constexpr int kWarpM = 32, kWarpN = 32, kWarpK = 16;
-  static constexpr int kStages = 4;
   static constexpr bool kSimt = false;
   static constexpr int kArch = 90;
   static constexpr bool kStreamK = true;

@@ -26,6 +26,13 @@ constexpr int64_t kPresplitMinSide = 256;
 constexpr double kPresplitMinMnk = 512.0 * 512 * 512;  // exclusive
 constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3xTF32 case
 
+// The fraction of the SMs busy over all waves of `tiles` whole tiles, one CTA per SM: 1 when
+// the last wave is full.
+double wave_fill(int64_t tiles, const DeviceDesc& dev) {
+  const int64_t sms = std::max<int64_t>(1, dev.sm_count);
+  return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, sms) * sms);
+}
+
 // Of three 64-row ping-pong configs (64, 128 and 256 columns wide), the one whose tiles fit
 // one wave with the most of them, if that is at least a quarter of a wave or K is too short to
 // split (split_k_slices, K steps of tile_k); else nullptr.
@@ -168,18 +175,14 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // flushed): the 256x128 tile from half a wave of its tiles (2048^3: 128 tiles, 0.95x
         // cuBLAS; 4096^3 0.97x; 2048x128256x4096 1.07x); the 128x128 stream-K tile below that
         // (1024^3 0.77x, 128x4096x4096 0.86x, where the SM80 kernel ran 0.69x and 0.82x) but
-        // not above (2048^3: 0.55x).
-        const bool half_wave_256 = 2 * ceil_div(p.m, 256) * ceil_div(p.n, 128) >= dev.sm_count;
-        const char* narrow = p.m > 32 && (p.m <= 128 || !half_wave_256)
-                                 ? sm90_64_row_tile(p, dev, 32,
-                                                    {Sm90_64x64x32_1x1x1_Pingpong_SwapAB::kName,
-                                                     Sm90_64x128x32_1x1x1_Pingpong_SwapAB::kName,
-                                                     Sm90_64x256x32_1x1x1_Pingpong_SwapAB::kName})
-                                 : nullptr;
-        if (narrow != nullptr) {
-          pref.add(narrow, "sm90 tf32 row-major B, 33-128 rows or < 1/2 tile of 256x128 per SM: swap-AB ping-pong "
-                           "64-row tiles, the width with the most tiles in one wave");
-        } else if (half_wave_256) {
+        // not above (2048^3: 0.55x). At 33-64 rows with a quarter to one wave of 64x64 tiles, a
+        // swapped 64x64 ping-pong tile (64x4096x4096 0.90x against 0.81x); wider 64-row tiles
+        // lost to the stream-K tile from 128 rows (RESULTS.md, tenth session).
+        const int64_t tiles_64 = ceil_div(p.n, 64);
+        if (p.m > 32 && p.m <= 64 && 4 * tiles_64 >= dev.sm_count && tiles_64 <= dev.sm_count) {
+          pref.add(Sm90_64x64x32_1x1x1_Pingpong_SwapAB::kName,
+                   "sm90 tf32 row-major B, 33-64 rows, 1/4 to 1 wave of 64x64 tiles: swap-AB ping-pong 64x64x32");
+        } else if (2 * ceil_div(p.m, 256) * ceil_div(p.n, 128) >= dev.sm_count) {
           pref.add(Sm90_256x128x32_1x2x1_Coop_SwapAB::kName,
                    "sm90 tf32 row-major B, >= 1/2 tile of 256x128 per SM: swap-AB cooperative 256x128x32");
         } else {
@@ -294,8 +297,27 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // (0.56x), 64x4096x4096 0.97x (0.69x), 256^3 0.93x (0.33x), 512^3 0.97x (0.39x),
         // 1024^3 0.94x (0.82x); 512x4096x4096 (128 tiles of 128x128) stays on 128x128 (0.94x).
         const int64_t three_quarters = (3 * dev.sm_count + 3) / 4;
-        const bool wide_tiles = p.m > 64 && ceil_div(p.m, 128) * ceil_div(p.n, 128) >= three_quarters;
-        const bool mid_tiles = p.m > 32 && (p.m <= 64 || ceil_div(p.m, 64) * ceil_div(p.n, 64) >= three_quarters);
+        const int64_t tiles_128 = ceil_div(p.m, 128) * ceil_div(p.n, 128);
+        const int64_t tiles_64 = ceil_div(p.m, 64) * ceil_div(p.n, 64);
+        // From 65 rows and K of 2048, 128x128 on CUTLASS's stream-K kernel where whole tiles
+        // would leave a ragged last wave: from 3/4 of a wave of 128x128 tiles whose last wave is
+        // under 90% full (128x14336x4096 0.98x cuBLAS against 0.93x; 512x14336x4096 0.94x
+        // against 0.90x; 512x6144x4096 0.92x against 0.91x), or from a quarter of a wave where
+        // 64x64's last wave is ragged too (128x6144x4096 1.08x against 1.00x on 64x64 split-K).
+        // Where the tiles fill their waves it lost (2048^3 0.99x against 1.02x data-parallel;
+        // 1024^3 0.82x against 0.96x on 64x64). benchmarks/split_probe.py, H100, RESULTS.md
+        // tenth session.
+        const bool stream_k_128 =
+            p.m > 64 && p.k >= 2048 &&
+            (tiles_128 >= three_quarters ? wave_fill(tiles_128, dev) < 0.9
+                                         : 4 * tiles_128 >= dev.sm_count && wave_fill(tiles_64, dev) < 0.9);
+        if (stream_k_128) {
+          pref.add(Sm90Dmma_128x128x16_32x64x16_3s_StreamK::kName,
+                   "float64 on sm90, > 64 rows, a ragged last wave of 128x128 (and 64x64) tiles: DMMA 16x8x4 "
+                   "128x128, stream-K");
+        }
+        const bool wide_tiles = p.m > 64 && tiles_128 >= three_quarters;
+        const bool mid_tiles = p.m > 32 && (p.m <= 64 || tiles_64 >= three_quarters);
         if (!wide_tiles && mid_tiles) {
           pref.add(Sm90Dmma_64x64x16_32x32x16_4s::kName,
                    "float64 on sm90, 33-64 rows or < 3/4 wave of 128x128 tiles: DMMA 16x8x4, 64x64 tiles");
