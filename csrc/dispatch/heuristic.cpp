@@ -316,14 +316,14 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
                    "float64 on sm90, > 64 rows, a ragged last wave of 128x128 (and 64x64) tiles: DMMA 16x8x4 "
                    "128x128, stream-K");
         }
-        const bool wide_tiles = p.m > 64 && tiles_128 >= three_quarters;
-        const bool mid_tiles = p.m > 32 && (p.m <= 64 || tiles_64 >= three_quarters);
-        if (!wide_tiles && mid_tiles) {
-          pref.add(Sm90Dmma_64x64x16_32x32x16_4s::kName,
-                   "float64 on sm90, 33-64 rows or < 3/4 wave of 128x128 tiles: DMMA 16x8x4, 64x64 tiles");
-        } else if (!wide_tiles) {
-          pref.add(Sm90Dmma_32x64x16_16x32x16_5s::kName,
-                   "float64 on sm90, <= 32 rows or < 3/4 wave of 64x64 tiles: DMMA 16x8x4, 32x64 tiles");
+        if (p.m <= 64 || tiles_128 < three_quarters) {
+          if (p.m > 32 && (p.m <= 64 || tiles_64 >= three_quarters)) {
+            pref.add(Sm90Dmma_64x64x16_32x32x16_4s::kName,
+                     "float64 on sm90, 33-64 rows or < 3/4 wave of 128x128 tiles: DMMA 16x8x4, 64x64 tiles");
+          } else {
+            pref.add(Sm90Dmma_32x64x16_16x32x16_5s::kName,
+                     "float64 on sm90, <= 32 rows or < 3/4 wave of 64x64 tiles: DMMA 16x8x4, 32x64 tiles");
+          }
         }
         pref.add(Sm90Dmma_128x128x16_32x64x16_3s::kName, "float64 on sm90: DMMA 16x8x4 tensor-op kernel");
       }
