@@ -113,6 +113,29 @@ def test_every_decomposition_through_the_tuning_table(kernel, decomposition, spl
         cutlass_ops.set_fp32_mode(previous_mode)
 
 
+def stream_k_only_kernels():
+    """CUTLASS 2.x's stream-K kernels (stream-K without split-K) on this GPU."""
+    if not torch.cuda.is_available():
+        return []
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())
+            if "stream-k" in k.decompositions and "split-k" not in k.decompositions]
+
+
+@pytest.mark.parametrize("kernel", stream_k_only_kernels(), ids=lambda k: k.name)
+def test_stream_k_over_several_ragged_waves(kernel):
+    """Past one wave of tiles CUTLASS 2.x's stream-K kernel runs whole waves data-parallel and
+    shares out the K iterations of the rest: 520 x 14340 is 5 x 113 = 565 tiles of 128x128,
+    4.3 waves of 132 SMs, with ragged edges in every dimension."""
+    dtype = {"f64": torch.float64}.get(kernel.dtype, torch.float32)
+    m, n, k = 520, 14340, 2050
+    a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
+    plan = cutlass_ops.explain(a, b, kernel=kernel.name)
+    assert plan.decomposition == "stream-k", plan
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert torch.equal(out, cutlass_ops.mm(a, b, kernel=kernel.name)), "stream-k must be deterministic"
+    assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+
+
 def tile_order_kernels():
     if not torch.cuda.is_available():
         return []

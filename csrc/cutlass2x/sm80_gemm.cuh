@@ -82,9 +82,12 @@ struct PrecisionTraits<Precision::kF64, 90> {
 };
 
 // Configs with `kStreamK = true` run CUTLASS 2.x's stream-K kernel (GemmUniversalStreamk, the
-// kernel GemmUniversal picks for ThreadblockSwizzleStreamK): the K iterations of all output
-// tiles are dealt out evenly over the SMs, whole tiles first, the remainder shared with a
-// fix-up through the workspace (a fixed order for a given problem and SM count: deterministic).
+// kernel GemmUniversal picks for ThreadblockSwizzleStreamK). Its block mapping keeps whole
+// waves of output tiles data-parallel and deals the K iterations of the tiles that would make
+// a ragged last wave (with those of the wave before it, from one full wave up) evenly over all
+// the SMs, scheduled first; their partial tiles are summed through the workspace in a fixed
+// order (deterministic for a given problem and SM count). Where its cost model sees no gain
+// it runs data-parallel.
 template <class Config, class = void>
 struct IsStreamK : std::false_type {};
 template <class Config>
