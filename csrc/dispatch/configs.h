@@ -278,8 +278,8 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
 // Row-major x row-major TF32, 33-64 rows: a 64-row ping-pong tile, swapped as the two configs
 // above are (CUTLASS runs 64 (N) x 64 (M), one consumer warpgroup per tile, B^T
 // register-sourced). 64x4096 is 64 whole-K tiles where the 128x128 stream-K tile had 32,
-// each split three ways along K. Measured on an H100 (bench, RESULTS.md tenth session): 64x4096x4096 0.90x cuBLAS
-// against 0.81x. Wider swapped tiles (128 and 256 columns, ping-pong or cooperative) lost to
+// each split three ways along K. Measured on an H100 (bench, RESULTS.md tenth session):
+// 64x4096x4096 0.90x cuBLAS against 0.81x. Wider swapped tiles (128 and 256 columns, ping-pong or cooperative) lost to
 // the 128x128 stream-K tile from 128 rows: the register-sourced path transposes B^T on its
 // way to the registers, which costs more on a narrow tile than the split-K fix-up does.
 struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {

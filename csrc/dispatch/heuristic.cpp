@@ -350,6 +350,11 @@ bool is_small_dmma_f64(const KernelInfo& k) {
   return k.precision == Precision::kF64 && k.tile_m * k.tile_n <= 64 * 64;
 }
 
+bool is_stream_k_only(const KernelInfo& k) {
+  return (k.decompositions & decomposition_bit(Decomposition::kStreamK)) != 0 &&
+         (k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0;
+}
+
 int simt_ctas_per_sm(const KernelInfo& k) {
   // The 64-thread tiles (32x128, 128x32: two warps) need about four CTAs per SM to keep its
   // four schedulers and the shared-memory pipe busy; one CTA of 128 or 256 threads (64x128,
@@ -402,12 +407,11 @@ DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, con
   DecompositionChoice choice;
   const int64_t tiles = ceil_div(p.m, k.tile_m) * ceil_div(p.n, k.tile_n);
   if (tiles == 0) return choice;
-  if ((k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) {
-    // CUTLASS 2.x's stream-K kernels (no split-K): CUTLASS itself runs whole waves of tiles
-    // data-parallel and deals out only the rest, so stream-K on every problem.
-    if (k.decompositions & decomposition_bit(Decomposition::kStreamK)) choice.decomposition = Decomposition::kStreamK;
+  if (is_stream_k_only(k)) {
+    choice.decomposition = Decomposition::kStreamK;
     return choice;
   }
+  if ((k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) return choice;
   // Split-K, not stream-K, where both exist: on every suite shape the tuner timed, CUTLASS
   // 4.2's stream-K decomposition lost to split-K or to data-parallel (benchmarks/RESULTS.md).
   int splits = 1;

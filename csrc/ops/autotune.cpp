@@ -62,15 +62,14 @@ std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) 
     const bool simt_f32 = is_simt_f32(*k);
     const int64_t wave = simt_f32 ? int64_t{desc.sm_count} * simt_ctas_per_sm(*k) : desc.sm_count;
     const int64_t max_ctas = simt_f32 ? 8 * wave : 2 * wave;
-    const bool has_stream_k = (k->decompositions & decomposition_bit(Decomposition::kStreamK)) != 0;
-    if (has_stream_k && (k->decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) {
-      // CUTLASS 2.x's stream-K kernels keep whole waves of tiles data-parallel and share out
-      // only a ragged last one (sm80_gemm.cuh), so they are timed stream-K at any tile count.
+    if (is_stream_k_only(*k)) {  // CUTLASS 2.x's stream-K kernels: stream-K at any tile count
       out.push_back({k, Decomposition::kStreamK, 1});
       continue;
     }
     if (tiles >= (simt_f32 ? 2 * wave : wave)) continue;  // enough tiles: K-sharing only adds fix-up work
-    if (has_stream_k) out.push_back({k, Decomposition::kStreamK, 1});
+    if (k->decompositions & decomposition_bit(Decomposition::kStreamK)) {
+      out.push_back({k, Decomposition::kStreamK, 1});
+    }
     if (k->decompositions & decomposition_bit(Decomposition::kSplitK)) {
       for (int splits : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
         if (splits * tiles > max_ctas || k_tiles < 2 * splits) break;
