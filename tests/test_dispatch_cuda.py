@@ -57,6 +57,11 @@ def test_split_k_thresholds(m, n, k, dtype, precision):
     assert_matches_reference(cutlass_ops.mm(a, b), a, b, precision, context=str(cutlass_ops.explain(a, b)))
 
 
+def is_stream_k_only(kernel):
+    """CUTLASS 2.x's stream-K kernels: stream-K without split-K (heuristic.h, is_stream_k_only)."""
+    return "stream-k" in kernel.decompositions and "split-k" not in kernel.decompositions
+
+
 def decomposition_cases():
     """(kernel, decomposition, splits) for every kernel that can divide K, on this GPU. CUTLASS
     2.x's stream-K kernels (stream-K, no split-K) run stream-K by default, so their
@@ -67,7 +72,7 @@ def decomposition_cases():
     for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()):
         if "stream-k" in k.decompositions:
             cases.append((k, "stream-k", 1))
-            if "split-k" not in k.decompositions:
+            if is_stream_k_only(k):
                 cases.append((k, "data-parallel", 1))
         if "split-k" in k.decompositions:
             cases += [(k, "split-k", s) for s in (2, 3, 7)]
@@ -117,8 +122,7 @@ def stream_k_only_kernels():
     """CUTLASS 2.x's stream-K kernels (stream-K without split-K) on this GPU."""
     if not torch.cuda.is_available():
         return []
-    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())
-            if "stream-k" in k.decompositions and "split-k" not in k.decompositions]
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if is_stream_k_only(k)]
 
 
 @pytest.mark.parametrize("kernel", stream_k_only_kernels(), ids=lambda k: k.name)

@@ -54,6 +54,10 @@ std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) 
   for (const KernelInfo* k : Registry::instance().candidates(plan.precision, plan.a.layout, plan.b.layout)) {
     if (check_kernel(*k, plan, desc) != Rejection::kNone) continue;
     out.push_back({k, Decomposition::kDataParallel, 1});
+    if (is_stream_k_only(*k)) {  // CUTLASS 2.x's stream-K kernels: stream-K at any tile count
+      out.push_back({k, Decomposition::kStreamK, 1});
+      continue;
+    }
     const int64_t tiles = ceil_div(plan.m, k->tile_m) * ceil_div(plan.n, k->tile_n);
     const int64_t k_tiles = ceil_div(plan.k, k->tile_k);
     // CUDA-core float32 tiles gained from split-K up to several CTAs per SM (heuristic.cpp,
@@ -62,10 +66,6 @@ std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) 
     const bool simt_f32 = is_simt_f32(*k);
     const int64_t wave = simt_f32 ? int64_t{desc.sm_count} * simt_ctas_per_sm(*k) : desc.sm_count;
     const int64_t max_ctas = simt_f32 ? 8 * wave : 2 * wave;
-    if (is_stream_k_only(*k)) {  // CUTLASS 2.x's stream-K kernels: stream-K at any tile count
-      out.push_back({k, Decomposition::kStreamK, 1});
-      continue;
-    }
     if (tiles >= (simt_f32 ? 2 * wave : wave)) continue;  // enough tiles: K-sharing only adds fix-up work
     if (k->decompositions & decomposition_bit(Decomposition::kStreamK)) {
       out.push_back({k, Decomposition::kStreamK, 1});
