@@ -30,7 +30,7 @@ from cutlass_ops.testing import matrix
 
 _C = _extension._C
 DTYPES = {"bf16": (torch.bfloat16, "bf16"), "fp16": (torch.float16, "f16"), "fp32": (torch.float32, "f32"),
-          "fp64": (torch.float64, "f64")}
+          "tf32": (torch.float32, "tf32"), "fp64": (torch.float64, "f64")}
 
 
 def main() -> None:
@@ -45,7 +45,8 @@ def main() -> None:
     args = parser.parse_args()
 
     dtype, precision = DTYPES[args.dtype]
-    torch.backends.cuda.matmul.allow_tf32 = False
+    # tf32: both torch.mm and cutlass_ops run float32 as TF32; fp32: both in IEEE fp32.
+    torch.backends.cuda.matmul.allow_tf32 = args.dtype == "tf32"
     cutlass_ops.set_fp32_mode("ieee")
     patterns = [p.strip() for p in args.kernels.split(",") if p.strip()]
     names = [k.name for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())

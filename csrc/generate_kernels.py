@@ -55,6 +55,7 @@ SM90_KERNELS = [
     ("tf32", "Sm90_128x256x32_2x1x1_Coop", ["rc", "cc"]),
     ("tf32", "Sm90_256x128x32_1x2x1_Coop_SwapAB", ["rr"]),
     ("tf32", "Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB", ["rr"]),
+    ("tf32", "Sm90_256x128x32_1x1x1_CoopStreamK_SwapAB", ["rr"]),
     ("tf32", "Sm90_64x64x32_1x1x1_Pingpong_SwapAB", ["rr"]),
     # 64-row ping-pong tiles for 33-128 rows, F.linear's layout.
     *[("tf32", c, ["rc"]) for c in ("Sm90_64x64x32_1x1x1_Pingpong", "Sm90_64x128x32_1x1x1_Pingpong",

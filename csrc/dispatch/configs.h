@@ -275,6 +275,19 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr bool kSwapAB = true;
 };
 
+// The 256x128 swapped tile above on the stream-K scheduler (1x1 cluster), for row-major x
+// row-major TF32 with under a wave of those tiles (256-1024 rows at N = 4096): split along K,
+// the few wide tiles fill the SMs, and each consumer warpgroup still transposes its B^T slab
+// for a 64 x 256 product per K step, where the 128x128 tile gets half that per transpose.
+struct Sm90_256x128x32_1x1x1_CoopStreamK_SwapAB {
+  static constexpr const char* kName = "256x128x32_1x1x1_coop_streamk_swapab";
+  static constexpr int kTileM = 256, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = true;
+};
+
 // Row-major x row-major TF32, 33-64 rows: a 64-row ping-pong tile, swapped as the two configs
 // above are (CUTLASS runs 64 (N) x 64 (M), one consumer warpgroup per tile, B^T
 // register-sourced). 64x4096 is 64 whole-K tiles where the 128x128 stream-K tile had 32,
