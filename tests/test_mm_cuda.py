@@ -155,6 +155,7 @@ TF32_ROW_MAJOR_B_CASES = [
     # (B, m, n, k, the plan's kernel for a row-major out)
     ("aligned", 128, 4096, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),  # split-K, 3 slices
     ("aligned", 1024, 2048, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),  # 64 tiles of 256x128
+    ("aligned", 520, 2048, 4096, "tf32_rr_256x128x32_1x1x1_coop_streamk_swapab"),  # 48 of them, K split 2 ways
     ("aligned", 3072, 2080, 1040, "tf32_rr_256x128x32_1x2x1_coop_swapab"),
     ("misaligned", 2048, 2048, 2048, "tf32_rc_128x128x32_1x1x1_coop"),  # B copied K-major
     ("misaligned", 3072, 2080, 1040, "tf32_rc_128x256x32_2x1x1_coop"),

@@ -221,14 +221,25 @@ def test_large_row_major_tf32_runs_swapped(tf32_matmul):
     assert not (p.copy_b_kmajor or p.staged or p.copy_input or p.copy_mat2 or p.out_via_temp or p.transposed), p
     assert "swap-AB" in p.reason, p
     # The 256x128 tile from half a wave of its tiles: 1024 x 2176 is 4 x 17 = 68 tiles (>= 66),
-    # 1024 x 2048 is 4 x 16 = 64; below that the 128x128 stream-K tile, split-K for few tiles.
+    # 1024 x 2048 is 4 x 16 = 64. Below that, over 128 rows with K >= 4096, the same tile on the
+    # stream-K scheduler, K split to fill a wave of CTAs (64 tiles: 2 slices; 32: 4); with a
+    # shorter K, or up to 128 rows, the 128x128 stream-K tile, split-K for few tiles.
     assert plan(meta(1024, 4096, f32), meta(4096, 2176, f32)).kernel.endswith("tf32_rr_256x128x32_1x2x1_coop_swapab")
-    p = plan(meta(1024, 4096, f32), meta(4096, 2048, f32))
-    assert p.kernel == "cutlass3x_sm90_tf32_rr_128x128x32_1x1x1_coop_streamk_swapab", p
-    assert (p.decomposition, p.splits) == ("data-parallel", 1) and not p.copy_b_kmajor, p
-    p = plan(meta(128, 4096, f32), meta(4096, 4096, f32))  # 32 tiles of 128x128: 3 K slices
-    assert p.kernel == "cutlass3x_sm90_tf32_rr_128x128x32_1x1x1_coop_streamk_swapab", p
-    assert (p.decomposition, p.splits) == ("split-k", 3), p
+    wide = "cutlass3x_sm90_tf32_rr_256x128x32_1x1x1_coop_streamk_swapab"
+    narrow = "cutlass3x_sm90_tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"
+    for m, n, k, kernel, decomposition in [
+        (1024, 2048, 4096, wide, ("split-k", 2)),
+        (512, 4096, 4096, wide, ("split-k", 2)),
+        (512, 4096, 14336, wide, ("split-k", 2)),
+        (256, 4096, 4096, wide, ("split-k", 4)),
+        (129, 4096, 4096, wide, ("split-k", 4)),
+        (1024, 2048, 2048, narrow, ("data-parallel", 1)),  # K below 4096
+        (1024, 1024, 1024, narrow, ("data-parallel", 1)),
+        (128, 4096, 4096, narrow, ("split-k", 3)),  # 32 tiles of 128x128: 3 K slices
+    ]:
+        p = plan(meta(m, k, f32), meta(k, n, f32))
+        assert p.kernel == kernel and (p.decomposition, p.splits) == decomposition, (m, n, k, p)
+        assert not p.copy_b_kmajor, p
     # 33-64 rows with a quarter to one wave of 64x64 tiles (33-132 of them): the swapped 64x64
     # ping-pong tile, whole K.
     for m, n, swap_64 in [(64, 4096, True), (33, 8448, True), (64, 2112, True), (32, 4096, False),

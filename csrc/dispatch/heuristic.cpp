@@ -26,6 +26,11 @@ constexpr int64_t kPresplitMinSide = 256;
 constexpr double kPresplitMinMnk = 512.0 * 512 * 512;  // exclusive
 constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3xTF32 case
 
+// Row-major x row-major TF32 over 128 rows with under half a wave of 256x128 tiles: the K
+// from which that tile split along K beats the 128x128 one. Measured on an H100 (split_probe):
+// ahead at K = 4096 and 14336 (256 and 512 rows x 4096 columns), behind at 1024 (1024^3).
+constexpr int64_t kWideTf32SplitMinK = 4096;
+
 // The fraction of the SMs busy over all waves of `tiles` whole tiles, one CTA per SM: 1 when
 // the last wave is full.
 double wave_fill(int64_t tiles, const DeviceDesc& dev) {
@@ -175,9 +180,13 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // flushed): the 256x128 tile from half a wave of its tiles (2048^3: 128 tiles, 0.95x
         // cuBLAS; 4096^3 0.97x; 2048x128256x4096 1.07x); the 128x128 stream-K tile below that
         // (1024^3 0.77x, 128x4096x4096 0.86x, where the SM80 kernel ran 0.69x and 0.82x) but
-        // not above (2048^3: 0.55x). At 33-64 rows with a quarter to one wave of 64x64 tiles, a
-        // swapped 64x64 ping-pong tile (64x4096x4096 0.90x against 0.81x); wider 64-row tiles
-        // lost to the stream-K tile from 128 rows (RESULTS.md, tenth session).
+        // not above (2048^3: 0.55x). Over 128 rows with a long K, the same 256x128 tile split
+        // along K to fill a wave: 512x4096x4096 0.93x (0.74x whole), 512x4096x14336 0.97x
+        // (0.66x), 256x4096x4096 0.88x (0.77x on 128x128); at K = 1024 (1024^3) the slices are
+        // too short and the 128x128 tile stays ahead (0.78x against 0.66x; RESULTS.md, eleventh
+        // session). At 33-64 rows with a quarter to one wave of 64x64 tiles, a swapped 64x64
+        // ping-pong tile (64x4096x4096 0.90x against 0.81x); wider 64-row tiles lost to the
+        // stream-K tile from 128 rows (RESULTS.md, tenth session).
         const int64_t tiles_64 = ceil_div(p.n, 64);
         if (p.m > 32 && p.m <= 64 && 4 * tiles_64 >= dev.sm_count && tiles_64 <= dev.sm_count) {
           pref.add(Sm90_64x64x32_1x1x1_Pingpong_SwapAB::kName,
@@ -185,6 +194,10 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         } else if (2 * ceil_div(p.m, 256) * ceil_div(p.n, 128) >= dev.sm_count) {
           pref.add(Sm90_256x128x32_1x2x1_Coop_SwapAB::kName,
                    "sm90 tf32 row-major B, >= 1/2 tile of 256x128 per SM: swap-AB cooperative 256x128x32");
+        } else if (p.m > 128 && p.k >= kWideTf32SplitMinK) {
+          pref.add(Sm90_256x128x32_1x1x1_CoopStreamK_SwapAB::kName,
+                   "sm90 tf32 row-major B, > 128 rows, K >= 4096, < 1/2 tile of 256x128 per SM: swap-AB 256x128x32, "
+                   "K split to fill a wave");
         } else {
           pref.add(Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB::kName,
                    "sm90 tf32 row-major B, < 1/2 tile of 256x128 per SM: swap-AB 128x128x32, split-K");
@@ -350,6 +363,11 @@ bool is_small_dmma_f64(const KernelInfo& k) {
   return k.precision == Precision::kF64 && k.tile_m * k.tile_n <= 64 * 64;
 }
 
+bool is_wide_tf32_split_k(const KernelInfo& k) {
+  return k.precision == Precision::kTF32 && k.tile_m * k.tile_n >= 256 * 128 &&
+         (k.decompositions & decomposition_bit(Decomposition::kSplitK)) != 0;
+}
+
 bool is_stream_k_only(const KernelInfo& k) {
   return (k.decompositions & decomposition_bit(Decomposition::kStreamK)) != 0 &&
          (k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0;
@@ -421,6 +439,12 @@ DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, con
     splits = wave_split_k_slices(tiles, p.k, simt_ctas_per_sm(k), dev);
   } else if (is_small_dmma_f64(k)) {
     splits = tiles < dev.sm_count ? wave_split_k_slices(tiles, p.k, 2, dev) : 1;
+  } else if (is_wide_tf32_split_k(k)) {
+    // As many slices as one wave of CTAs holds, each at least 1024 deep. Measured (split_probe,
+    // H100, eleventh session): 64 tiles fastest in 2 slices (512x4096, K = 4096 and 14336: 3
+    // or 4, past a wave, lost 5-20%), 32 tiles in 3-4 (256x4096x4096); split_k_slices' two
+    // thirds of a wave would leave the 64 tiles whole, 0.74x cuBLAS against 0.93x.
+    splits = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(dev.sm_count / tiles, p.k / 1024), 1, 16));
   } else {
     splits = split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev);
   }

@@ -48,6 +48,9 @@ int sum_split_k_slices(int64_t tiles, int64_t k, int align, const DeviceDesc& de
 // slices worth cutting for `tiles` output tiles of depth `k` (1: none).
 bool is_simt_f32(const KernelInfo& kernel);
 bool is_small_dmma_f64(const KernelInfo& kernel);
+// TF32 tiles of 256x128 with split-K (the swapped stream-K one): as many K slices as fit one
+// wave of CTAs, so that a few wide tiles fill the device.
+bool is_wide_tf32_split_k(const KernelInfo& kernel);
 // CUTLASS 2.x's stream-K kernels: stream-K without split-K. CUTLASS keeps whole waves of tiles
 // data-parallel and deals out only a ragged last one, so they run stream-K on every problem.
 bool is_stream_k_only(const KernelInfo& kernel);
