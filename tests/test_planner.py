@@ -252,6 +252,30 @@ def test_large_row_major_tf32_runs_swapped(tf32_matmul):
 
 
 @needs_sm90
+def test_row_major_tf32_from_8192_rows_copies_b_kmajor(tf32_matmul):
+    """From 8192 rows the K-major copy of B (K x N moved, against M x N x K of work) costs less
+    than the swap-AB kernels lose to the "rc" ones: B is copied for the SM90 "rc" kernel."""
+    tf32_matmul(True)
+    f32 = torch.float32
+    p = plan(meta(8192, 4096, f32), meta(4096, 4096, f32))
+    assert p.copy_b_kmajor and p.kernel == "cutlass3x_sm90_tf32_rc_128x256x32_2x1x1_coop", p
+    assert not (p.staged or p.copy_input or p.copy_mat2 or p.transposed or p.out_via_temp), p
+    assert "8192 rows" in p.reason, p
+    p = plan(meta(8191, 4096, f32), meta(4096, 4096, f32))
+    assert not p.copy_b_kmajor and p.kernel == "cutlass3x_sm90_tf32_rr_256x128x32_1x2x1_coop_swapab", p
+    # A column-major out turns the problem around (D^T = B^T A^T): the kernel's B is A^T,
+    # already K-major, so nothing is copied.
+    out = meta(4096, 8192, f32).t()
+    p = plan(meta(8192, 4096, f32), meta(4096, 4096, f32), out=out)
+    assert p.transposed and not p.copy_b_kmajor, p
+    # Not before Hopper (SM80's TF32 kernel reads a row-major B) nor without TF32.
+    a100 = plan(meta(8192, 4096, f32), meta(4096, 4096, f32), device="a100")
+    assert not a100.copy_b_kmajor and a100.kernel.startswith("cutlass2x_sm80_tf32_rr_"), a100
+    tf32_matmul(False)
+    assert not plan(meta(8192, 4096, f32), meta(4096, 4096, f32)).copy_b_kmajor
+
+
+@needs_sm90
 def test_column_major_a_row_major_b_tf32_copies_b_for_the_cc_kernel(tf32_matmul):
     """No SM90 "cr" TF32 kernel is built (CUTLASS's in-smem transpose of B made it slower than
     the copy): a large one copies B K-major for the "cc" kernel, a small one runs SM80's."""

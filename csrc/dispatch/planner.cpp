@@ -229,9 +229,31 @@ bool is_sm90_tensor_kernel(const KernelInfo* k) {
   return k != nullptr && k->min_cc == 90 && k->precision != Precision::kF64;
 }
 
+// Row-major x row-major TF32 on Hopper from this many rows: a K-major copy of B (the
+// transposing kernel of ops/kmajor_copy.cu) for the "rc" kernels, instead of the swap-AB
+// kernels that transpose B^T from shared memory into registers. The copy moves K x N, the GEMM
+// works M x N x K, so it pays from some M. Measured on an H100 (eleventh session, RESULTS.md):
+// the "rc" 128x256 kernel alone ran 1.09-1.37x the swapped 256x128 one from 8192 rows (16384^3:
+// 23.0 ms against 31.4), where a copy at plain-copy speed cost 3-6% of cuBLAS's time; at 4096^3
+// the copy (50 us of 345) outweighed the gain.
+constexpr int64_t kTf32KmajorCopyMinRows = 8192;
+
 // The heuristic's kernel (and staging) for a normalised plan.
 void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
   p.kernel = preferred_kernel(p, dev, &p.reason, &p.tile_order);
+  if (dev.cc == 90 && p.precision == Precision::kTF32 && p.b.layout == Layout::kRowMajor &&
+      p.m >= kTf32KmajorCopyMinRows && !p.copy_b_kmajor) {
+    Plan c = with_kmajor_b(p);
+    const char* reason = "";
+    const KernelInfo* k = preferred_kernel(c, dev, &reason, &c.tile_order);
+    if (is_sm90_tensor_kernel(k)) {
+      p = c;
+      p.kernel = k;
+      p.reason = "tf32 row-major B, >= 8192 rows: B copied K-major (column-major) for the SM90 \"rc\" kernel, "
+                 "faster than the swap-AB kernels there";
+      return;
+    }
+  }
   // On Hopper, 16-bit and TF32 problems that break TMA's 16-byte rule (odd widths, storage
   // offsets) would fall to SM80-class kernels; zero-padded aligned copies let the SM90
   // kernels take them when the copies cost less than the slower kernel would.

@@ -19,6 +19,7 @@
 #include "dispatch/registry.h"
 #include "ops/autotune.h"
 #include "ops/device_info.h"
+#include "ops/kmajor_copy.h"
 #include "ops/settings.h"
 #include "ops/stats.h"
 
@@ -232,7 +233,7 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   const at::Tensor b = plan.copy_b ? mat2.contiguous() : mat2;
   // K-major copy of the kernel's B (K x N, column-major: its transpose made contiguous).
   at::Tensor kmajor_b;
-  if (plan.copy_b_kmajor) kmajor_b = (plan.transposed ? self.t() : mat2).t().contiguous().t();
+  if (plan.copy_b_kmajor) kmajor_b = kmajor_copy(plan.transposed ? self.t() : mat2);
   const at::Tensor d = plan.staged ? staged.d
                        : plan.d_via_temp ? at::empty({self.size(0), mat2.size(1)}, out.options())
                                          : out;
