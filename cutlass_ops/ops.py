@@ -65,8 +65,8 @@ def set_fp32_mode(mode: str) -> None:
     ("highest")``, torch's default): ``"ieee"`` (default; IEEE fp32 FMA, like torch.mm) or
     ``"3xtf32"`` (each operand split into two TF32 parts, three tensor-core products; measured
     more accurate than torch's fp32, and on an H100 1.5-1.9x as fast from 2048^3 up). Where
-    no 3xTF32 kernel pays or takes the problem (on Hopper: under 256 rows or columns, or
-    512^3 of work), IEEE fp32 runs; ``explain()`` shows which. With TF32 on, float32 runs
+    no 3xTF32 kernel pays or takes the problem (on Hopper: under 256 rows or columns, 512^3
+    of work, or K = 256, below which torch's fp32 error is smaller), IEEE fp32 runs; ``explain()`` shows which. With TF32 on, float32 runs
     TF32 in either mode. Also set by the environment variable ``CUTLASS_OPS_FP32``."""
     _C.set_fp32_mode(mode)
 

@@ -543,7 +543,8 @@ def test_3xtf32_presplits_on_hopper_where_the_split_pays(la, lb):
     """Hopper's 3xTF32 splits the operands into TF32 parts and runs one TF32 WGMMA GEMM over
     3K: the 2x1-cluster 128x128 kernel from a wave of tiles (132 on an H100), stream-K with
     split-K below. Only from 256 rows and columns and more than 512^3 of work: below, the split
-    passes cost more than IEEE fp32 takes, which runs instead. Every layout: the split pass
+    passes cost more than IEEE fp32 takes, which runs instead; and only from K = 256, below
+    which torch's fp32 error is under 3xTF32's floor. Every layout: the split pass
     reads the operands as they lie, so nothing is staged or copied. Elsewhere, SM80's kernel."""
     f32 = torch.float32
     cutlass_ops.set_fp32_mode("3xtf32")
@@ -566,7 +567,9 @@ def test_3xtf32_presplits_on_hopper_where_the_split_pays(la, lb):
         assert (mid.decomposition, mid.splits) == ("split-k", 16), mid
         for m, n, k, presplit in [(513, 512, 512, True), (512, 512, 512, False),          # work
                                   (256, 4096, 4096, True), (255, 4096, 4096, False),     # rows
-                                  (4096, 256, 4096, True), (4096, 255, 4096, False)]:    # columns
+                                  (4096, 256, 4096, True), (4096, 255, 4096, False),     # columns
+                                  (2048, 2048, 256, True), (2048, 2048, 128, False),     # K
+                                  (16384, 16384, 32, False)]:
             p = plan(meta(m, k, f32, layout=la), meta(k, n, f32, layout=lb))
             if presplit:
                 assert p.dtype == "3xtf32" and p.kernel.endswith("_presplit"), (m, n, k, p)

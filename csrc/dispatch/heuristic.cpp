@@ -25,6 +25,13 @@ constexpr int64_t kSkinnyRows = 16;
 constexpr int64_t kPresplitMinSide = 256;
 constexpr double kPresplitMinMnk = 512.0 * 512 * 512;  // exclusive
 constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3xTF32 case
+// And from this K. 3xTF32's error has a floor (about 1.3e-7 to 3.5e-7 relative, against float64:
+// the rounding of its parts and of the float32 output), where torch's IEEE fp32 error grows
+// from below it like sqrt(K). Measured on an H100 (bench --dtype 3xtf32, eleventh session): at
+// K = 32 and 64 (16384x16384x32, 32768x32768x64) the presplit GEMM's error was 1.3-1.4x
+// torch's (1.3e-7 against 1.0e-7, 2.0e-7 against 1.45e-7), at K >= 1021 below it on every
+// problem; IEEE fp32 there is torch's accuracy and 1.3x its speed (the output write bounds it).
+constexpr int64_t kPresplitMinK = 256;
 
 // Row-major x row-major TF32 over 128 rows with under half a wave of 256x128 tiles: the K
 // from which that tile split along K beats the 128x128 one. Measured on an H100 (split_probe):
@@ -274,10 +281,12 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // that promotes its accumulators into float32 (1.5-1.9x torch's fp32 from 2048^3 up).
         // 128x128 tiles either way (two accumulator sets per thread): the 2x1 cluster from a
         // wave of them, else stream-K's split-K over the long K. Where the split passes do not
-        // pay, nothing: the planner then runs IEEE fp32 (torch's accuracy), which on an H100
+        // pay, or K is too short for 3xTF32 to beat torch's accuracy (kPresplitMinK), nothing:
+        // the planner then runs IEEE fp32 (torch's accuracy), which on an H100
         // beat SM80's 3xTF32 kernel at every such size measured (128x4096x4096: 116 us
         // against 184; 512^3: 25 against 46; 256x14336x4096: 717 against 723).
-        if (std::min(p.m, p.n) >= kPresplitMinSide && static_cast<double>(p.m) * p.n * p.k > kPresplitMinMnk) {
+        if (std::min(p.m, p.n) >= kPresplitMinSide && p.k >= kPresplitMinK &&
+            static_cast<double>(p.m) * p.n * p.k > kPresplitMinMnk) {
           if (ceil_div(p.m, 128) * ceil_div(p.n, 128) >= dev.sm_count) {
             // From 4096 rows with N >= M, tiles walked along N (against CUTLASS's rule, which
             // walks along M there). Measured on an H100: 8192x14336x4096 10.2 ms against 15.7,
