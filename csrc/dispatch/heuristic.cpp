@@ -282,7 +282,7 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // 128x128 tiles either way (two accumulator sets per thread): the 2x1 cluster from a
         // wave of them, else stream-K's split-K over the long K. Where the split passes do not
         // pay, or K is too short for 3xTF32 to beat torch's accuracy (kPresplitMinK), nothing:
-        // the planner then runs IEEE fp32 (torch's accuracy), which on an H100
+        // the planner then runs IEEE fp32 (README: its accuracy), which on an H100
         // beat SM80's 3xTF32 kernel at every such size measured (128x4096x4096: 116 us
         // against 184; 512^3: 25 against 46; 256x14336x4096: 717 against 723).
         if (std::min(p.m, p.n) >= kPresplitMinSide && p.k >= kPresplitMinK &&

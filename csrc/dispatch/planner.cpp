@@ -233,8 +233,8 @@ bool is_sm90_tensor_kernel(const KernelInfo* k) {
 // transposing kernel of ops/kmajor_copy.cu) for the "rc" kernels, instead of the swap-AB
 // kernels that transpose B^T from shared memory into registers. The copy moves K x N, the GEMM
 // works M x N x K, so it pays from some M. Measured on an H100 (eleventh session, RESULTS.md):
-// the "rc" 128x256 kernel alone ran 1.09-1.37x the swapped 256x128 one from 8192 rows (16384^3:
-// 23.0 ms against 31.4), where a copy at plain-copy speed cost 3-6% of cuBLAS's time; at 4096^3
+// the "rc" 128x256 kernel alone ran 1.06-1.37x the swapped 256x128 one from 8192 rows (16384^3:
+// 23.0 ms against 31.4), where a copy at plain-copy speed cost 3-7% of cuBLAS's time; at 4096^3
 // the copy (50 us of 345) outweighed the gain.
 constexpr int64_t kTf32KmajorCopyMinRows = 8192;
 
