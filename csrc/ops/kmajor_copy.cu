@@ -6,8 +6,8 @@
 // elements apart, so the 32 elements of a column fall in 32 different banks.
 //
 // Measured on an H100 (fp32, 16384 x 16384, L2 flushed): torch's strided copy
-// (b.t().contiguous()) 2.28 ms, a plain copy (b.clone()) 0.72 ms; this kernel: see
-// benchmarks/RESULTS.md, eleventh session.
+// (b.t().contiguous()) 2.28 ms, a plain copy (b.clone()) 0.72 ms, this kernel 0.87 ms; 2.37-2.51
+// TB/s read + write on B of 4096 x 4096 to 4096 x 128256 (benchmarks/kmajor_copy_bandwidth.py).
 #include "ops/kmajor_copy.h"
 
 #include <algorithm>
