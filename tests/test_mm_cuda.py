@@ -200,6 +200,23 @@ def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matm
     assert_matches_reference(result, a, b, "tf32", context=f"{m}x{n}x{k} {b_form} B, {out_form} via {plan.kernel}")
 
 
+def test_tf32_kmajor_copy_of_a_transposed_plan(tf32_matmul):
+    """A column-major out turns the problem around (D^T = B^T A^T): with column-major A and B
+    the kernel's B is A^T, row-major, and from 8192 columns of D (the kernel's rows) it is
+    copied K-major, through the transpose kernel, for the "rc" kernel."""
+    if torch.cuda.get_device_capability() != (9, 0) or not any(
+            kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
+        pytest.skip("the K-major copy is an SM90 TF32 path")
+    tf32_matmul(True)
+    m, n, k = 264, 8200, 520
+    a, b = matrix(m, k, torch.float32, "c"), matrix(k, n, torch.float32, "c")
+    out = torch.full((n, m), math.nan, device="cuda").t()
+    plan = cutlass_ops.explain(a, b, out=out)
+    assert plan.transposed and plan.copy_b_kmajor and plan.kernel.startswith("cutlass3x_sm90_tf32_rc_"), plan
+    assert cutlass_ops.mm(a, b, out=out) is out
+    assert_matches_reference(out, a, b, "tf32", context=f"{m}x{n}x{k} transposed, B copied K-major via {plan.kernel}")
+
+
 @pytest.mark.parametrize("name,dtype,tf32", PRECISIONS, ids=[p[0] for p in PRECISIONS])
 @pytest.mark.parametrize("out_form", ["none", "out", "strided_column", "offset"])
 @pytest.mark.parametrize("m,k", [(65536, 4096), (4097, 33), (2, 8)])
