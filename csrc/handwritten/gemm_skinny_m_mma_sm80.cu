@@ -115,6 +115,9 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   const T* b_src = LB == Layout::kRowMajor ? p.b + row_in * p.ldb + n0 + chunk * 8
                                            : p.b + (n0 + row_in) * p.ldb + chunk * 8;
   const bool b_col_ok = n0 + chunk * 8 < p.n;  // row-major B: N % 8 == 0, a chunk is wholly in or out
+  // B is read once: evict-first in L2, so streaming it does not push out (or force the
+  // write-back of) lines that other kernels wrote and will read.
+  const uint64_t stream_policy = ptx::evict_first_policy();
   auto load_stage = [&](int slot, int k0) {
     const uint32_t stage = ring + slot * C::kStageBytes;
     const bool a_k_ok = k0 + chunk * 8 < k_end;  // K % 8 == 0 and k_end is K or a multiple of kBK
@@ -128,10 +131,12 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
       const int r = row_in + 8 * j;
       if constexpr (LB == Layout::kRowMajor) {
         const bool ok = b_col_ok && k0 + r < k_end;
-        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + (k0 + 8 * j) * p.ldb : p.b, ok);
+        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + (k0 + 8 * j) * p.ldb : p.b, ok,
+                         stream_policy);
       } else {
         const bool ok = n0 + r < p.n && k0 + chunk * 8 < k_end;
-        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + 8 * j * p.ldb + k0 : p.b, ok);
+        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + 8 * j * p.ldb + k0 : p.b, ok,
+                         stream_policy);
       }
     }
   };

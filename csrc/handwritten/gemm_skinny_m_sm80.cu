@@ -129,7 +129,11 @@ __device__ Work block_work(const Split& s, int rows, int cols, int k) {
   return w;
 }
 
-__device__ uint4 load16(const void* p) { return *static_cast<const uint4*>(p); }
+// B is read once: ld.global.cs marks its lines evict-first in L2, so streaming it does not
+// push out (or force the write-back of) lines other kernels wrote and will read. After the
+// benchmarks' L2 flush (a 256 MB write, leaving L2 full of dirty lines) that write-back cost
+// this kernel about 3 us at 1x4096x4096 (benchmarks/RESULTS.md, twelfth session).
+__device__ uint4 load16(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
 // Spelled out because nvcc split a plain uint4 store of the fp32 sums into four scalar ones.
 __device__ void store16(void* p, uint4 v) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");

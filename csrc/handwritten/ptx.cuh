@@ -26,6 +26,18 @@ __device__ inline void cp_async_16(uint32_t smem, const void* global, bool valid
                "r"(valid ? 16 : 0));
 }
 
+// An L2 policy that marks lines evict-first: for operands read once (the weights a skinny-M
+// kernel streams), so they displace one another instead of data other kernels will read.
+__device__ inline uint64_t evict_first_policy() {
+  uint64_t policy;
+  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  return policy;
+}
+// cp_async_16 with an L2 cache policy (evict_first_policy()).
+__device__ inline void cp_async_16(uint32_t smem, const void* global, bool valid, uint64_t policy) {
+  asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(smem), "l"(global),
+               "r"(valid ? 16 : 0), "l"(policy));
+}
 // Close the group of copies issued since the last commit.
 __device__ inline void cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::); }
 
