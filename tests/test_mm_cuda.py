@@ -157,6 +157,7 @@ TF32_ROW_MAJOR_B_CASES = [
     ("aligned", 1024, 2048, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),  # 64 tiles of 256x128
     ("aligned", 520, 2048, 4096, "tf32_rr_256x128x32_1x1x1_coop_streamk_swapab"),  # 48 of them, K split 2 ways
     ("aligned", 8200, 264, 520, "tf32_rc_128x128x32_1x1x1_coop"),  # >= 8192 rows: B copied K-major
+    ("aligned", 520, 1024, 1000, "tf32_rc_64x128x32_1x1x1_pingpong"),  # >= 512 rows, B <= 4 MiB: copied
     ("aligned", 3072, 2080, 1040, "tf32_rr_256x128x32_1x2x1_coop_swapab"),
     ("misaligned", 2048, 2048, 2048, "tf32_rc_128x128x32_1x1x1_coop"),  # B copied K-major
     ("misaligned", 3072, 2080, 1040, "tf32_rc_128x256x32_2x1x1_coop"),
@@ -168,8 +169,8 @@ TF32_ROW_MAJOR_B_CASES = [
 def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matmul):
     """Row-major x row-major TF32 on Hopper (TF32 WGMMA cannot read a row-major B from shared
     memory): below 8192 rows an aligned B runs the swap-AB kernels (D^T = B^T A^T) in place;
-    from 8192 rows, or when its leading dim breaks TMA's 16-byte rule, B is copied column-major
-    for the SM90 "rc" kernels.
+    from 8192 rows, from 512 with a B of at most 4 MiB, or when its leading dim breaks TMA's
+    16-byte rule, B is copied column-major for the SM90 "rc" kernels.
     The inputs are left untouched."""
     if torch.cuda.get_device_capability() != (9, 0) or not any(
             kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
@@ -189,7 +190,7 @@ def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matm
     if out_form != "column_major":
         # (A column-major out transposes the problem: B's role goes to A^T, already K-major.)
         assert plan.kernel == f"cutlass3x_sm90_{kernel}", plan
-        assert plan.copy_b_kmajor == (b_form == "misaligned" or m >= 8192), plan
+        assert plan.copy_b_kmajor == (b_form == "misaligned" or m >= 8192 or (m >= 512 and k * n <= 2**20)), plan
         assert not (plan.staged or plan.copy_input or plan.copy_mat2), plan
         # torch's overlap check answers "too hard" for a padded (non-dense) B, so an out= is
         # then written through a temporary (README, known limits).

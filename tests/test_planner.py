@@ -234,7 +234,7 @@ def test_large_row_major_tf32_runs_swapped(tf32_matmul):
         (256, 4096, 4096, wide, ("split-k", 4)),
         (129, 4096, 4096, wide, ("split-k", 4)),
         (1024, 2048, 2048, narrow, ("data-parallel", 1)),  # K below 4096
-        (1024, 1024, 1024, narrow, ("data-parallel", 1)),
+        (511, 1024, 1024, narrow, ("split-k", 3)),  # under 512 rows B is not copied; 32 tiles: 3 slices
         (128, 4096, 4096, narrow, ("split-k", 3)),  # 32 tiles of 128x128: 3 K slices
     ]:
         p = plan(meta(m, k, f32), meta(k, n, f32))
@@ -273,6 +273,30 @@ def test_row_major_tf32_from_8192_rows_copies_b_kmajor(tf32_matmul):
     assert not a100.copy_b_kmajor and a100.kernel.startswith("cutlass2x_sm80_tf32_rr_"), a100
     tf32_matmul(False)
     assert not plan(meta(8192, 4096, f32), meta(4096, 4096, f32)).copy_b_kmajor
+
+
+@needs_sm90
+def test_small_row_major_tf32_copies_b_kmajor(tf32_matmul):
+    """Small row-major x row-major TF32 problems are latency-bound: from 512 rows, with a B of
+    at most 2^20 elements (4 MiB), the K-major copy costs a few microseconds and the "rc"
+    kernels beat the swap-AB ones by more (512^3, 1024^3 on an H100)."""
+    tf32_matmul(True)
+    f32 = torch.float32
+    for m, n, k, copied in [(512, 512, 512, True), (1024, 1024, 1024, True), (4096, 1024, 1024, True),
+                            (512, 4096, 256, True), (511, 512, 512, False), (1024, 1024, 1032, False),
+                            (1024, 1028, 1024, False), (2048, 2048, 2048, False)]:
+        p = plan(meta(m, k, f32), meta(k, n, f32))
+        assert p.copy_b_kmajor == copied, (m, n, k, p)
+        if copied:
+            assert p.kernel.startswith("cutlass3x_sm90_tf32_rc_") and "4 MiB" in p.reason, (m, n, k, p)
+            assert not (p.staged or p.copy_input or p.copy_mat2 or p.transposed or p.out_via_temp), p
+        else:
+            assert p.kernel.startswith("cutlass3x_sm90_tf32_rr_") and p.kernel.endswith("swapab"), (m, n, k, p)
+    # Column-major A ("cr") is not covered by the rule (not measured there), nor other precisions.
+    assert not plan(meta(1024, 1024, f32, layout="c"), meta(1024, 1024, f32)).copy_b_kmajor
+    assert not plan(meta(1024, 1024, torch.bfloat16), meta(1024, 1024, torch.bfloat16)).copy_b_kmajor
+    tf32_matmul(False)
+    assert not plan(meta(1024, 1024, f32), meta(1024, 1024, f32)).copy_b_kmajor
 
 
 @needs_sm90

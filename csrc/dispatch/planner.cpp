@@ -229,28 +229,45 @@ bool is_sm90_tensor_kernel(const KernelInfo* k) {
   return k != nullptr && k->min_cc == 90 && k->precision != Precision::kF64;
 }
 
-// Row-major x row-major TF32 on Hopper from this many rows: a K-major copy of B (the
-// transposing kernel of ops/kmajor_copy.cu) for the "rc" kernels, instead of the swap-AB
-// kernels that transpose B^T from shared memory into registers. The copy moves K x N, the GEMM
-// works M x N x K, so it pays from some M. Measured on an H100 (eleventh session, RESULTS.md):
-// the "rc" 128x256 kernel alone ran 1.06-1.37x the swapped 256x128 one from 8192 rows (16384^3:
-// 23.0 ms against 31.4), where a copy at plain-copy speed cost 3-7% of cuBLAS's time; at 4096^3
-// the copy (50 us of 345) outweighed the gain.
+// Row-major B with TF32 on Hopper: when a K-major copy of B (the transposing kernel of
+// ops/kmajor_copy.cu) for the "rc" kernels beats the swap-AB kernels, which transpose B^T
+// from shared memory into registers every K step. The copy moves K x N, the GEMM works
+// M x N x K. Measured on an H100 (benchmarks/RESULTS.md):
+//  - From 8192 rows (eleventh session): the "rc" 128x256 kernel alone ran 1.06-1.37x the
+//    swapped 256x128 one (16384^3: 23.0 ms against 31.4), where a copy at plain-copy speed
+//    cost 3-7% of cuBLAS's time; at 4096^3 the copy (50 us of 345) outweighed the gain.
+//  - Small problems, row-major A too (twelfth session): latency-bound, the swapped kernels
+//    ran 0.76-0.80x cuBLAS while the "rc" ones alone ran 1.07-1.24x, and a B of at most 4 MiB
+//    costs the copy a few microseconds: 512^3 "rc" 8.8 us + copy against 13.6 swapped, 1024^3
+//    14.1 + copy against 22.9; 256^3 about even (so from 512 rows); 2048^3 (a 16 MiB B) and
+//    1024x2048x4096 (32 MiB) lose.
 constexpr int64_t kTf32KmajorCopyMinRows = 8192;
+constexpr int64_t kTf32SmallCopyMinRows = 512;
+constexpr int64_t kTf32SmallCopyMaxB = int64_t{1} << 20;  // elements of B (K x N): 4 MiB
+
+bool tf32_copies_b_kmajor(const Plan& p, const DeviceDesc& dev) {
+  if (dev.cc != 90 || p.precision != Precision::kTF32 || p.b.layout != Layout::kRowMajor || p.copy_b_kmajor) {
+    return false;
+  }
+  return p.m >= kTf32KmajorCopyMinRows || (p.a.layout == Layout::kRowMajor && p.m >= kTf32SmallCopyMinRows &&
+                                           p.k * p.n <= kTf32SmallCopyMaxB);
+}
 
 // The heuristic's kernel (and staging) for a normalised plan.
 void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
   p.kernel = preferred_kernel(p, dev, &p.reason, &p.tile_order);
-  if (dev.cc == 90 && p.precision == Precision::kTF32 && p.b.layout == Layout::kRowMajor &&
-      p.m >= kTf32KmajorCopyMinRows && !p.copy_b_kmajor) {
+  if (tf32_copies_b_kmajor(p, dev)) {
     Plan c = with_kmajor_b(p);
     const char* reason = "";
     const KernelInfo* k = preferred_kernel(c, dev, &reason, &c.tile_order);
     if (is_sm90_tensor_kernel(k)) {
       p = c;
       p.kernel = k;
-      p.reason = "tf32 row-major B, >= 8192 rows: B copied K-major (column-major) for the SM90 \"rc\" kernel, "
-                 "faster than the swap-AB kernels there";
+      p.reason = p.m >= kTf32KmajorCopyMinRows
+                     ? "tf32 row-major B, >= 8192 rows: B copied K-major (column-major) for the SM90 \"rc\" kernel, "
+                       "faster than the swap-AB kernels there"
+                     : "tf32 row-major A and B, >= 512 rows, B of <= 4 MiB: B copied K-major (column-major) for the "
+                       "SM90 \"rc\" kernel, faster than the swap-AB kernels there";
       return;
     }
   }
