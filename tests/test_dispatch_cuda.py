@@ -152,7 +152,8 @@ def test_every_tile_order_through_the_tuning_table(kernel):
     precision = kernel.dtype
     dtype = {"f16": torch.float16, "bf16": torch.bfloat16}.get(precision, torch.float32)
     # More tiles than SMs for every tile shape built (128x256: 17 x 9), ragged in M and N.
-    m, n, k = 2056, 2104, 264  # K >= 256: where 3xTF32 presplits
+    # K >= 256: where 3xTF32 presplits; K x N over 2^20: a row-major TF32 B is not copied.
+    m, n, k = 2056, 2104, 520
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
     previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, cutlass_ops.fp32_mode()
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"

@@ -72,6 +72,7 @@ struct Split {
   int col_blocks;      // blocks across N
   int splits;          // blocks across K (1: no workspace)
   int warp_k;          // K per warp, a multiple of kBK; a block covers kWarps * warp_k
+  bool evict_first;    // B streamed evict-first in L2 (handwritten.cuh)
   int64_t blocks() const { return int64_t{col_blocks} * splits; }
 };
 
@@ -86,6 +87,7 @@ Split plan_split(const GemmArgs& g) {
   splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
+  s.evict_first = stream_b_evict_first(g, 2);
   return s;
 }
 
@@ -115,9 +117,7 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   const T* b_src = LB == Layout::kRowMajor ? p.b + row_in * p.ldb + n0 + chunk * 8
                                            : p.b + (n0 + row_in) * p.ldb + chunk * 8;
   const bool b_col_ok = n0 + chunk * 8 < p.n;  // row-major B: N % 8 == 0, a chunk is wholly in or out
-  // B is read once: evict-first in L2, so streaming it does not push out (or force the
-  // write-back of) lines that other kernels wrote and will read.
-  const uint64_t stream_policy = ptx::evict_first_policy();
+  const uint64_t b_policy = ptx::l2_stream_policy(s.evict_first);  // B is read once (handwritten.cuh)
   auto load_stage = [&](int slot, int k0) {
     const uint32_t stage = ring + slot * C::kStageBytes;
     const bool a_k_ok = k0 + chunk * 8 < k_end;  // K % 8 == 0 and k_end is K or a multiple of kBK
@@ -132,11 +132,11 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
       if constexpr (LB == Layout::kRowMajor) {
         const bool ok = b_col_ok && k0 + r < k_end;
         ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + (k0 + 8 * j) * p.ldb : p.b, ok,
-                         stream_policy);
+                         b_policy);
       } else {
         const bool ok = n0 + r < p.n && k0 + chunk * 8 < k_end;
         ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + 8 * j * p.ldb + k0 : p.b, ok,
-                         stream_policy);
+                         b_policy);
       }
     }
   };

@@ -39,6 +39,7 @@
 
 #include "dispatch/configs.h"
 #include "handwritten/handwritten.cuh"
+#include "handwritten/ptx.cuh"
 
 namespace cutlass_ops::handwritten {
 namespace {
@@ -86,6 +87,7 @@ struct Split {
   int rows;  // rows per chunk: 1, 2, 4 or 8 (the kernel instance)
   int64_t row_chunks, col_blocks;
   int64_t splits, slab;  // K is cut into `splits` slabs of `slab` (the last may be shorter)
+  bool evict_first;      // B streamed evict-first in L2 (handwritten.cuh)
   int64_t blocks() const { return row_chunks * col_blocks * splits; }
 };
 
@@ -107,6 +109,7 @@ Split plan_split(const GemmArgs& g) {
   s.splits = std::clamp<int64_t>(wanted, 1, std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits));
   s.slab = ceil_div(ceil_div(g.k, s.splits), quantum) * quantum;
   s.splits = ceil_div(g.k, s.slab);
+  s.evict_first = stream_b_evict_first(g, sizeof(Element<P>));
   return s;
 }
 
@@ -129,11 +132,8 @@ __device__ Work block_work(const Split& s, int rows, int cols, int k) {
   return w;
 }
 
-// B is read once: ld.global.cs marks its lines evict-first in L2, so streaming it does not
-// push out (or force the write-back of) lines other kernels wrote and will read. After the
-// benchmarks' L2 flush (a 256 MB write, leaving L2 full of dirty lines) that write-back cost
-// this kernel about 3 us at 1x4096x4096 (benchmarks/RESULTS.md, twelfth session).
-__device__ uint4 load16(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
+// 16 bytes of B, under the L2 policy of l2_stream_policy(s.evict_first).
+__device__ uint4 load16(const void* p, uint64_t policy) { return ptx::ld_global_16(p, policy); }
 // Spelled out because nvcc split a plain uint4 store of the fp32 sums into four scalar ones.
 __device__ void store16(void* p, uint4 v) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
@@ -184,6 +184,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
   __shared__ __align__(16) float smem[S::smem_floats(kRows, V)];
 
   const Work w = block_work(s, kRows, kCols, p.k);
+  const uint64_t policy = ptx::l2_stream_policy(s.evict_first);  // for B
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int64_t col = w.col0 + lane * V;
   const bool col_in = col < p.n;  // N % V == 0: a lane's columns are all in or all out
@@ -200,7 +201,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
     for (int kk = warp; kk < len; kk += kWarps * kUnroll, b += kUnroll * row_step) {
       uint4 raw[kUnroll];  // all issued before the first is used
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) raw[u] = col_in && kk + u * kWarps < len ? load16(b + u * row_step) : uint4{};
+      for (int u = 0; u < kUnroll; ++u) raw[u] = col_in && kk + u * kWarps < len ? load16(b + u * row_step, policy) : uint4{};
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         float bv[V], av[kRows];
@@ -268,6 +269,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
   constexpr int kPlane = kChunk / kQuads;
 
   const Work w = block_work(s, kRows, S::cols(V), p.k);
+  const uint64_t policy = ptx::l2_stream_policy(s.evict_first);  // for B
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int64_t n0 = w.col0 + warp * kCols;
   const Element<P>* b = p.b + n0 * p.ldb;  // column n0: a contiguous row of the N x K weight
@@ -291,7 +293,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
 #pragma unroll
         for (int c = 0; c < kCols; ++c) {
           const int k = kk + u * kStep;
-          raw[u][c] = col_in[c] && k < len ? load16(b + c * p.ldb + c0 + k) : uint4{};
+          raw[u][c] = col_in[c] && k < len ? load16(b + c * p.ldb + c0 + k, policy) : uint4{};
         }
       }
 #pragma unroll

@@ -26,14 +26,27 @@ __device__ inline void cp_async_16(uint32_t smem, const void* global, bool valid
                "r"(valid ? 16 : 0));
 }
 
-// An L2 policy that marks lines evict-first: for operands read once (the weights a skinny-M
-// kernel streams), so they displace one another instead of data other kernels will read.
-__device__ inline uint64_t evict_first_policy() {
+// An L2 cache policy for the loads of an operand read once: evict-first (its lines displace
+// one another, not lines other kernels will read) or, with `evict_first` false, the default
+// evict-normal. One register; see stream_b_evict_first (handwritten.cuh) for when.
+__device__ inline uint64_t l2_stream_policy(bool evict_first) {
   uint64_t policy;
-  asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  if (evict_first) {
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+  } else {
+    asm volatile("createpolicy.fractional.L2::evict_normal.b64 %0, 1.0;\n" : "=l"(policy));
+  }
   return policy;
 }
-// cp_async_16 with an L2 cache policy (evict_first_policy()).
+// 16 bytes global -> registers under an L2 cache policy (l2_stream_policy).
+__device__ inline uint4 ld_global_16(const void* global, uint64_t policy) {
+  uint4 r;
+  asm("ld.global.L2::cache_hint.v4.u32 {%0, %1, %2, %3}, [%4], %5;\n"
+      : "=r"(r.x), "=r"(r.y), "=r"(r.z), "=r"(r.w)
+      : "l"(global), "l"(policy));
+  return r;
+}
+// cp_async_16 under an L2 cache policy (l2_stream_policy).
 __device__ inline void cp_async_16(uint32_t smem, const void* global, bool valid, uint64_t policy) {
   asm volatile("cp.async.cg.shared.global.L2::cache_hint [%0], [%1], 16, %2, %3;\n" ::"r"(smem), "l"(global),
                "r"(valid ? 16 : 0), "l"(policy));
