@@ -3,8 +3,8 @@ forced with kernel= and checked against a float64 reference, relative to torch.m
 The cases sweep M across the kernel's row instances (16, 32 and 64 rows of A), take N from one
 column pair to many 32-column blocks with a ragged last one, and K from one 8-element chunk to
 long; N small enough that K is also split over blocks (workspace and sum of slabs); padded
-leading dims, storage offsets and a padded output. The kernel takes at most 64 rows: forcing it
-on 65 is a ValueError naming the limit."""
+leading dims, storage offsets and a padded output. The 16-bit kernels take at most 64 rows and
+the TF32 ones 16: forcing one on more is a ValueError naming the limit."""
 
 import pytest
 import torch
@@ -14,9 +14,11 @@ from mm_testing import aligned_shape, assert_matches_reference, check_forced, ch
 
 pytestmark = pytest.mark.gpu
 
-NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in ("bf16", "f16") for layouts in ("rr", "rc")}
+NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in ("bf16", "f16", "tf32")
+         for layouts in ("rr", "rc")}
+MAX_ROWS = {"bf16": 64, "f16": 64, "tf32": 16}
 
-# Both sides of each instance's row count (16, 32, 64), and M = 1.
+# Both sides of each instance's row count (16, 32, 64; TF32 has the 16-row one), and M = 1.
 M_SWEEP = [1, 2, 15, 16, 17, 31, 32, 33, 63, 64]
 # N: one column pair (rc; rr rounds up to 8), less than a block of 32, a ragged block, and
 # 4096 (128 blocks: K is not split over blocks on a large GPU). 40 and 1000 leave most SMs idle,
@@ -40,8 +42,8 @@ def test_all_mma_kernels_are_registered():
     for k in kernels:
         assert k.family == "handwritten" and k.config == "skinny_m_mma_streaming", k
         assert k.layouts == k.name.split("_")[3], k
-        assert k.alignment == (8, 8, 2), k
-        assert k.max_m == 64, k
+        assert k.alignment == ((4, 4, 2) if k.dtype == "tf32" else (8, 8, 2)), k
+        assert k.max_m == MAX_ROWS[k.dtype], k
         assert k.decompositions == ("data-parallel",), k  # K is split inside the kernel
         assert k.min_capability == (8, 0) and k.max_capability is None, k
 
@@ -49,6 +51,8 @@ def test_all_mma_kernels_are_registered():
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
 @pytest.mark.parametrize("m", M_SWEEP)
 def test_m_sweep_over_n_and_k(kernel, m):
+    if m > kernel.max_m:
+        pytest.skip(f"{kernel.name} takes at most {kernel.max_m} rows")
     for n in N_SIZES:
         for k in K_SIZES:
             check_forced(kernel, *aligned_shape(kernel, m, n, k))
@@ -59,7 +63,7 @@ def test_m_sweep_over_n_and_k(kernel, m):
 def test_long_k(kernel, m, n, k):
     """Few columns and a long K split over many blocks (workspace, sum of slabs), and a long K
     inside one block per column block."""
-    check_forced(kernel, *aligned_shape(kernel, m, n, k))
+    check_forced(kernel, *aligned_shape(kernel, min(m, kernel.max_m), n, k))
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
@@ -67,7 +71,7 @@ def test_long_k(kernel, m, n, k):
 def test_padded_leading_dims(kernel, m):
     """Leading dims larger than the rows, by a multiple of the alignment: the kernel must use
     lda and ldb, not the sizes."""
-    check_forced(kernel, *aligned_shape(kernel, m, 1000, 1000), ld_pad=3 * 8)
+    check_forced(kernel, *aligned_shape(kernel, min(m, kernel.max_m), 1000, 1000), ld_pad=3 * 8)
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
@@ -75,14 +79,14 @@ def test_padded_leading_dims(kernel, m):
 def test_storage_offset(kernel, m):
     """An offset of the alignment keeps every pointer aligned; the kernel must read from the
     view's start, not the storage's."""
-    check_forced(kernel, *aligned_shape(kernel, m, 1000, 4096), offset=8)
+    check_forced(kernel, *aligned_shape(kernel, min(m, kernel.max_m), 1000, 4096), offset=8)
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
 def test_padded_output_is_written_only_inside(kernel):
     """out= a view with a padded leading dim and an offset: the kernel must use ldd, and the
     padding must keep its NaNs (one slab per block, and K split over blocks)."""
-    for m, n, k in [(7, 1000, 64), (7, 1000, 8192), (50, 4096, 512)]:
+    for m, n, k in [(7, 1000, 64), (7, 1000, 8192), (min(50, kernel.max_m), 4096, 512)]:
         check_forced_padded_out(kernel, *aligned_shape(kernel, m, n, k), 2)
 
 
@@ -98,8 +102,9 @@ def test_split_k_is_deterministic(kernel):
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
-def test_more_than_64_rows_is_refused_by_name(kernel):
-    a, b = forced_operands(kernel, 65, 256, 256)
-    with pytest.raises(ValueError, match=r"takes at most 64 rows \(M\), the problem has M = 65"):
+def test_more_rows_than_the_limit_are_refused_by_name(kernel):
+    rows = kernel.max_m
+    a, b = forced_operands(kernel, rows + 1, 256, 256)
+    with pytest.raises(ValueError, match=rf"takes at most {rows} rows \(M\), the problem has M = {rows + 1}"):
         cutlass_ops.mm(a, b, kernel=kernel.name)
-    check_forced(kernel, 64, 256, 256)  # and 64 rows run
+    check_forced(kernel, rows, 256, 256)  # and the limit runs

@@ -25,8 +25,17 @@
 // Shared memory rows are 64 bytes (32 elements), XOR-swizzled (swizzle<4>, handwritten.cuh)
 // so the 8 rows each ldmatrix phase reads fall into 8 distinct bank groups.
 //
-// Alignment: A, and B, are read 16 bytes at a time, so 8 elements (address, leading dim and
-// contiguous extent; the planner guarantees it); D is written as element pairs: 2.
+// TF32 (float32 operands, TF32 products) runs the same design on mma.sync m16n8k8: rows of 32
+// floats are 128 bytes, so a stage holds twice the bytes and one block fits an SM; up to 16
+// rows. A and column-major B still go through ldmatrix (each 32-bit element is a pair of
+// 16-bit ones, and a fragment's element order matches), but row-major B needs its fragments
+// transposed, which ldmatrix cannot do for 32-bit elements: each lane reads its two elements
+// with plain shared-memory loads, from rows swizzled so the warp's 32 reads hit 32 banks.
+// Fragments are rounded to TF32 (to nearest) before the mma, as CUTLASS's TF32 kernels do.
+//
+// Alignment: A, and B, are read 16 bytes at a time, so 8 elements (4 for TF32: address,
+// leading dim and contiguous extent; the planner guarantees it); D is written as element
+// pairs: 2.
 #include <algorithm>
 
 #include "dispatch/configs.h"
@@ -39,30 +48,44 @@ namespace {
 constexpr const char* kConfig = configs::Handwritten_SkinnyMMma::kName;
 constexpr int kWarps = 8, kThreads = 32 * kWarps;
 constexpr int kBN = 32;  // columns of D per block (and per warp: 4 mma tiles of 8)
-constexpr int kBK = 32;  // K per stage: two mma k-steps; 64-byte shared-memory rows
-constexpr int kChunks = kBK * 2 / 16;  // 16-byte chunks per shared-memory row (of A, of B)
+constexpr int kBK = 32;  // K per stage: 16-bit, two mma k-steps of 16 (64-byte rows); TF32, four of 8 (128 bytes)
 static_assert(kBN == kBK, "B's stage is 32 x 32 in either layout, rows of kChunks chunks");
-constexpr int kMaxRows = 64;
+
+// What the element size sets.
+template <Precision P>
+struct Shape {
+  static constexpr int kBytes = sizeof(typename ElementTraits<P>::Element);
+  static constexpr int kVec = 16 / kBytes;       // elements per 16-byte chunk
+  static constexpr int kChunks = kBK / kVec;     // chunks per shared-memory row, of A and of B
+  static constexpr int kSteps = kChunks / 2;     // mma k-steps per stage, two chunks each
+  static constexpr int kRowsPerCopy = 32 / kChunks;  // rows one copy instruction of the warp covers
+  static constexpr int kMaxRows = kBytes == 2 ? 64 : 16;
+  static constexpr bool kTF32 = P == Precision::kTF32;
+};
 
 // One instance per row count (16, 32 or 64 rows of A, padded with zeros): M = 1 costs no
 // more mma than M = 16, and the stage sizes follow the rows.
-template <int kMTiles_, int kStages_ = (kMTiles_ == 1 ? 4 : 3)>
+template <Precision P, int kMTiles_>
 struct Cfg {
-  static constexpr int kMTiles = kMTiles_, kRows = 16 * kMTiles, kStages = kStages_;
-  // 4 stages at 16 rows: 8 x 4 x 3 KiB = 96 KiB, two blocks per SM. 3 stages above: 96 KiB
-  // (32 rows, two blocks per SM) and 144 KiB (64 rows, one block).
-  static constexpr int kABytes = kRows * kBK * 2, kBBytes = kBK * kBN * 2;
+  using S = Shape<P>;
+  static constexpr int kMTiles = kMTiles_, kRows = 16 * kMTiles, kStages = kMTiles == 1 ? 4 : 3;
+  // 16-bit, 4 stages at 16 rows: 8 x 4 x 3 KiB = 96 KiB, two blocks per SM; 3 stages above:
+  // 96 KiB (32 rows, two blocks per SM) and 144 KiB (64 rows, one block). TF32 at 16 rows:
+  // 8 x 4 x 6 KiB = 192 KiB, one block.
+  static constexpr int kRowBytes = kBK * S::kBytes;
+  static constexpr int kABytes = kRows * kRowBytes, kBBytes = kBK * kRowBytes;
   static constexpr int kStageBytes = kABytes + kBBytes;
   static constexpr int kWarpBytes = kStages * kStageBytes;
   static constexpr int kSmemBytes = kWarps * kWarpBytes;
   // Blocks per SM that shared memory (228 KiB per SM, 1 KiB of it reserved per block) and
   // the registers (64 Ki per SM; ~80, ~110 and ~170 per thread for 16, 32 and 64 rows) allow.
   static constexpr int kMinBlocks = std::min(kMTiles == 1 ? 3 : kMTiles == 2 ? 2 : 1, (228 << 10) / (kSmemBytes + 1024));
+  static_assert(kMinBlocks >= 1, "a block's stages fit one SM's shared memory");
   // The epilogue's [warp][row][column] fp32 sums; rows padded by 8 floats so the float2
   // stores of a fragment's 8 rows do not collide in one bank.
   static constexpr int kSumStride = kBN + 8;
   static_assert(kWarps * kRows * kSumStride * 4 <= kSmemBytes, "the partial sums fit in the stages");
-  static constexpr int kLoadsA = kRows * kChunks / 32, kLoadsB = kBK * kChunks / 32;  // cp.async per lane
+  static constexpr int kLoadsA = kRows * S::kChunks / 32, kLoadsB = kBK * S::kChunks / 32;  // cp.async per lane
 };
 
 // How one launch divides the problem; a function of GemmArgs alone, so that
@@ -76,6 +99,7 @@ struct Split {
   int64_t blocks() const { return int64_t{col_blocks} * splits; }
 };
 
+template <Precision P>
 Split plan_split(const GemmArgs& g) {
   Split s;
   s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 ? 2 : 4;
@@ -87,7 +111,7 @@ Split plan_split(const GemmArgs& g) {
   splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
-  s.evict_first = stream_b_evict_first(g, 2);
+  s.evict_first = stream_b_evict_first(g, Shape<P>::kBytes);
   return s;
 }
 
@@ -95,6 +119,10 @@ template <Precision P, Layout LB, class C>
 __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
     skinny_mma(Problem<typename ElementTraits<P>::Element> p, Split s, float* ws) {
   using T = typename ElementTraits<P>::Element;
+  using S = Shape<P>;
+  constexpr int kChunks = S::kChunks;
+  // Row-major B under TF32 is read element by element (below), not by ldmatrix.
+  constexpr bool kScalarB = S::kTF32 && LB == Layout::kRowMajor;
   extern __shared__ __align__(128) unsigned char smem[];
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int col_block = static_cast<int>(blockIdx.x % s.col_blocks), split = static_cast<int>(blockIdx.x / s.col_blocks);
@@ -106,56 +134,67 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   const int iters = k_end > k_begin ? static_cast<int>(ceil_div(k_end - k_begin, kBK)) : 0;
   const uint32_t ring = ptx::smem_address(smem) + warp * C::kWarpBytes;
 
+  // Shared-memory byte offset of 16-byte chunk c of row `row` of A, and of B. The swizzle
+  // puts the 8 rows one ldmatrix phase reads into 8 distinct bank groups; TF32's row-major B
+  // instead keys on row % 4, so that the 4 rows x 2 chunks a fragment load touches do.
+  auto a_at = [](int row, int c) { return (row * kChunks + swizzle<kChunks>(row, c)) * 16; };
+  auto b_at = [](int row, int c) {
+    const int key = kScalarB ? c ^ (row % 4 * 2) : swizzle<kChunks>(row, c);
+    return C::kABytes + (row * kChunks + key) * 16;
+  };
+
   // ---- global -> shared, one stage ----
-  // Copy j of a lane: row lane / 4 + 8 j of the stage's A (K-contiguous rows) or B, chunk
-  // lane % 4. So 4 lanes read one 64-byte piece of a row, and rows 8 apart share the swizzle
-  // key: destinations are a base plus j rows. B's rows are K rows for row-major B (32 columns
-  // each), columns for column-major B (32 K values each).
-  const int row_in = lane / 4, chunk = lane % 4;
-  const uint32_t dst = (row_in * kChunks + swizzle<kChunks>(row_in, chunk)) * 16;
-  const T* a_src = p.a + row_in * p.lda + chunk * 8;
-  const T* b_src = LB == Layout::kRowMajor ? p.b + row_in * p.ldb + n0 + chunk * 8
-                                           : p.b + (n0 + row_in) * p.ldb + chunk * 8;
-  const bool b_col_ok = n0 + chunk * 8 < p.n;  // row-major B: N % 8 == 0, a chunk is wholly in or out
+  // Copy j of a lane: row lane / kChunks + kRowsPerCopy j of the stage's A (K-contiguous
+  // rows) or B, chunk lane % kChunks: a row's chunks are read by consecutive lanes. B's rows
+  // are K rows for row-major B (32 columns each), columns for column-major B (32 K values).
+  constexpr int kRowsPerCopy = S::kRowsPerCopy, kVec = S::kVec;
+  const int row_in = lane / kChunks, chunk = lane % kChunks;
+  const T* a_src = p.a + row_in * p.lda + chunk * kVec;
+  const T* b_src = LB == Layout::kRowMajor ? p.b + row_in * p.ldb + n0 + chunk * kVec
+                                           : p.b + (n0 + row_in) * p.ldb + chunk * kVec;
+  const bool b_col_ok = n0 + chunk * kVec < p.n;  // row-major B: N % kVec == 0, a chunk is wholly in or out
   const uint64_t b_policy = ptx::l2_stream_policy(s.evict_first);  // B is read once (handwritten.cuh)
   auto load_stage = [&](int slot, int k0) {
     const uint32_t stage = ring + slot * C::kStageBytes;
-    const bool a_k_ok = k0 + chunk * 8 < k_end;  // K % 8 == 0 and k_end is K or a multiple of kBK
+    const bool a_k_ok = k0 + chunk * kVec < k_end;  // K % kVec == 0 and k_end is K or a multiple of kBK
 #pragma unroll
     for (int j = 0; j < C::kLoadsA; ++j) {
-      const bool ok = a_k_ok && row_in + 8 * j < p.m;
-      ptx::cp_async_16(stage + dst + j * 8 * kChunks * 16, ok ? a_src + 8 * j * p.lda + k0 : p.a, ok);
+      const int r = row_in + kRowsPerCopy * j;
+      const bool ok = a_k_ok && r < p.m;
+      ptx::cp_async_16(stage + a_at(r, chunk), ok ? a_src + kRowsPerCopy * j * p.lda + k0 : p.a, ok);
     }
 #pragma unroll
     for (int j = 0; j < C::kLoadsB; ++j) {
-      const int r = row_in + 8 * j;
+      const int r = row_in + kRowsPerCopy * j;
       if constexpr (LB == Layout::kRowMajor) {
         const bool ok = b_col_ok && k0 + r < k_end;
-        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + (k0 + 8 * j) * p.ldb : p.b, ok,
-                         b_policy);
+        ptx::cp_async_16(stage + b_at(r, chunk), ok ? b_src + (k0 + kRowsPerCopy * j) * p.ldb : p.b, ok, b_policy);
       } else {
-        const bool ok = n0 + r < p.n && k0 + chunk * 8 < k_end;
-        ptx::cp_async_16(stage + C::kABytes + dst + j * 8 * kChunks * 16, ok ? b_src + 8 * j * p.ldb + k0 : p.b, ok,
-                         b_policy);
+        const bool ok = n0 + r < p.n && k0 + chunk * kVec < k_end;
+        ptx::cp_async_16(stage + b_at(r, chunk), ok ? b_src + kRowsPerCopy * j * p.ldb + k0 : p.b, ok, b_policy);
       }
     }
   };
 
   // ---- shared -> fragments ----
-  // A tile mi at k-step kk (ldmatrix.x4): lane l addresses row mi * 16 + l % 16, chunk
-  // 2 kk + l / 16 (the a0..a3 order of mma's A fragment).
-  // B tiles 2q, 2q + 1 at k-step kk: row-major (ldmatrix.x4.trans) lane l addresses K row
-  // 16 kk + l % 8 + 8 (l / 8 % 2), chunk 2q + l / 16; column-major (ldmatrix.x4) column
+  // A k-step spans two chunks (16 16-bit elements or 8 floats). A tile mi at k-step kk
+  // (ldmatrix.x4): lane l addresses row mi * 16 + l % 16, chunk 2 kk + l / 16 (the a0..a3
+  // order of mma's A fragment).
+  // B tiles 2q, 2q + 1 at k-step kk: row-major 16-bit (ldmatrix.x4.trans) lane l addresses K
+  // row 16 kk + l % 8 + 8 (l / 8 % 2), chunk 2q + l / 16; column-major (ldmatrix.x4) column
   // 16 q + l % 8 + 8 (l / 16), chunk 2 kk + l / 8 % 2. Either way registers 0, 1 are b0, b1
   // of tile 2q and registers 2, 3 those of tile 2q + 1.
-  auto a_frag = [&](int mi, int kk) {
-    const int row = mi * 16 + lane % 16;
-    return (row * kChunks + swizzle<kChunks>(row, 2 * kk + lane / 16)) * 16;
-  };
+  // Row-major TF32 B tile ni at k-step kk: lane (g, t) = (l / 4, l % 4) reads K rows 8 kk + t
+  // and + 4 of column 8 ni + g (b0, b1).
+  auto a_frag = [&](int mi, int kk) { return a_at(mi * 16 + lane % 16, 2 * kk + lane / 16); };
   auto b_frag = [&](int q, int kk) {
     const int row = LB == Layout::kRowMajor ? 16 * kk + lane % 8 + 8 * (lane / 8 % 2) : 16 * q + lane % 8 + 8 * (lane / 16);
     const int c = LB == Layout::kRowMajor ? 2 * q + lane / 16 : 2 * kk + lane / 8 % 2;
-    return C::kABytes + (row * kChunks + swizzle<kChunks>(row, c)) * 16;
+    return b_at(row, c);
+  };
+  auto b_scalar = [&](const unsigned char* stage, int ni, int kk, int half) {
+    const int row = 8 * kk + lane % 4 + 4 * half, col = 8 * ni + lane / 4;
+    return *reinterpret_cast<const uint32_t*>(stage + b_at(row, col / 4) + col % 4 * 4);
   };
 
   float acc[C::kMTiles][4][4] = {};
@@ -167,35 +206,62 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
 #pragma unroll 1
   for (int it = 0; it < iters; ++it) {
     // Stage `it` has landed for every lane (wait, then the warp barrier orders the lanes'
-    // copies before the other lanes' ldmatrix); the stage read last iteration is free.
+    // copies before the other lanes' reads); the stage read last iteration is free.
     ptx::cp_async_wait<C::kStages - 2>();
     __syncwarp();
     const int next = it + C::kStages - 1;
     if (next < iters) load_stage(next % C::kStages, k_begin + next * kBK);
     ptx::cp_async_commit();
     const uint32_t stage = ring + (it % C::kStages) * C::kStageBytes;
+    const unsigned char* stage_ptr = smem + warp * C::kWarpBytes + (it % C::kStages) * C::kStageBytes;
 #pragma unroll
-    for (int kk = 0; kk < kBK / 16; ++kk) {
+    for (int kk = 0; kk < S::kSteps; ++kk) {
       uint32_t a[C::kMTiles][4], b[4][2];
 #pragma unroll
       for (int mi = 0; mi < C::kMTiles; ++mi) ptx::ldmatrix_x4(a[mi], stage + a_frag(mi, kk));
+      if constexpr (kScalarB) {
 #pragma unroll
-      for (int q = 0; q < 2; ++q) {
-        uint32_t r[4];
-        if constexpr (LB == Layout::kRowMajor) {
-          ptx::ldmatrix_x4_trans(r, stage + b_frag(q, kk));
-        } else {
-          ptx::ldmatrix_x4(r, stage + b_frag(q, kk));
+        for (int ni = 0; ni < 4; ++ni) {
+          b[ni][0] = b_scalar(stage_ptr, ni, kk, 0);
+          b[ni][1] = b_scalar(stage_ptr, ni, kk, 1);
         }
-        b[2 * q][0] = r[0];
-        b[2 * q][1] = r[1];
-        b[2 * q + 1][0] = r[2];
-        b[2 * q + 1][1] = r[3];
+      } else {
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+          uint32_t r[4];
+          if constexpr (LB == Layout::kRowMajor) {
+            ptx::ldmatrix_x4_trans(r, stage + b_frag(q, kk));
+          } else {
+            ptx::ldmatrix_x4(r, stage + b_frag(q, kk));
+          }
+          b[2 * q][0] = r[0];
+          b[2 * q][1] = r[1];
+          b[2 * q + 1][0] = r[2];
+          b[2 * q + 1][1] = r[3];
+        }
+      }
+      if constexpr (S::kTF32) {
+#pragma unroll
+        for (int mi = 0; mi < C::kMTiles; ++mi) {
+#pragma unroll
+          for (int i = 0; i < 4; ++i) a[mi][i] = ptx::to_tf32(a[mi][i]);
+        }
+#pragma unroll
+        for (int ni = 0; ni < 4; ++ni) {
+          b[ni][0] = ptx::to_tf32(b[ni][0]);
+          b[ni][1] = ptx::to_tf32(b[ni][1]);
+        }
       }
 #pragma unroll
       for (int mi = 0; mi < C::kMTiles; ++mi) {
 #pragma unroll
-        for (int ni = 0; ni < 4; ++ni) ptx::mma_m16n8k16<P>(acc[mi][ni], a[mi], b[ni]);
+        for (int ni = 0; ni < 4; ++ni) {
+          if constexpr (S::kTF32) {
+            ptx::mma_m16n8k8_tf32(acc[mi][ni], a[mi], b[ni]);
+          } else {
+            ptx::mma_m16n8k16<P>(acc[mi][ni], a[mi], b[ni]);
+          }
+        }
       }
     }
   }
@@ -262,27 +328,35 @@ KernelStatus launch(const GemmArgs& g, const Split& s) {
 
 template <Precision P, Layout LB>
 KernelStatus run(const GemmArgs& g) {
-  const Split s = plan_split(g);
-  switch (s.m_tiles) {
-    case 1: return launch<P, LB, Cfg<1>>(g, s);
-    case 2: return launch<P, LB, Cfg<2>>(g, s);
-    default: return launch<P, LB, Cfg<4>>(g, s);
+  const Split s = plan_split<P>(g);
+  if constexpr (Shape<P>::kMaxRows == 16) {
+    return launch<P, LB, Cfg<P, 1>>(g, s);
+  } else {
+    switch (s.m_tiles) {
+      case 1: return launch<P, LB, Cfg<P, 1>>(g, s);
+      case 2: return launch<P, LB, Cfg<P, 2>>(g, s);
+      default: return launch<P, LB, Cfg<P, 4>>(g, s);
+    }
   }
 }
 
+template <Precision P>
 size_t workspace_bytes(const GemmArgs& g) {
-  const Split s = plan_split(g);
+  const Split s = plan_split<P>(g);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * g.m * g.n * sizeof(float) : 0;
 }
 
-template <Layout LB>
+template <Precision P, Layout LB>
 KernelStatus can_implement(const GemmArgs& g) {
   if (g.layout_a != Layout::kRowMajor || g.layout_b != LB) {
     return {KernelStatus::kNotSupported, LB == Layout::kRowMajor
                                              ? "skinny-M mma kernel (rr) takes row-major A and B only"
                                              : "skinny-M mma kernel (rc) takes row-major A and column-major B only"};
   }
-  if (g.m > kMaxRows) return {KernelStatus::kNotSupported, "skinny-M mma kernel takes M <= 64 only"};
+  if (g.m > Shape<P>::kMaxRows) {
+    return {KernelStatus::kNotSupported, Shape<P>::kMaxRows == 64 ? "skinny-M mma kernel takes M <= 64 only"
+                                                                  : "skinny-M mma kernel (TF32) takes M <= 16 only"};
+  }
   if (g.n > INT_MAX || g.k > INT_MAX) {
     return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
   }
@@ -291,15 +365,16 @@ KernelStatus can_implement(const GemmArgs& g) {
 
 template <Precision P, Layout LB>
 KernelInfo skinny_mma_info(const char* name) {
-  KernelInfo info = make_info({name, kConfig, P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/2, kMaxRows, kBN, kBK,
-                               Cfg<4>::kSmemBytes, &can_implement<LB>, &run<P, LB>});
+  constexpr int kVec = Shape<P>::kVec, kMaxRows = Shape<P>::kMaxRows;
+  KernelInfo info = make_info({name, kConfig, P, /*align_a=*/kVec, /*align_b=*/kVec, /*align_d=*/2, kMaxRows, kBN, kBK,
+                               Cfg<P, kMaxRows / 16>::kSmemBytes, &can_implement<P, LB>, &run<P, LB>});
   info.layout_b = LB;
-  info.workspace_bytes = &workspace_bytes;
+  info.workspace_bytes = &workspace_bytes<P>;
   info.max_m = kMaxRows;
   return info;
 }
 
-constexpr Precision kF16 = Precision::kF16, kBF16 = Precision::kBF16;
+constexpr Precision kF16 = Precision::kF16, kBF16 = Precision::kBF16, kTF32 = Precision::kTF32;
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 
 const KernelRegistrar registrars[] = {
@@ -307,6 +382,8 @@ const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_mma_info<kBF16, kCol>("handwritten_sm80_bf16_rc_skinny_m_mma")),
     KernelRegistrar(skinny_mma_info<kF16, kRow>("handwritten_sm80_f16_rr_skinny_m_mma")),
     KernelRegistrar(skinny_mma_info<kF16, kCol>("handwritten_sm80_f16_rc_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kTF32, kRow>("handwritten_sm80_tf32_rr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kTF32, kCol>("handwritten_sm80_tf32_rc_skinny_m_mma")),
 };
 
 }  // namespace

@@ -37,9 +37,15 @@ struct ElementTraits;
 template <>
 struct ElementTraits<Precision::kF32> {
   using Element = float;
+  using Element2 = float2;
   __device__ static float to_float(float x) { return x; }
   __device__ static float from_float(float x) { return x; }
+  __device__ static float2 from_float2(float x, float y) { return make_float2(x, y); }
 };
+
+// TF32 stores float32 (only the products are TF32).
+template <>
+struct ElementTraits<Precision::kTF32> : ElementTraits<Precision::kF32> {};
 
 template <>
 struct ElementTraits<Precision::kF16> {

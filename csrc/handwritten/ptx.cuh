@@ -103,4 +103,22 @@ __device__ inline void mma_m16n8k16<Precision::kF16>(float (&d)[4], const uint32
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// TF32: a float rounded to TF32 (10 mantissa bits, to nearest, ties away from zero), still in
+// a 32-bit register; mma reads only the TF32 bits, and would truncate the rest.
+__device__ inline uint32_t to_tf32(uint32_t x) {
+  uint32_t r;
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(r) : "r"(x));
+  return r;
+}
+// D += A * B for one warp: A 16x8 (row), B 8x8 (col), D 16x8 fp32, TF32 products. Fragments
+// (g = lane / 4, t = lane % 4): a0..a3 = A[g][t], A[g + 8][t], A[g][t + 4], A[g + 8][t + 4];
+// b0, b1 = B[t][g], B[t + 4][g]; d as for m16n8k16.
+__device__ inline void mma_m16n8k8_tf32(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2]) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+
 }  // namespace cutlass_ops::handwritten::ptx
