@@ -378,11 +378,44 @@ def test_large_ieee_fp32_uses_ladder_step_3_where_it_applies(device):
 def test_few_row_float32_streams_b_on_the_skinny_kernel(tf32, device, tf32_matmul):
     tf32_matmul(tf32)
     dtype = "tf32" if tf32 else "f32"
+    # TF32 on Hopper takes the tensor-core streaming kernel (test below) where it was measured.
+    streaming = "skinny_m_mma" if tf32 and device == "h100" and has_kernel("handwritten_sm80_tf32_rr_skinny_m_mma") \
+        else "skinny_m"
     for m, lb in [(1, "r"), (16, "r"), (1, "c"), (16, "c")]:
         p = plan(meta(m, 4096, torch.float32), meta(4096, 4096, torch.float32, layout=lb), device=device)
-        assert p.kernel == f"handwritten_sm80_{dtype}_r{lb}_skinny_m", p
+        assert p.kernel == f"handwritten_sm80_{dtype}_r{lb}_{streaming}", p
     p = plan(meta(17, 4096, torch.float32), meta(4096, 4096, torch.float32), device=device)
     assert "skinny" not in p.kernel, p
+
+
+@pytest.mark.skipif(not has_kernel("handwritten_sm80_tf32_rr_skinny_m_mma"), reason="built without the hand-written kernels")
+@pytest.mark.parametrize("m,n,k,mma", [
+    # M <= 16, K >= 1024, and N / 32 column blocks within [132 / 2, 4 * 132] = [66, 528].
+    (1, 4096, 4096, True),
+    (16, 4096, 4096, True),
+    (16, 2112, 4096, True),     # 66 blocks
+    (16, 2080, 4096, False),    # 65: under half a wave
+    (16, 16896, 4096, True),    # 528 blocks
+    (16, 16928, 4096, False),   # 529: past four per SM
+    (16, 4096, 1024, True),
+    (16, 4096, 1020, False),    # K < 1024
+])
+@pytest.mark.parametrize("lb", ["r", "c"])
+def test_few_tf32_rows_stream_b_on_the_mma_kernel(m, n, k, mma, lb, tf32_matmul):
+    """On Hopper, TF32 with up to 16 rows streams B through the tensor-core kernel where it was
+    measured faster (long K, half a wave to four waves of its blocks); elsewhere, and before
+    Hopper, the CUDA-core streaming kernel; from 17 rows neither."""
+    tf32_matmul(True)
+    f32 = torch.float32
+    p = plan(meta(m, k, f32), meta(k, n, f32, layout=lb))
+    assert p.action == "kernel" and not p.transposed, p
+    expected = "skinny_m_mma" if mma else "skinny_m"
+    assert p.kernel == f"handwritten_sm80_tf32_r{lb}_{expected}", p
+    assert (p.decomposition, p.splits) == ("data-parallel", 1), p
+    assert not (p.copy_input or p.copy_mat2 or p.out_via_temp or p.staged or p.copy_b_kmajor), p
+    a100 = plan(meta(m, k, f32), meta(k, n, f32, layout=lb), device="a100")
+    assert a100.kernel == f"handwritten_sm80_tf32_r{lb}_skinny_m", a100
+    assert "skinny" not in plan(meta(17, k, f32), meta(k, n, f32, layout=lb)).kernel
 
 
 @pytest.mark.skipif(not has_kernel("handwritten_sm80_3xtf32_rr_skinny_m"), reason="built without the hand-written kernels")

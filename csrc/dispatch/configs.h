@@ -511,8 +511,9 @@ struct Handwritten_SkinnyM {
 };
 
 // Not a ladder step: the tensor-core streaming kernel for 16-bit problems of up to 64 rows
-// (csrc/handwritten/gemm_skinny_m_mma_sm80.cu). 32 columns of D per block, K split over its
-// 8 warps, each streaming B through its own cp.async ring into mma.sync; rr and rc.
+// and TF32 ones of up to 16 (csrc/handwritten/gemm_skinny_m_mma_sm80.cu). 32 columns of D per
+// block, K split over its 8 warps, each streaming B through its own cp.async ring into
+// mma.sync; rr and rc.
 struct Handwritten_SkinnyMMma {
   static constexpr const char* kName = "skinny_m_mma_streaming";
 };

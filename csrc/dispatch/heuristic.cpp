@@ -175,8 +175,19 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
 
     case Precision::kTF32:
       if (p.m <= kSkinnyRows) {
-        // Few rows: reading B is the whole cost. The streaming kernel computes in full fp32
-        // (more accurate than TF32, which TF32 permits) at bandwidth.
+        // Few rows: reading B is the whole cost. On Hopper, with a long K and half a wave to
+        // four waves of 32-column blocks (one per SM), the tensor-core streaming kernel, which
+        // keeps more of B in flight: measured (H100, twelfth session, RESULTS.md) 1.31x cuBLAS at
+        // 16x4096x4096 (30.9 us against 49.8 on SM80's split-K kernel), 1.13x at 16x6144x4096,
+        // 0.99x at 1x4096x4096 (the CUDA-core kernel 0.87x); at 16x128256x4096 (4008 blocks)
+        // SM80's tile kernel won (730 us against 746). Otherwise the CUDA-core streaming kernel,
+        // in full fp32 products (more accurate than TF32, which TF32 permits).
+        const int64_t stream_blocks = ceil_div(p.n, 32);
+        if (hopper && p.k >= 1024 && 2 * stream_blocks >= dev.sm_count && stream_blocks <= 4 * dev.sm_count) {
+          pref.add(Handwritten_SkinnyMMma::kName,
+                   "sm90 tf32, M <= 16, long K, 1/2 to 4 waves of 32-column blocks: hand-written tensor-core "
+                   "streaming kernel (B read once at bandwidth)");
+        }
         pref.add(Handwritten_SkinnyM::kName,
                  "tf32, M <= 16: hand-written streaming kernel (B read once, K split, fp32 products)");
       }

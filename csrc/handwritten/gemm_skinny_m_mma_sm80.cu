@@ -1,5 +1,6 @@
-// A hand-written tensor-core kernel for 16-bit GEMMs with few rows: D (M x N) = A (M x K) *
-// B (K x N) for M up to 64 (decode steps and small batches through an LLM's weights).
+// A hand-written tensor-core kernel for 16-bit (and TF32, below) GEMMs with few rows: D (M x N)
+// = A (M x K) * B (K x N) for M up to 64 (decode steps and small batches through an LLM's
+// weights).
 // Not a step of the ladder: a kernel for the shapes the tile kernels lose on.
 //
 // With M <= 64 the product does at most 128 flops per element of B, so reading B is the
