@@ -12,9 +12,12 @@ This is why csrc/handwritten/ streams B evict-first. Needs a GPU and nvcc.
     python benchmarks/gemv_l2_flush_probe.py    # JSON to $OUT (default .)
 """
 
-import json, os, statistics, sys
+import json
+import os
+
 import torch
-from torch.utils.cpp_extension import load_inline
+
+from gemv_probe_common import compile_probe, time_us
 
 src = r"""
 #include <torch/extension.h>
@@ -71,64 +74,44 @@ void run(torch::Tensor a, torch::Tensor b, torch::Tensor y, int64_t mode, int64_
   }
 }
 """
-ext = load_inline(
-    "l2probe",
-    cpp_sources="void run(torch::Tensor a, torch::Tensor b, torch::Tensor y, int64_t mode, int64_t splits);",
-    cuda_sources=src,
-    functions=["run"],
-    extra_cuda_cflags=["-O3", "-gencode=arch=compute_90a,code=sm_90a"],
-    verbose=False,
-)
-
-FLUSH = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
+MODES = ["plain", "cs", "evict_first_hint", "evict_first_hint_nc"]  # ld16<MODE> above
 
 
-def timeit(fn, flush, reps=60):
-    for _ in range(5):
-        fn()
-    ts = []
-    for _ in range(reps):
-        if flush == "dirty":
-            FLUSH.zero_()
-        else:
-            FLUSH.sum()  # read-only pass: L2 left full of clean lines
-        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e) * 1e3)
-    return statistics.median(ts)
+def main() -> None:
+    ext = compile_probe(
+        "gemv_l2_flush_probe",
+        src,
+        "void run(torch::Tensor a, torch::Tensor b, torch::Tensor y, int64_t mode, int64_t splits)",
+    )
+    rows = []
+    for m, n, k in [(1, 4096, 4096), (1, 6144, 4096), (1, 4096, 14336), (16, 4096, 4096)]:
+        for dtype in (torch.float32, torch.bfloat16):
+            a, b = torch.randn(m, k, device="cuda", dtype=dtype), torch.randn(k, n, device="cuda", dtype=dtype)
+            for flush in ("dirty", "clean"):
+                torch.backends.cuda.matmul.allow_tf32 = False
+                row = {
+                    "shape": f"{m}x{n}x{k}",
+                    "dtype": str(dtype)[6:],
+                    "flush": flush,
+                    "torch_ieee": time_us(lambda: torch.mm(a, b), flush, 60),
+                }
+                if dtype == torch.float32:
+                    torch.backends.cuda.matmul.allow_tf32 = True
+                    row["torch_tf32"] = time_us(lambda: torch.mm(a, b), flush, 60)
+                    row["read_sum"] = time_us(lambda: b.sum(), flush, 60)
+                    if m == 1:  # the GEMV, each load form (MODES), K in 16 slabs
+                        y, ref = torch.empty(n, device="cuda"), (a.double() @ b.double()).float()[0]
+                        for mode, name in enumerate(MODES):
+                            ext.run(a[0], b, y, mode, 16)
+                            assert torch.allclose(y, ref, rtol=1e-3, atol=1e-2), name
+                            row[f"gemv_{name}"] = time_us(lambda: ext.run(a[0], b, y, mode, 16), flush, 60)
+                rows.append(row)
+                print(
+                    json.dumps({key: round(v, 1) if isinstance(v, float) else v for key, v in row.items()}), flush=True
+                )
+    with open(os.path.join(os.environ.get("OUT", "."), "gemv_l2_flush_probe.json"), "w") as f:
+        json.dump(rows, f, indent=1)
 
 
-FLUSH.zero_()
-FLUSH.sum()
-torch.cuda.synchronize()
-rows = []
-for m, n, k in [(1, 4096, 4096), (1, 6144, 4096), (1, 4096, 14336), (16, 4096, 4096)]:
-    for dt in (torch.float32, torch.bfloat16):
-        a = torch.randn(m, k, device="cuda", dtype=dt)
-        b = torch.randn(k, n, device="cuda", dtype=dt)
-        for flush in ("dirty", "clean"):
-            torch.backends.cuda.matmul.allow_tf32 = False
-            r = {
-                "shape": f"{m}x{n}x{k}",
-                "dtype": str(dt)[6:],
-                "flush": flush,
-                "torch_ieee": timeit(lambda: torch.mm(a, b), flush),
-            }
-            if dt == torch.float32:
-                torch.backends.cuda.matmul.allow_tf32 = True
-                r["torch_tf32"] = timeit(lambda: torch.mm(a, b), flush)
-                r["read_sum"] = timeit(lambda: b.sum(), flush)
-                if m == 1:
-                    y = torch.empty(n, device="cuda")
-                    ref = (a.double() @ b.double()).float()[0]
-                    for mode in range(4):
-                        ext.run(a[0], b, y, mode, 16)
-                        assert torch.allclose(y, ref, rtol=1e-3, atol=1e-2), mode
-                        r[f"gemv_mode{mode}"] = timeit(lambda: ext.run(a[0], b, y, mode, 16), flush)
-            rows.append(r)
-            print(json.dumps({k: (round(v, 1) if isinstance(v, float) else v) for k, v in r.items()}), flush=True)
-out = os.environ.get("OUT", ".")
-json.dump(rows, open(os.path.join(out, "l2probe.json"), "w"), indent=1)
+if __name__ == "__main__":
+    main()

@@ -11,9 +11,7 @@ closed the rest of the gap to cuBLAS (30.3 fp32, 20.6 bf16). Needs a GPU and nvc
     python benchmarks/gemv_load_variants_probe.py    # JSON to $OUT (default .)
 """
 
-import itertools, json, os, statistics
-import torch
-from torch.utils.cpp_extension import load_inline
+from gemv_probe_common import compile_probe, sweep_variants
 
 src = r"""
 #include <torch/extension.h>
@@ -86,57 +84,16 @@ NAMES = [
     "wide4_u16_cs",
     "wide4_u32_cs",
 ]
-ext = load_inline(
-    "l2probe2",
-    cpp_sources="void run(torch::Tensor a, torch::Tensor b, torch::Tensor y, int64_t variant, int64_t splits);",
-    cuda_sources=src,
-    functions=["run"],
-    extra_cuda_cflags=["-O3", "-gencode=arch=compute_90a,code=sm_90a"],
-)
-FLUSH = torch.empty(256 * 1024 * 1024 // 4, dtype=torch.int32, device="cuda")
 
 
-def timeit(fn, flush="dirty", reps=50):
-    for _ in range(5):
-        fn()
-    ts = []
-    for _ in range(reps):
-        FLUSH.zero_() if flush == "dirty" else FLUSH.sum()
-        s, e = torch.cuda.Event(True), torch.cuda.Event(True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        ts.append(s.elapsed_time(e) * 1e3)
-    return statistics.median(ts)
+def main() -> None:
+    ext = compile_probe(
+        "gemv_load_variants_probe",
+        src,
+        "void run(torch::Tensor a, torch::Tensor b, torch::Tensor y, int64_t variant, int64_t splits)",
+    )
+    sweep_variants(ext, NAMES, (4, 8, 16, 32, 64), "gemv_load_variants_probe.json")
 
 
-rows = []
-for (n, k), dt in itertools.product(
-    [(4096, 4096), (6144, 4096), (4096, 14336), (14336, 4096)], (torch.float32, torch.bfloat16)
-):
-    a = torch.randn(1, k, device="cuda", dtype=dt)
-    b = torch.randn(k, n, device="cuda", dtype=dt)
-    ref = (a.double() @ b.double()).float()[0]
-    y = torch.empty(n, device="cuda")
-    torch.backends.cuda.matmul.allow_tf32 = True
-    r = {
-        "shape": f"1x{n}x{k}",
-        "dtype": str(dt)[6:],
-        "torch": timeit(lambda: torch.mm(a, b)),
-        "torch_clean": timeit(lambda: torch.mm(a, b), "clean"),
-    }
-    for v, name in enumerate(NAMES):
-        best = None
-        for sp in (4, 8, 16, 32, 64):
-            ext.run(a, b, y, v, sp)
-            if not torch.allclose(y, ref, rtol=2e-2, atol=2e-1):
-                r[name + f"_s{sp}"] = "WRONG"
-                continue
-            t = timeit(lambda: ext.run(a, b, y, v, sp), reps=30)
-            if best is None or t < best[0]:
-                best = (t, sp)
-        r[name] = best
-    rows.append(r)
-    print(json.dumps(r), flush=True)
-json.dump(rows, open(os.path.join(os.environ.get("OUT", "."), "l2probe2.json"), "w"), indent=1)
+if __name__ == "__main__":
+    main()
