@@ -82,6 +82,9 @@ SM90_SPLITK_SUM = [(p, "Sm90_128x256x64_2x1x1_Coop_SplitKSum", ["rr", "rc"]) for
 # 3xTF32 on SM90 by presplitting the operands (configs.h): one TF32 "rc" GEMM per config, its
 # translation unit registering it as a 3xTF32 kernel for all four operand layouts.
 SM90_3XTF32_PRESPLIT = ["Sm90_128x128x32_2x1x1_Coop_Presplit", "Sm90_128x128x32_1x1x1_CoopStreamK_Presplit"]
+# IEEE float32 on Hopper's DMMA (configs.h): one float64 "rc" GEMM storing float per config,
+# its translation unit registering it as a float32 kernel for all four operand layouts.
+SM90_F32_ON_DMMA = ["Sm90Dmma_128x128x16_32x64x16_3s_WidenF32", "Sm90Dmma_128x128x16_32x64x16_3s_StreamK_WidenF32"]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).
 SM80_KERNELS = [
@@ -181,6 +184,22 @@ def sm90_presplit_unit(config: str, names: dict[str, str]) -> TranslationUnit:
         kernels)
 
 
+def sm90_f32_on_dmma_unit(config: str, names: dict[str, str]) -> TranslationUnit:
+    """The config's float64 "rc" GEMM storing float, registered as an IEEE float32 kernel for
+    every layout (the widening pass reads the operands in any layout): one GEMM for all four."""
+    token = names[config]
+    gemm = (f"cutlass_ops::sm80::Sm80Gemm<cutlass_ops::configs::{config}, cutlass_ops::Precision::kF64, "
+            f"{layout_enum('r')}, {layout_enum('c')}, 1, float>")
+    kernels = [(lay, f"cutlass2x_sm90_f32_{lay}_{token}", f"cutlass_ops::sm80::WidenedF32<{gemm}>",
+                f", {layout_enum(lay[0])}, {layout_enum(lay[1])}")
+               for lay in LAYOUTS]
+    return translation_unit(
+        CSRC / "cutlass2x" / f"gemm_f32_{token}_sm90.cu", "cutlass2x/sm90_f32_on_dmma.cuh",
+        f"// IEEE float32 on float64 DMMA, configs::{config}: one float64 GEMM storing float, "
+        f"{layouts_comment(LAYOUTS)}.",
+        kernels)
+
+
 def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], arch: int) -> TranslationUnit:
     token = f"{names[config]}_a{align}"
     kernels = [(lay, f"cutlass2x_sm{arch}_{precision}_{lay}_{token}",
@@ -202,6 +221,7 @@ def all_units() -> list[TranslationUnit]:
     units += [sm90_presplit_unit(c, names) for c in SM90_3XTF32_PRESPLIT]
     archs = config_archs()
     units += [sm80_unit(p, c, a, names, archs[c]) for p, c, a in SM80_KERNELS]
+    units += [sm90_f32_on_dmma_unit(c, names) for c in SM90_F32_ON_DMMA]
     return units
 
 

@@ -114,7 +114,7 @@ def test_forced_kernel_on_a_storage_offset(kernel):
                          ids=str)
 def test_auto_dispatch_picks_only_the_measured_ladder_steps(dtype, m, n, k):
     """The heuristic picks a hand-written kernel only where it measured faster than CUTLASS:
-    step 3 for large IEEE fp32, step 6 for large 16-bit on Hopper, the skinny-M streaming
+    step 3 for large IEEE fp32 (where Hopper's DMMA route does not take it), step 6 for large 16-bit on Hopper, the skinny-M streaming
     kernel for fp32 with up to 16 rows, its tensor-core sibling for 16-bit with up to 32 rows on
     Hopper. Steps 1, 2, 4 and 5 only run when forced (or when the autotuner timed them fastest
     for a problem)."""

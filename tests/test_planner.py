@@ -358,18 +358,53 @@ def test_split_k_for_long_k_on_the_simt_kernel():
 @pytest.mark.parametrize("device", ["h100", "a100"])
 def test_large_ieee_fp32_uses_ladder_step_3_where_it_applies(device):
     """A wave of 128x128 tiles, row-major, 4-aligned: the hand-written register-blocked kernel
-    (measured faster than CUTLASS's SIMT kernel there); anything else: CUTLASS SIMT."""
+    (measured faster than CUTLASS's SIMT kernel there); anything else: CUTLASS SIMT. K = 384:
+    under the K from which Hopper runs large float32 problems on DMMA (the test below)."""
     sms = DEVICE_PRESETS[device].sm_count
     side = 128 * (int(sms ** 0.5) + 1)  # a square with at least one tile per SM
-    p = plan(meta(side, 1024, torch.float32), meta(1024, side, torch.float32), device=device)
+    p = plan(meta(side, 384, torch.float32), meta(384, side, torch.float32), device=device)
     assert p.kernel == "handwritten_sm80_f32_rr_3_register_blocked" and p.decomposition == "data-parallel", p
     for a, b in [
-        (meta(side, 1024, torch.float32), meta(1024, side, torch.float32, layout="c")),  # B column-major
-        (meta(side, 1023, torch.float32), meta(1023, side, torch.float32)),              # K not a multiple of 4
-        (meta(256, 1024, torch.float32), meta(1024, 256, torch.float32)),                # 4 tiles: split-K SIMT
+        (meta(side, 384, torch.float32), meta(384, side, torch.float32, layout="c")),  # B column-major
+        (meta(side, 383, torch.float32), meta(383, side, torch.float32)),              # K not a multiple of 4
+        (meta(256, 1024, torch.float32), meta(1024, 256, torch.float32)),              # 4 tiles: split-K SIMT
     ]:
         q = plan(a, b, device=device)
         assert q.kernel.startswith("cutlass2x_sm80_f32_") and "simt" in q.kernel, q
+
+
+WIDEN = "dmma16x8x4_128x128x16_3s_widen"
+WIDEN_STREAM_K = "dmma16x8x4_128x128x16_3s_streamk_widen"
+
+
+@pytest.mark.skipif(not has_kernel(f"cutlass2x_sm90_f32_rr_{WIDEN}"), reason="built without the sm90a kernels")
+@pytest.mark.parametrize("m,n,k,expected", [
+    # heuristic.cpp, f32_on_dmma_pays: 1/M + 1/N <= 1/640 and K >= 512; the stream-K kernel
+    # where the last wave of 128x128 tiles is under 90% full, or from 8 waves (1056 tiles).
+    (2048, 2048, 4096, WIDEN),            # 256 tiles: 2 waves, the last 124 of 132
+    (2048, 2176, 1536, WIDEN_STREAM_K),   # 272 tiles: the last wave 8 of 132
+    (1024, 2048, 4096, WIDEN),            # 128 tiles: 1/M + 1/N = 1/683
+    (768, 4096, 4096, WIDEN_STREAM_K),    # 1/647; 192 tiles, the last wave 60 of 132
+    (4096, 4096, 512, WIDEN),             # 1024 tiles: 7.8 waves
+    (8192, 8192, 8192, WIDEN_STREAM_K),   # 4096 tiles: 31 waves
+    (8192, 128256, 4096, WIDEN_STREAM_K),
+    (4096, 4096, 511, None),              # K too short
+    (704, 4096, 4096, None),              # 1/M + 1/N = 1/601
+    (1024, 1024, 4096, None),             # 1/512
+    (512, 14336, 4096, None),
+])
+@pytest.mark.parametrize("layouts", ["rr", "cc"])
+def test_large_ieee_fp32_runs_on_hopper_dmma(m, n, k, expected, layouts):
+    f32 = torch.float32
+    p = plan(meta(m, k, f32, layout=layouts[0]), meta(k, n, f32, layout=layouts[1]))
+    if expected is None:
+        assert "_widen" not in p.kernel, p
+    else:
+        assert p.kernel.startswith("cutlass2x_sm90_f32_") and p.kernel.endswith(expected), p
+        assert not (p.staged or p.copy_input or p.copy_mat2 or p.copy_b_kmajor), p
+        assert p.decomposition == ("stream-k" if expected == WIDEN_STREAM_K else "data-parallel"), p
+    # Not on an A100: the kernels are built for sm_90a only.
+    assert "_widen" not in plan(meta(m, k, f32), meta(k, n, f32), device="a100").kernel
 
 
 @pytest.mark.skipif(not has_kernel("handwritten_sm80_f32_rr_skinny_m"), reason="built without the hand-written kernels")

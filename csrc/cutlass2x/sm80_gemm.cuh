@@ -98,8 +98,10 @@ using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::Ro
                                      cutlass::layout::ColumnMajor>;
 
 // `Alignment` (elements) applies to A, B and D alike; the SIMT epilogue stores one
-// element per access whatever the operands allow.
-template <class Config, Precision P, Layout LA, Layout LB, int Alignment>
+// element per access whatever the operands allow. D is stored as `ElementD`, by default the
+// operands' type (float32 on float64 DMMA stores float: sm90_f32_on_dmma.cuh).
+template <class Config, Precision P, Layout LA, Layout LB, int Alignment,
+          class ElementD = typename PrecisionTraits<P, Config::kArch>::Element>
 struct Sm80Gemm {
   using Traits = PrecisionTraits<P, Config::kArch>;
   using ArchTag = std::conditional_t<Config::kArch == 90, cutlass::arch::Sm90, cutlass::arch::Sm80>;
@@ -116,10 +118,10 @@ struct Sm80Gemm {
   // D = 1 * accumulator + 0 * C: with beta = 0 the source is never read. Serial split-K
   // needs the general form: each later K slice's epilogue runs with beta = 1 and adds the
   // partial sum its predecessor left in D (C and D are the same buffer).
-  using EpilogueOp = cutlass::epilogue::thread::LinearCombination<Element, kAlignD, Accumulator, Accumulator>;
+  using EpilogueOp = cutlass::epilogue::thread::LinearCombination<ElementD, kAlignD, Accumulator, Accumulator>;
 
   using Gemm = cutlass::gemm::device::GemmUniversal<
-      Element, LayoutTag<LA>, Element, LayoutTag<LB>, Element, cutlass::layout::RowMajor, Accumulator,
+      Element, LayoutTag<LA>, Element, LayoutTag<LB>, ElementD, cutlass::layout::RowMajor, Accumulator,
       OpClass, ArchTag,
       cutlass::gemm::GemmShape<Config::kTileM, Config::kTileN, Config::kTileK>,
       cutlass::gemm::GemmShape<Config::kWarpM, Config::kWarpN, Config::kWarpK>, InstructionShape,

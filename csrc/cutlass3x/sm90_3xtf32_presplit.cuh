@@ -25,6 +25,7 @@
 #include <climits>
 #include <cstdint>
 
+#include "common/row_pass.cuh"
 #include "cutlass3x/sm90_gemm.cuh"
 
 namespace cutlass_ops::sm90 {
@@ -45,61 +46,37 @@ __device__ __forceinline__ float round_to_tf32(float x) {
 // K rounded up to whole 16-byte groups of floats: each part's width in the parts' rows.
 inline int64_t padded_k(int64_t k) { return (k + 3) / 4 * 4; }
 
-constexpr int kTile = 32;  // a 32 x 32 tile per block of 32 x 8 threads, a warp per row of it
-
-// Row r of dst (rows x 3 kp, row-major) gets the three parts of row r of src side by side,
-// each kp wide (columns k..kp-1 zero): part `small_part` (0 or 1) is the small one, the other
-// two the big one. Element (r, k) of src is at src[r * stride_r + k * stride_k]. The tile
-// passes through shared memory, so reads run along src's unit-stride dimension and writes
-// along dst's rows.
+// Row r of dst (rows x 3 kp, row-major) gets the three parts of row r of the operand side by
+// side, each kp wide (columns k..kp-1 zero): part `small_part` (0 or 1) is the small one, the
+// other two the big one.
 // An infinite or NaN x goes into part 2 alone (parts 0 and 1 zero): part 2 of A meets only
 // part 2 of B, both big, so x enters D once, times the other operand's big part, as through
 // a float32 GEMM. Split normally it would also meet the other's small part (inf * 0 = NaN,
 // or inf - inf where the parts' signs differ).
-// (A template, so that each translation unit including this header may emit its copy.)
-template <int kUnused = 0>
-__global__ void split_kernel(const float* __restrict__ src, int64_t rows, int64_t k, int64_t kp, int64_t stride_r,
-                             int64_t stride_k, float* __restrict__ dst, int small_part) {
-  __shared__ float tile[kTile][kTile + 1];
-  const int tx = threadIdx.x, ty = threadIdx.y;
-  const int64_t k0 = static_cast<int64_t>(blockIdx.x) * kTile;
-  const bool k_unit = stride_k == 1;
-  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile; r0 < rows; r0 += static_cast<int64_t>(gridDim.y) * kTile) {
-    for (int i = ty; i < kTile; i += blockDim.y) {
-      // Lanes walk K when K has unit stride, rows otherwise.
-      const int tr = k_unit ? i : tx, tk = k_unit ? tx : i;
-      const int64_t r = r0 + tr, kk = k0 + tk;
-      if (r < rows && kk < k) tile[tr][tk] = src[r * stride_r + kk * stride_k];
+struct SplitWriter {
+  float* dst;
+  int64_t kp;
+  int small_part;
+  __device__ void operator()(int64_t r, int64_t c, float x) const {
+    float* out = dst + r * 3 * kp + c;
+    if (isfinite(x)) {
+      const float big = round_to_tf32(x);
+      const float small = round_to_tf32(x - big);  // x - big is exact
+      out[0] = small_part == 0 ? small : big;
+      out[kp] = small_part == 1 ? small : big;
+      out[2 * kp] = big;
+    } else {
+      out[0] = out[kp] = 0.0f;
+      out[2 * kp] = x;
     }
-    __syncthreads();
-    for (int i = ty; i < kTile; i += blockDim.y) {
-      const int64_t r = r0 + i, kk = k0 + tx;
-      if (r < rows && kk < kp) {
-        const float x = kk < k ? tile[i][tx] : 0.0f;
-        float* out = dst + r * 3 * kp + kk;
-        if (isfinite(x)) {
-          const float big = round_to_tf32(x);
-          const float small = round_to_tf32(x - big);  // x - big is exact
-          out[0] = small_part == 0 ? small : big;
-          out[kp] = small_part == 1 ? small : big;
-          out[2 * kp] = big;
-        } else {
-          out[0] = out[kp] = 0.0f;
-          out[2 * kp] = x;
-        }
-      }
-    }
-    __syncthreads();
   }
-}
+};
 
+// The pass over one operand (rows x k, element (r, c) at src[r * stride_r + c * stride_k]).
 inline cudaError_t split(const float* src, int64_t rows, int64_t k, int64_t stride_r, int64_t stride_k, float* dst,
                          int small_part, cudaStream_t stream) {
   const int64_t kp = padded_k(k);
-  const int64_t row_tiles = (rows + kTile - 1) / kTile;
-  const dim3 grid(static_cast<unsigned>((kp + kTile - 1) / kTile), static_cast<unsigned>(row_tiles < 65535 ? row_tiles : 65535));
-  split_kernel<><<<grid, dim3(kTile, 8), 0, stream>>>(src, rows, k, kp, stride_r, stride_k, dst, small_part);
-  return cudaGetLastError();
+  return row_pass::run(src, rows, k, kp, stride_r, stride_k, SplitWriter{dst, kp, small_part}, stream);
 }
 
 }  // namespace presplit

@@ -429,6 +429,29 @@ struct Sm90Dmma_128x128x16_32x64x16_3s_StreamK {
   static constexpr bool kStreamK = true;
 };
 
+// IEEE float32 on Hopper's FP64 tensor cores: the operands widened to float64 K-major (exact),
+// the 128x128 DMMA GEMM above summing in float64 and storing D as float32, one rounding per
+// result (cutlass2x/sm90_f32_on_dmma.cuh). Registered for every operand layout and alignment
+// (the widening pass reads them as they lie). Workspace: 8 (M + N) K bytes. Plain and on
+// CUTLASS 2.x's stream-K kernel (ragged last waves).
+struct Sm90Dmma_128x128x16_32x64x16_3s_WidenF32 {
+  static constexpr const char* kName = "dmma16x8x4_128x128x16_3s_widen";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 16;
+  static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 16;
+  static constexpr int kStages = 3;
+  static constexpr bool kSimt = false;
+  static constexpr int kArch = 90;
+};
+struct Sm90Dmma_128x128x16_32x64x16_3s_StreamK_WidenF32 {
+  static constexpr const char* kName = "dmma16x8x4_128x128x16_3s_streamk_widen";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 16;
+  static constexpr int kWarpM = 32, kWarpN = 64, kWarpK = 16;
+  static constexpr int kStages = 3;
+  static constexpr bool kSimt = false;
+  static constexpr int kArch = 90;
+  static constexpr bool kStreamK = true;
+};
+
 // IEEE float32 on CUDA cores, cp.async multistage (4-byte copies: any alignment).
 struct Sm80Simt_128x128x8_32x64x8_4s {
   static constexpr const char* kName = "simt_128x128x8_4s";

@@ -33,6 +33,24 @@ constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3x
 // problem; IEEE fp32 there is torch's accuracy and 1.3x its speed (the output write bounds it).
 constexpr int64_t kPresplitMinK = 256;
 
+// IEEE float32 on Hopper's FP64 tensor cores (cutlass2x/sm90_f32_on_dmma.cuh) where the two
+// widening passes (12 (M + N) K bytes of traffic) are small against the GEMM (2 M N K flops):
+// their share goes as 1/M + 1/N. Measured on an H100 (bench, forced, thirteenth session), against
+// the CUDA-core kernels: ahead at 1024x2048x4096 (1/683; 1.05x cuBLAS against 1.01x) and on
+// every larger problem; behind at 512x4096x4096 (1/455; 0.96x against 0.99x) and 1024^3 (1/512;
+// 0.92x against 1.04x). At 16384x16384x32 the GEMM writes more than it computes (0.77x against
+// 1.30x), hence a K floor too.
+constexpr double kF32OnDmmaMaxInverseSides = 1.0 / 640;
+constexpr int64_t kF32OnDmmaMinK = 512;
+// The stream-K kernel below this fill of the last wave of 128x128 tiles, or from this many waves.
+constexpr double kF32OnDmmaStreamKFill = 0.9;
+constexpr int64_t kF32OnDmmaStreamKWaves = 8;
+
+bool f32_on_dmma_pays(const Plan& p) {
+  const double inverse_sides = 1.0 / static_cast<double>(p.m) + 1.0 / static_cast<double>(p.n);
+  return p.k >= kF32OnDmmaMinK && inverse_sides <= kF32OnDmmaMaxInverseSides;
+}
+
 // Row-major x row-major TF32 over 128 rows with under half a wave of 256x128 tiles: the K
 // from which that tile split along K beats the 128x128 one. Measured on an H100 (split_probe):
 // ahead at K = 4096 and 14336 (256 and 512 rows x 4096 columns), behind at 1024 (1024^3).
@@ -259,6 +277,24 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         pref.add(Handwritten_SkinnyM::kName,
                  "float32 without TF32, M <= 16: hand-written streaming kernel (B read once, K split)");
       }
+      if (hopper && f32_on_dmma_pays(p)) {
+        // Long sides and K: IEEE float32 on the FP64 tensor cores, operands widened to float64
+        // (exact), float64 sums rounded to float32 once. Measured on an H100 (bench, L2
+        // flushed, thirteenth session; RESULTS.md), against cuBLAS's SGEMM: 1.03-1.08x on the
+        // LLM shapes of 2048 and 8192 rows, 1.06x at 4096^3, 1.10-1.19x on the odd squares,
+        // where the CUDA-core kernels ran 0.78-0.94x. On the stream-K kernel where the last
+        // wave of 128x128 tiles is ragged, and from eight waves, where its block order measured
+        // 1-5% ahead of the plain kernel's (8192 rows; 2048 rows lost 2-6% on it).
+        const int64_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
+        if (wave_fill(tiles, dev) < kF32OnDmmaStreamKFill || tiles >= kF32OnDmmaStreamKWaves * dev.sm_count) {
+          pref.add(Sm90Dmma_128x128x16_32x64x16_3s_StreamK_WidenF32::kName,
+                   "sm90 float32 without TF32, long sides: operands widened to float64, DMMA 128x128 on the "
+                   "stream-K kernel (a ragged last wave, or >= 8 waves), float64 sums rounded to float32 once");
+        }
+        pref.add(Sm90Dmma_128x128x16_32x64x16_3s_WidenF32::kName,
+                 "sm90 float32 without TF32, long sides: operands widened to float64, DMMA 128x128, float64 sums "
+                 "rounded to float32 once");
+      }
       // Few rows or few columns: a SIMT tile that fits them, split-K (wave_split_k_slices).
       // Measured on an H100 (RESULTS.md, eighth session), against the best the 128x128 SIMT
       // tile or ladder step 3 did: 32x4096x4096 0.79x cuBLAS on 32x128 (0.48x),
@@ -484,6 +520,7 @@ double sustained_tflops(const KernelInfo& k) {
   // TMA + WGMMA (CUTLASS 3.x or hand-written). TF32 on tiles smaller than 128x256 runs slower:
   // the 128x128 "cc" kernel took about 94 us of 2048^3 (183 TFLOP/s; H100, 2026-11-22), which
   // made a K-major copy of B for it lose to SM80's TF32 kernel there (131 us against 101).
+  if (k.min_cc == 90 && k.precision == Precision::kF32) return 50.0;  // float32 on DMMA, widening included
   if (k.min_cc == 90) return sixteen_bit ? 600.0 : (k.tile_m * k.tile_n >= 128 * 256 ? 330.0 : 200.0);
   if (std::strstr(k.config, "simt") != nullptr) return sixteen_bit ? 35.0 : 45.0;
   if (sixteen_bit) return k.align_a >= 8 ? 350.0 : 200.0;
