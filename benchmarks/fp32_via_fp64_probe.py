@@ -36,6 +36,22 @@ def rel_err(c: torch.Tensor, a: torch.Tensor, b: torch.Tensor, rows: torch.Tenso
     return float((c[rows].double() - ref).norm() / ref.norm())
 
 
+def probe(shape: str, rounds: int, rep_ms: float) -> dict:
+    """Times and errors for one MxNxK problem (its tensors are freed on return)."""
+    m, n, k = (int(x) for x in shape.split("x"))
+    g = torch.Generator(device="cuda").manual_seed(0)
+    a = torch.randn(m, k, device="cuda", generator=g)
+    b = torch.randn(k, n, device="cuda", generator=g)
+    a64, b64 = a.double(), b.double()
+    fns = [lambda: torch.mm(a, b), lambda: torch.mm(a64, b64), lambda: cutlass_ops.mm(a64, b64),
+           lambda: (a.double(), b.double()), lambda: cutlass_ops.mm(a.double(), b.double()).float()]
+    t = [x.median_ms * 1e3 for x in time_alternating(fns, rounds=rounds, rep_ms=rep_ms)]
+    rows = torch.randperm(m, device="cuda")[:256]
+    return dict(problem=shape, fp32_us=t[0], torch64_us=t[1], ours64_us=t[2], widen_us=t[3], pipeline_us=t[4],
+                err_fp32=rel_err(torch.mm(a, b), a, b, rows),
+                err_pipeline=rel_err(cutlass_ops.mm(a64, b64).float(), a, b, rows))
+
+
 def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("--shapes", default=",".join(SHAPES))
@@ -49,23 +65,11 @@ def main() -> None:
     print(f"{'problem':>18} {'fp32 us':>10} {'torch64':>10} {'ours64':>10} {'widen':>8} {'pipeline':>10} "
           f"{'x(pipe)':>8} {'x(ours64)':>9} {'err32':>9} {'err pipe':>9}")
     for shape in args.shapes.split(","):
-        m, n, k = (int(x) for x in shape.split("x"))
-        g = torch.Generator(device="cuda").manual_seed(0)
-        a = torch.randn(m, k, device="cuda", generator=g)
-        b = torch.randn(k, n, device="cuda", generator=g)
-        a64, b64 = a.double(), b.double()
-        fns = [lambda: torch.mm(a, b), lambda: torch.mm(a64, b64), lambda: cutlass_ops.mm(a64, b64),
-               lambda: (a.double(), b.double()), lambda: cutlass_ops.mm(a.double(), b.double()).float()]
-        t = [x.median_ms * 1e3 for x in time_alternating(fns, rounds=args.rounds, rep_ms=args.rep_ms)]
-        rows = torch.randperm(m, device="cuda")[:256]
-        e32 = rel_err(torch.mm(a, b), a, b, rows)
-        epipe = rel_err(cutlass_ops.mm(a64, b64).float(), a, b, rows)
-        row = dict(problem=shape, fp32_us=t[0], torch64_us=t[1], ours64_us=t[2], widen_us=t[3], pipeline_us=t[4],
-                   err_fp32=e32, err_pipeline=epipe)
-        rows_out.append(row)
-        print(f"{shape:>18} {t[0]:10.1f} {t[1]:10.1f} {t[2]:10.1f} {t[3]:8.1f} {t[4]:10.1f} {t[0] / t[4]:8.3f} "
-              f"{t[0] / t[2]:9.3f} {e32:9.2e} {epipe:9.2e}", flush=True)
-        del a, b, a64, b64
+        r = probe(shape, args.rounds, args.rep_ms)
+        rows_out.append(r)
+        print(f"{shape:>18} {r['fp32_us']:10.1f} {r['torch64_us']:10.1f} {r['ours64_us']:10.1f} {r['widen_us']:8.1f} "
+              f"{r['pipeline_us']:10.1f} {r['fp32_us'] / r['pipeline_us']:8.3f} {r['fp32_us'] / r['ours64_us']:9.3f} "
+              f"{r['err_fp32']:9.2e} {r['err_pipeline']:9.2e}", flush=True)
         torch.cuda.empty_cache()
     if args.json:
         with open(args.json, "w") as f:

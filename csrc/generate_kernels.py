@@ -169,35 +169,34 @@ def sm90_unit(precision: str, config: str, layouts: list[str], names: dict[str, 
                             f"// {precision}, configs::{config}: {layouts_comment(layouts)}.", kernels)
 
 
-def sm90_presplit_unit(config: str, names: dict[str, str]) -> TranslationUnit:
-    """The config's TF32 "rc" GEMM, registered as a 3xTF32 kernel for every layout (the split
-    pass reads the operands in any layout): one GEMM instantiation for all four."""
-    token = names[config]
-    gemm = (f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{config}, cutlass_ops::Precision::kTF32, "
-            f"{layout_enum('r')}, {layout_enum('c')}>")
-    kernels = [(lay, f"cutlass3x_sm90_3xtf32_{lay}_{token}", f"cutlass_ops::sm90::Presplit3xTF32<{gemm}>",
+def operand_pass_unit(family: str, precision: str, token: str, wrapper: str, gemm: str, header: str,
+                      comment: str) -> TranslationUnit:
+    """One "rc" GEMM on copies of the operands that a pass writes (common/operand_pass.cuh),
+    registered as a `precision` kernel for every layout, since the pass reads the operands in
+    any layout: one GEMM instantiation for all four."""
+    kernels = [(lay, f"{family}_sm90_{precision}_{lay}_{token}", f"{wrapper}<{gemm}>",
                 f", {layout_enum(lay[0])}, {layout_enum(lay[1])}")
                for lay in LAYOUTS]
-    return translation_unit(
-        CSRC / "cutlass3x" / f"gemm_3xtf32_{token}_sm90.cu", "cutlass3x/sm90_3xtf32_presplit.cuh",
-        f"// float32 as 3xTF32 on presplit operands, configs::{config}: one TF32 GEMM, {layouts_comment(LAYOUTS)}.",
-        kernels)
+    return translation_unit(CSRC / family / f"gemm_{precision}_{token}_sm90.cu", header,
+                            f"// {comment}, {layouts_comment(LAYOUTS)}.", kernels)
+
+
+def sm90_presplit_unit(config: str, names: dict[str, str]) -> TranslationUnit:
+    """The config's TF32 GEMM on the operands' TF32 parts, as a 3xTF32 kernel."""
+    gemm = (f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{config}, cutlass_ops::Precision::kTF32, "
+            f"{layout_enum('r')}, {layout_enum('c')}>")
+    return operand_pass_unit("cutlass3x", "3xtf32", names[config], "cutlass_ops::sm90::Presplit3xTF32", gemm,
+                             "cutlass3x/sm90_3xtf32_presplit.cuh",
+                             f"float32 as 3xTF32 on presplit operands, configs::{config}: one TF32 GEMM")
 
 
 def sm90_f32_on_dmma_unit(config: str, names: dict[str, str]) -> TranslationUnit:
-    """The config's float64 "rc" GEMM storing float, registered as an IEEE float32 kernel for
-    every layout (the widening pass reads the operands in any layout): one GEMM for all four."""
-    token = names[config]
+    """The config's float64 GEMM storing float on the widened operands, as an IEEE float32 kernel."""
     gemm = (f"cutlass_ops::sm80::Sm80Gemm<cutlass_ops::configs::{config}, cutlass_ops::Precision::kF64, "
             f"{layout_enum('r')}, {layout_enum('c')}, 1, float>")
-    kernels = [(lay, f"cutlass2x_sm90_f32_{lay}_{token}", f"cutlass_ops::sm80::WidenedF32<{gemm}>",
-                f", {layout_enum(lay[0])}, {layout_enum(lay[1])}")
-               for lay in LAYOUTS]
-    return translation_unit(
-        CSRC / "cutlass2x" / f"gemm_f32_{token}_sm90.cu", "cutlass2x/sm90_f32_on_dmma.cuh",
-        f"// IEEE float32 on float64 DMMA, configs::{config}: one float64 GEMM storing float, "
-        f"{layouts_comment(LAYOUTS)}.",
-        kernels)
+    return operand_pass_unit("cutlass2x", "f32", names[config], "cutlass_ops::sm80::WidenedF32", gemm,
+                             "cutlass2x/sm90_f32_on_dmma.cuh",
+                             f"IEEE float32 on float64 DMMA, configs::{config}: one float64 GEMM storing float")
 
 
 def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], arch: int) -> TranslationUnit:

@@ -18,15 +18,14 @@
 // as there).
 //
 // Cost: a workspace of 8 (M + N) K bytes, one memory-bound pass per operand (read 4 bytes,
-// write 8 per element; common/row_pass.cuh, which takes A and B in any layout and alignment),
+// write 8 per element; common/operand_pass.cuh, which takes A and B in any layout and alignment),
 // and the float64 GEMM. The passes grow against the GEMM as 1/M + 1/N, so the route pays
 // on large problems only (dispatch/heuristic.cpp).
 #pragma once
 
-#include <climits>
 #include <cstdint>
 
-#include "common/row_pass.cuh"
+#include "common/operand_pass.cuh"
 #include "cutlass2x/sm80_gemm.cuh"
 
 namespace cutlass_ops::sm80 {
@@ -40,73 +39,31 @@ struct WidenWriter {
   __device__ void operator()(int64_t r, int64_t c, float x) const { dst[r * k + c] = static_cast<double>(x); }
 };
 
-inline cudaError_t widen(const float* src, int64_t rows, int64_t k, int64_t stride_r, int64_t stride_k, double* dst,
-                         cudaStream_t stream) {
-  return row_pass::run(src, rows, k, k, stride_r, stride_k, WidenWriter{dst, k}, stream);
-}
+// The pass of OperandPassGemm.
+struct WidenPass {
+  using Element = double;
+  static int64_t depth(int64_t k) { return k; }
+  static cudaError_t write(const float* src, int64_t rows, int64_t k, int64_t stride_r, int64_t stride_k, double* dst,
+                           int /*operand*/, cudaStream_t stream) {
+    return row_pass::run(src, rows, k, k, stride_r, stride_k, WidenWriter{dst, k}, stream);
+  }
+};
 
 }  // namespace widen
 
 // Registers a float64 "rc" GEMM that stores float (Gemm: Sm80Gemm<Config, kF64, row, col, 1,
 // float>) as an IEEE float32 kernel for operands of any layout: the widening passes above, then
-// Gemm on the widened copies. One translation unit per config registers all four layouts
-// (csrc/generate_kernels.py), so the GEMM is compiled once.
+// Gemm on the widened copies (common/operand_pass.cuh). One translation unit per config
+// registers all four layouts (csrc/generate_kernels.py), so the GEMM is compiled once.
 template <class Gemm>
-struct WidenedF32 {
-  static constexpr size_t kAlign = 256;  // the GEMM's own workspace starts on this boundary
-
-  static size_t operands_bytes(const GemmArgs& g) {
-    const size_t bytes = static_cast<size_t>(g.m + g.n) * static_cast<size_t>(g.k) * sizeof(double);
-    return (bytes + kAlign - 1) / kAlign * kAlign;
-  }
-
-  // The float64 problem on the copies: M x K row-major A64 times K x N column-major B64.
-  static GemmArgs gemm_args(const GemmArgs& g) {
-    GemmArgs t = g;
-    double* a64 = static_cast<double*>(g.workspace);
-    t.a = a64;
-    t.lda = g.k;
-    t.layout_a = Layout::kRowMajor;
-    t.b = a64 == nullptr ? nullptr : a64 + g.m * g.k;
-    t.ldb = g.k;
-    t.layout_b = Layout::kColMajor;
-    t.workspace = a64 == nullptr ? nullptr : static_cast<char*>(g.workspace) + operands_bytes(g);
-    return t;
-  }
-
-  static size_t workspace_bytes(const GemmArgs& g) { return operands_bytes(g) + Gemm::workspace_bytes(gemm_args(g)); }
-
-  static KernelStatus can_implement(const GemmArgs& g) { return Gemm::can_implement(gemm_args(g)); }
-
-  static KernelStatus run(const GemmArgs& g) {
-    const GemmArgs t = gemm_args(g);
-    double* a64 = static_cast<double*>(const_cast<void*>(t.a));
-    double* b64 = static_cast<double*>(const_cast<void*>(t.b));
-    // A (M x K): row r = row r of A. B^T (N x K): row n = column n of B.
-    const bool a_rows = g.layout_a == Layout::kRowMajor, b_rows = g.layout_b == Layout::kRowMajor;
-    cudaError_t err = widen::widen(static_cast<const float*>(g.a), g.m, g.k, a_rows ? g.lda : 1, a_rows ? 1 : g.lda,
-                                   a64, g.stream);
-    if (err == cudaSuccess) {
-      err = widen::widen(static_cast<const float*>(g.b), g.n, g.k, b_rows ? 1 : g.ldb, b_rows ? g.ldb : 1, b64,
-                         g.stream);
-    }
-    if (err != cudaSuccess) return from_cuda(err);
-    return Gemm::run(t);
-  }
-
+struct WidenedF32 : OperandPassGemm<Gemm, widen::WidenPass> {
   static KernelInfo info(const char* name, Layout layout_a, Layout layout_b) {
-    KernelInfo k = Gemm::info(name);  // config, tiles, shared memory: the GEMM's
-    k.precision = Precision::kF32;
-    k.layout_a = layout_a;
-    k.layout_b = layout_b;
-    k.align_a = k.align_b = k.align_d = 1;  // the passes read single floats; D is stored a float at a time
+    KernelInfo k = OperandPassGemm<Gemm, widen::WidenPass>::info(name, Precision::kF32, layout_a, layout_b);
+    k.align_d = 1;  // the SIMT-like epilogue stores a float at a time
     // Data-parallel, and stream-K where the GEMM has it (partial tiles meet in float64 in its
     // workspace). Not CUTLASS 2.x's serial split-K: its slices would meet in D, in float32.
     k.decompositions = decomposition_bit(Decomposition::kDataParallel) |
                        (Gemm::kStreamK ? decomposition_bit(Decomposition::kStreamK) : 0);
-    k.workspace_bytes = &workspace_bytes;
-    k.can_implement = &can_implement;
-    k.run = &run;
     return k;
   }
 };

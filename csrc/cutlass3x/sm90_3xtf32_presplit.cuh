@@ -25,7 +25,7 @@
 #include <climits>
 #include <cstdint>
 
-#include "common/row_pass.cuh"
+#include "common/operand_pass.cuh"
 #include "cutlass3x/sm90_gemm.cuh"
 
 namespace cutlass_ops::sm90 {
@@ -72,77 +72,36 @@ struct SplitWriter {
   }
 };
 
-// The pass over one operand (rows x k, element (r, c) at src[r * stride_r + c * stride_k]).
-inline cudaError_t split(const float* src, int64_t rows, int64_t k, int64_t stride_r, int64_t stride_k, float* dst,
-                         int small_part, cudaStream_t stream) {
-  const int64_t kp = padded_k(k);
-  return row_pass::run(src, rows, k, kp, stride_r, stride_k, SplitWriter{dst, kp, small_part}, stream);
-}
+// The pass of OperandPassGemm: A's small part goes first (part 0), B's second (part 1).
+struct SplitPass {
+  using Element = float;
+  static int64_t depth(int64_t k) { return 3 * padded_k(k); }
+  static cudaError_t write(const float* src, int64_t rows, int64_t k, int64_t stride_r, int64_t stride_k, float* dst,
+                           int operand, cudaStream_t stream) {
+    const int64_t kp = padded_k(k);
+    return row_pass::run(src, rows, k, kp, stride_r, stride_k, SplitWriter{dst, kp, operand}, stream);
+  }
+};
 
 }  // namespace presplit
 
 // Registers a TF32 "rc" GEMM (Gemm: Sm90Gemm<Config, kTF32, row, col>, a config that promotes
 // its accumulators) as a 3xTF32 kernel for operands of any layout: the split passes above,
-// then Gemm on the parts. One translation unit per config registers all four layouts
-// (csrc/generate_kernels.py), so the GEMM is compiled once.
+// then Gemm on the parts (common/operand_pass.cuh). One translation unit per config registers
+// all four layouts (csrc/generate_kernels.py), so the GEMM is compiled once.
 template <class Gemm>
-struct Presplit3xTF32 {
+struct Presplit3xTF32 : OperandPassGemm<Gemm, presplit::SplitPass> {
   static_assert(Gemm::kPromoteKTiles > 0, "3xTF32 on WGMMA needs a config that promotes its accumulators");
-  static constexpr size_t kAlign = 256;  // the GEMM's own workspace starts on this boundary
-
-  static size_t parts_bytes(const GemmArgs& g) {
-    const size_t bytes =
-        static_cast<size_t>(g.m + g.n) * 3 * static_cast<size_t>(presplit::padded_k(g.k)) * sizeof(float);
-    return (bytes + kAlign - 1) / kAlign * kAlign;
-  }
-
-  // The TF32 problem on the parts: M x 3K' row-major A3 times 3K' x N column-major B3.
-  static GemmArgs gemm_args(const GemmArgs& g) {
-    GemmArgs t = g;
-    float* a3 = static_cast<float*>(g.workspace);
-    t.k = 3 * presplit::padded_k(g.k);
-    t.a = a3;
-    t.lda = t.k;
-    t.layout_a = Layout::kRowMajor;
-    t.b = a3 == nullptr ? nullptr : a3 + g.m * t.k;
-    t.ldb = t.k;
-    t.layout_b = Layout::kColMajor;
-    t.workspace = a3 == nullptr ? nullptr : static_cast<char*>(g.workspace) + parts_bytes(g);
-    return t;
-  }
-
-  static size_t workspace_bytes(const GemmArgs& g) { return parts_bytes(g) + Gemm::workspace_bytes(gemm_args(g)); }
+  using Base = OperandPassGemm<Gemm, presplit::SplitPass>;
 
   static KernelStatus can_implement(const GemmArgs& g) {
-    if (3 * presplit::padded_k(g.k) > INT_MAX) return {KernelStatus::kNotSupported, "3xTF32 presplit: 3K must fit in 32 bits"};
-    return Gemm::can_implement(gemm_args(g));
-  }
-
-  static KernelStatus run(const GemmArgs& g) {
-    const GemmArgs t = gemm_args(g);
-    float* a3 = static_cast<float*>(const_cast<void*>(t.a));
-    float* b3 = static_cast<float*>(const_cast<void*>(t.b));
-    // A (M x K): row r = row r of A. B^T (N x K): row n = column n of B.
-    const bool a_rows = g.layout_a == Layout::kRowMajor, b_rows = g.layout_b == Layout::kRowMajor;
-    cudaError_t err = presplit::split(static_cast<const float*>(g.a), g.m, g.k, a_rows ? g.lda : 1, a_rows ? 1 : g.lda,
-                                      a3, /*small_part=*/0, g.stream);
-    if (err == cudaSuccess) {
-      err = presplit::split(static_cast<const float*>(g.b), g.n, g.k, b_rows ? 1 : g.ldb, b_rows ? g.ldb : 1, b3,
-                            /*small_part=*/1, g.stream);
-    }
-    if (err != cudaSuccess) return from_cuda(err);
-    return Gemm::run(t);
+    if (presplit::SplitPass::depth(g.k) > INT_MAX) return {KernelStatus::kNotSupported, "3xTF32 presplit: 3K must fit in 32 bits"};
+    return Base::can_implement(g);
   }
 
   static KernelInfo info(const char* name, Layout layout_a, Layout layout_b) {
-    KernelInfo k = Gemm::info(name);  // config, tiles, shared memory, decompositions, tile order: the GEMM's
-    k.precision = Precision::kTF32x3;
-    k.layout_a = layout_a;
-    k.layout_b = layout_b;
-    k.align_a = k.align_b = 1;  // the split reads single floats; only D is written by TMA
-    k.workspace_bytes = &workspace_bytes;
+    KernelInfo k = Base::info(name, Precision::kTF32x3, layout_a, layout_b);  // only D is written by TMA
     k.can_implement = &can_implement;
-    k.run = &run;
     return k;
   }
 };
