@@ -82,9 +82,6 @@ SM90_SPLITK_SUM = [(p, "Sm90_128x256x64_2x1x1_Coop_SplitKSum", ["rr", "rc"]) for
 # 3xTF32 on SM90 by presplitting the operands (configs.h): one TF32 "rc" GEMM per config, its
 # translation unit registering it as a 3xTF32 kernel for all four operand layouts.
 SM90_3XTF32_PRESPLIT = ["Sm90_128x128x32_2x1x1_Coop_Presplit", "Sm90_128x128x32_1x1x1_CoopStreamK_Presplit"]
-# IEEE float32 on Hopper's DMMA (configs.h): one float64 "rc" GEMM storing float per config,
-# its translation unit registering it as a float32 kernel for all four operand layouts.
-SM90_F32_ON_DMMA = ["Sm90Dmma_128x128x16_32x64x16_3s_WidenF32", "Sm90Dmma_128x128x16_32x64x16_3s_StreamK_WidenF32"]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).
 SM80_KERNELS = [
@@ -113,6 +110,10 @@ SM80_KERNELS = [
     ("f64", "Sm90Dmma_32x64x16_16x32x16_5s", 1),
     # The 128x128 DMMA tile on the stream-K kernel, for ragged last waves (configs.h).
     ("f64", "Sm90Dmma_128x128x16_32x64x16_3s_StreamK", 1),
+    # IEEE float32 on DMMA, widened in registers (configs.h): 16-byte copies for aligned
+    # operands, 4-byte ones for any others.
+    *[("f32", c, a) for c in ("Sm90DmmaF32_128x128x32_32x64x32_3s_StreamK", "Sm90DmmaF32_64x64x32_32x32x32_4s_StreamK",
+                              "Sm90DmmaF32_32x64x32_16x32x32_5s_StreamK") for a in (4, 1)],
 ]
 
 
@@ -190,15 +191,6 @@ def sm90_presplit_unit(config: str, names: dict[str, str]) -> TranslationUnit:
                              f"float32 as 3xTF32 on presplit operands, configs::{config}: one TF32 GEMM")
 
 
-def sm90_f32_on_dmma_unit(config: str, names: dict[str, str]) -> TranslationUnit:
-    """The config's float64 GEMM storing float on the widened operands, as an IEEE float32 kernel."""
-    gemm = (f"cutlass_ops::sm80::Sm80Gemm<cutlass_ops::configs::{config}, cutlass_ops::Precision::kF64, "
-            f"{layout_enum('r')}, {layout_enum('c')}, 1, float>")
-    return operand_pass_unit("cutlass2x", "f32", names[config], "cutlass_ops::sm80::WidenedF32", gemm,
-                             "cutlass2x/sm90_f32_on_dmma.cuh",
-                             f"IEEE float32 on float64 DMMA, configs::{config}: one float64 GEMM storing float")
-
-
 def sm80_unit(precision: str, config: str, align: int, names: dict[str, str], arch: int) -> TranslationUnit:
     token = f"{names[config]}_a{align}"
     kernels = [(lay, f"cutlass2x_sm{arch}_{precision}_{lay}_{token}",
@@ -220,7 +212,6 @@ def all_units() -> list[TranslationUnit]:
     units += [sm90_presplit_unit(c, names) for c in SM90_3XTF32_PRESPLIT]
     archs = config_archs()
     units += [sm80_unit(p, c, a, names, archs[c]) for p, c, a in SM80_KERNELS]
-    units += [sm90_f32_on_dmma_unit(c, names) for c in SM90_F32_ON_DMMA]
     return units
 
 

@@ -62,14 +62,15 @@ def mm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] =
 
 def set_fp32_mode(mode: str) -> None:
     """What float32 matmuls compute while torch has TF32 off (``torch.set_float32_matmul_precision
-    ("highest")``, torch's default): ``"ieee"`` (default; IEEE fp32 FMA like torch.mm, or on Hopper for large
-    problems float64 sums of the exactly widened operands on the FP64 tensor cores, rounded to
-    float32 once: faster than torch's fp32 there, and more accurate) or
-    ``"3xtf32"`` (each operand split into two TF32 parts, three tensor-core products; measured
-    more accurate than torch's fp32, and on an H100 1.5-1.9x as fast from 2048^3 up). Where
-    no 3xTF32 kernel pays or takes the problem (on Hopper: under 256 rows or columns, 512^3
-    of work, or K = 256, below which torch's fp32 error is smaller), IEEE fp32 runs; ``explain()`` shows which. With TF32 on, float32 runs
-    TF32 in either mode. Also set by the environment variable ``CUTLASS_OPS_FP32``."""
+    ("highest")``, torch's default): ``"ieee"`` (default; IEEE fp32 FMA like torch.mm, or on Hopper,
+    from K = 128 and 5 rows, float64 sums of the operands widened (exactly) in registers on the
+    FP64 tensor cores, rounded to float32 once: faster than torch's fp32 there, and more
+    accurate) or ``"3xtf32"`` (each operand split into two TF32 parts, three tensor-core
+    products; measured more accurate than torch's fp32, and on an H100 1.5-1.9x as fast from
+    2048^3 up). Where no 3xTF32 kernel pays or takes the problem (on Hopper: under 1024 rows or
+    columns, 1024^3 of work, or K = 256, below which torch's fp32 error is smaller), IEEE fp32
+    runs; ``explain()`` shows which. With TF32 on, float32 runs TF32 in either mode. Also set by
+    the environment variable ``CUTLASS_OPS_FP32``."""
     _C.set_fp32_mode(mode)
 
 

@@ -1,8 +1,8 @@
-"""IEEE float32 on Hopper's FP64 tensor cores (csrc/cutlass2x/sm90_f32_on_dmma.cuh): the
-operands widened to float64 (exactly), one DMMA GEMM summing in float64, each result rounded
-to float32 once. Held to that claim against float64: within half a float32 ulp norm-wise (torch's
-fp32 GEMM is some 20x further off), with infinities and NaNs where float32 puts them, in every
-layout and alignment the widening pass reads."""
+"""IEEE float32 on Hopper's FP64 tensor cores: the operands widened to float64 (exactly) in
+registers (csrc/cutlass2x/f32_on_dmma_warp.h), DMMA summing in float64, each result rounded
+to float32 once. Held to that claim against float64: within half a float32 ulp norm-wise
+(torch's fp32 GEMM is some 20x further off), with infinities and NaNs where float32 puts them,
+in every layout and alignment (16-byte copies where the operands allow, else 4-byte ones)."""
 
 import math
 
@@ -14,17 +14,20 @@ from mm_testing import matrix
 
 pytestmark = pytest.mark.gpu
 
-PLAIN, STREAM_K = "dmma16x8x4_128x128x16_3s_widen", "dmma16x8x4_128x128x16_3s_streamk_widen"
+IN_REGISTERS = {"128sk": "dmma16x8x8_128x128x32_3s_streamk_a4",
+                "64sk": "dmma16x8x8_64x64x32_4s_streamk_a4", "32sk": "dmma16x8x8_32x64x32_5s_streamk_a4"}
 ROUNDING = 2.0**-24  # float32's unit roundoff: the most one rounding of each result can add, norm-wise
 
 
-def widened_kernels():
+def f32_dmma_kernels():
+    """The float32 kernels on DMMA ("dmma16x8x8": widened in registers)."""
     if not torch.cuda.is_available():
         return []
-    return [k.name for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name.endswith("_widen")]
+    names = [k.name for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.dtype == "f32"]
+    return [n for n in names if "_dmma16x8x8_" in n]
 
 
-needs_widen = pytest.mark.skipif(not widened_kernels(), reason="no Hopper GPU, or built without the sm90a kernels")
+needs_dmma = pytest.mark.skipif(not f32_dmma_kernels(), reason="no Hopper GPU, or built without the sm90a kernels")
 
 
 def relative_error(out, a, b):
@@ -38,28 +41,31 @@ def ieee_fp32(tf32_matmul):
     cutlass_ops.set_fp32_mode("ieee")
 
 
-@needs_widen
+@needs_dmma
 @pytest.mark.parametrize("layouts", ["rr", "rc", "cr", "cc"])
-@pytest.mark.parametrize("m,n,k,config", [
-    (2048, 4096, 1000, PLAIN),        # 16 x 32 = 512 tiles of 128x128: 3.9 waves of 132
-    (2048, 2176, 1536, STREAM_K),     # 16 x 17 = 272 tiles: a last wave of 8
+@pytest.mark.parametrize("m,n,k,ld_pad,config", [
+    (2048, 4096, 1000, 0, IN_REGISTERS["128sk"]),   # 16 x 32 = 512 tiles of 128x128: 3.9 waves of 132
+    (2048, 2176, 1536, 0, IN_REGISTERS["128sk"]),   # 16 x 17 = 272 tiles: a last wave of 8
+    (2048, 4096, 1000, 1, IN_REGISTERS["128sk"].replace("_a4", "_a1")),  # leading dims off 16 bytes: 4-byte copies
+    (2048, 2176, 1536, 1, IN_REGISTERS["128sk"].replace("_a4", "_a1")),
 ])
-def test_auto_dispatch_rounds_each_result_once(layouts, m, n, k, config, ieee_fp32):
-    a, b = matrix(m, k, torch.float32, layouts[0]), matrix(k, n, torch.float32, layouts[1])
+def test_auto_dispatch_rounds_each_result_once(layouts, m, n, k, ld_pad, config, ieee_fp32):
+    a = matrix(m, k, torch.float32, layouts[0], ld_pad=ld_pad)
+    b = matrix(k, n, torch.float32, layouts[1], ld_pad=ld_pad)
     plan = cutlass_ops.explain(a, b)
     assert plan.kernel == f"cutlass2x_sm90_f32_{layouts}_{config}", plan
-    assert plan.dtype == "f32" and "widened to float64" in plan.reason, plan
+    assert plan.dtype == "f32" and "widened to float64" in plan.reason and not plan.staged, plan
     out = cutlass_ops.mm(a, b)
     e_ours, e_torch = relative_error(out, a, b), relative_error(torch.mm(a, b), a, b)
     assert e_ours <= ROUNDING, f"{plan.kernel}: relative error {e_ours:.3e}, more than one float32 rounding"
     assert e_ours <= e_torch / 4, f"{plan.kernel}: {e_ours:.3e} against torch fp32's {e_torch:.3e}"
 
 
-@needs_widen
-@pytest.mark.parametrize("kernel", widened_kernels())
+@needs_dmma
+@pytest.mark.parametrize("kernel", [n for n in f32_dmma_kernels() if n.endswith("_a1")])
 @pytest.mark.parametrize("form", ["offset", "padded", "odd_k"])
 def test_misaligned_operands_are_read_as_they_lie(kernel, form, ieee_fp32):
-    """The widening pass reads single floats: a storage offset of one element, odd leading
+    """The 4-byte-copy kernels read single floats: a storage offset of one element, odd leading
     dims or an odd K reach the kernel unstaged, and so does an odd output."""
     m, n, k = (263, 137, 1001) if form == "odd_k" else (264, 136, 1000)
     la, lb = kernel.split("_")[3]
@@ -73,8 +79,38 @@ def test_misaligned_operands_are_read_as_they_lie(kernel, form, ieee_fp32):
     assert relative_error(out, a, b) <= ROUNDING, (kernel, form)
 
 
-@needs_widen
-@pytest.mark.parametrize("kernel", widened_kernels())
+@needs_dmma
+@pytest.mark.parametrize("kernel", f32_dmma_kernels())
+@pytest.mark.parametrize("m,n,k", [(296, 264, 136), (64, 4096, 4096), (1024, 1024, 1024), (256, 256, 65536)])
+def test_widened_in_registers_rounds_each_result_once(kernel, m, n, k, ieee_fp32):
+    """Every float32 DMMA kernel, forced, in its layouts, on a tile-edge shape, few rows, a
+    square and a long K (stream-K's partial tiles meet in float64): one rounding per result."""
+    la, lb = kernel.split("_")[3]
+    a, b = matrix(m, k, torch.float32, la), matrix(k, n, torch.float32, lb)
+    plan = cutlass_ops.explain(a, b, kernel=kernel)
+    assert not plan.staged, plan
+    out = cutlass_ops.mm(a, b, kernel=kernel)
+    e_ours, e_torch = relative_error(out, a, b), relative_error(torch.mm(a, b), a, b)
+    assert e_ours <= ROUNDING, f"{kernel} {plan.decomposition}: relative error {e_ours:.3e}"
+    assert e_ours <= e_torch, f"{kernel}: {e_ours:.3e} against torch fp32's {e_torch:.3e}"
+
+
+@needs_dmma
+@pytest.mark.parametrize("kernel", [n for n in f32_dmma_kernels() if n.endswith("_a4")])
+def test_sixteen_byte_copy_kernels_refuse_misaligned_operands(kernel, ieee_fp32):
+    """16-byte cp.async: an operand off 16 bytes is refused by name, and auto dispatch takes the
+    same tile's 4-byte-copy kernel."""
+    la, lb = kernel.split("_")[3]
+    a = matrix(264, 1000, torch.float32, la, offset=1)
+    b = matrix(1000, 136, torch.float32, lb)
+    with pytest.raises(ValueError, match="aligned to"):
+        cutlass_ops.explain(a, b, kernel=kernel)
+    plan = cutlass_ops.explain(a, b)
+    assert plan.kernel.endswith("_a1") and "_dmma16x8x8_" in plan.kernel and not plan.staged, plan
+
+
+@needs_dmma
+@pytest.mark.parametrize("kernel", f32_dmma_kernels())
 def test_infinities_nans_and_the_float32_range(kernel, ieee_fp32):
     """Inf and NaN land where torch's float32 GEMM puts them. Sums are float64's: a row whose
     partial sums pass float32's largest value but whose result does not stays finite (and
@@ -109,8 +145,8 @@ def test_infinities_nans_and_the_float32_range(kernel, ieee_fp32):
     assert relative_error(ours[rows][:, cols], a[rows], b[:, cols]) <= ROUNDING
 
 
-@needs_widen
-@pytest.mark.parametrize("kernel", widened_kernels())
+@needs_dmma
+@pytest.mark.parametrize("kernel", f32_dmma_kernels())
 def test_subnormal_results_are_rounded_once(kernel, ieee_fp32):
     """Products of about 1e-42 summed to results below float32's smallest normal: float64 holds
     them exactly, so each result is within half a subnormal step (2^-150) of the float64 sum."""
@@ -124,24 +160,15 @@ def test_subnormal_results_are_rounded_once(kernel, ieee_fp32):
     assert (ours - ref).abs().max().item() <= 2.0**-150 * 1.001
 
 
-@needs_widen
-def test_stream_k_is_deterministic(ieee_fp32):
-    """1000^2 is 64 tiles of 128x128: the stream-K kernel shares their K iterations over the SMs,
+@needs_dmma
+@pytest.mark.parametrize("config", [IN_REGISTERS[c] for c in ("128sk", "64sk", "32sk")])
+def test_stream_k_is_deterministic(config, ieee_fp32):
+    """1000^2 is 64 tiles of 128x128: the stream-K kernels share their K iterations over the SMs,
     partial tiles meeting in float64 in a fixed order."""
-    kernel = f"cutlass2x_sm90_f32_rr_{STREAM_K}"
+    kernel = f"cutlass2x_sm90_f32_rr_{config}"
     a, b = matrix(1000, 8192, torch.float32), matrix(8192, 1000, torch.float32)
     plan = cutlass_ops.explain(a, b, kernel=kernel)
     assert plan.decomposition == "stream-k", plan
     first = cutlass_ops.mm(a, b, kernel=kernel)
     assert torch.equal(first, cutlass_ops.mm(a, b, kernel=kernel))
     assert relative_error(first, a, b) <= ROUNDING
-
-
-@needs_widen
-def test_small_problems_stay_on_the_cuda_cores(ieee_fp32):
-    """Where the widening passes would cost more than DMMA gains (1/M + 1/N over 1/640, or K
-    under 512), float32 stays on its CUDA-core kernels."""
-    for m, n, k in [(1024, 1024, 4096), (4096, 4096, 256), (512, 14336, 4096), (704, 4096, 4096)]:
-        a, b = matrix(m, k, torch.float32), matrix(k, n, torch.float32)
-        plan = cutlass_ops.explain(a, b)
-        assert "_widen" not in plan.kernel, (m, n, k, plan)

@@ -344,12 +344,12 @@ def test_empty_problems_plan_without_dividing_by_zero(m, n, k, dtype):
 
 
 def test_split_k_for_long_k_on_the_simt_kernel():
-    # IEEE fp32: 2 x 2 tiles of 128x128 on 132 SMs, 16384 K tiles of 8: 16 slices (the cap).
-    p = plan(meta(256, 131072, torch.float32), meta(131072, 256, torch.float32))
+    # IEEE fp32 off Hopper: 2 x 2 tiles of 128x128 on 108 SMs, 16384 K tiles of 8: 16 slices (the cap).
+    p = plan(meta(256, 131072, torch.float32), meta(131072, 256, torch.float32), device="a100")
     assert p.kernel.startswith("cutlass2x_sm80_f32_"), p
     assert (p.decomposition, p.splits) == ("split-k", 16), p
     # A full wave of tiles: no split.
-    p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32))
+    p = plan(meta(4096, 4096, torch.float32), meta(4096, 4096, torch.float32), device="a100")
     assert (p.decomposition, p.splits) == ("data-parallel", 1), p
 
 
@@ -358,53 +358,64 @@ def test_split_k_for_long_k_on_the_simt_kernel():
 @pytest.mark.parametrize("device", ["h100", "a100"])
 def test_large_ieee_fp32_uses_ladder_step_3_where_it_applies(device):
     """A wave of 128x128 tiles, row-major, 4-aligned: the hand-written register-blocked kernel
-    (measured faster than CUTLASS's SIMT kernel there); anything else: CUTLASS SIMT. K = 384:
-    under the K from which Hopper runs large float32 problems on DMMA (the test below)."""
+    (measured faster than CUTLASS's SIMT kernel there); anything else: CUTLASS SIMT. K = 64:
+    under the K from which Hopper runs float32 on DMMA (the tests below)."""
     sms = DEVICE_PRESETS[device].sm_count
     side = 128 * (int(sms ** 0.5) + 1)  # a square with at least one tile per SM
-    p = plan(meta(side, 384, torch.float32), meta(384, side, torch.float32), device=device)
+    p = plan(meta(side, 64, torch.float32), meta(64, side, torch.float32), device=device)
     assert p.kernel == "handwritten_sm80_f32_rr_3_register_blocked" and p.decomposition == "data-parallel", p
     for a, b in [
-        (meta(side, 384, torch.float32), meta(384, side, torch.float32, layout="c")),  # B column-major
-        (meta(side, 383, torch.float32), meta(383, side, torch.float32)),              # K not a multiple of 4
-        (meta(256, 1024, torch.float32), meta(1024, 256, torch.float32)),              # 4 tiles: split-K SIMT
+        (meta(side, 64, torch.float32), meta(64, side, torch.float32, layout="c")),  # B column-major
+        (meta(side, 63, torch.float32), meta(63, side, torch.float32)),              # K not a multiple of 4
+        (meta(256, 64, torch.float32), meta(64, 256, torch.float32)),                # 4 tiles
     ]:
         q = plan(a, b, device=device)
         assert q.kernel.startswith("cutlass2x_sm80_f32_") and "simt" in q.kernel, q
 
 
-WIDEN = "dmma16x8x4_128x128x16_3s_widen"
-WIDEN_STREAM_K = "dmma16x8x4_128x128x16_3s_streamk_widen"
+DMMA_128, DMMA_64, DMMA_32 = ("dmma16x8x8_128x128x32_3s_streamk_a4", "dmma16x8x8_64x64x32_4s_streamk_a4",
+                              "dmma16x8x8_32x64x32_5s_streamk_a4")
 
 
-@pytest.mark.skipif(not has_kernel(f"cutlass2x_sm90_f32_rr_{WIDEN}"), reason="built without the sm90a kernels")
+@pytest.mark.skipif(not has_kernel(f"cutlass2x_sm90_f32_rr_{DMMA_128}"), reason="built without the sm90a kernels")
 @pytest.mark.parametrize("m,n,k,expected", [
-    # heuristic.cpp, f32_on_dmma_pays: 1/M + 1/N <= 1/640 and K >= 512; the stream-K kernel
-    # where the last wave of 128x128 tiles is under 90% full, or from 8 waves (1056 tiles).
-    (2048, 2048, 4096, WIDEN),            # 256 tiles: 2 waves, the last 124 of 132
-    (2048, 2176, 1536, WIDEN_STREAM_K),   # 272 tiles: the last wave 8 of 132
-    (1024, 2048, 4096, WIDEN),            # 128 tiles: 1/M + 1/N = 1/683
-    (768, 4096, 4096, WIDEN_STREAM_K),    # 1/647; 192 tiles, the last wave 60 of 132
-    (4096, 4096, 512, WIDEN),             # 1024 tiles: 7.8 waves
-    (8192, 8192, 8192, WIDEN_STREAM_K),   # 4096 tiles: 31 waves
-    (8192, 128256, 4096, WIDEN_STREAM_K),
-    (4096, 4096, 511, None),              # K too short
-    (704, 4096, 4096, None),              # 1/M + 1/N = 1/601
-    (1024, 1024, 4096, None),             # 1/512
-    (512, 14336, 4096, None),
+    # heuristic.cpp, kF32: from K = 128, 16-byte aligned operands widen in registers; 128x128
+    # over 64 rows and columns with K >= 2048 or 3/4 of a wave of its tiles (99 of 132), else
+    # 64x64 for 33-64 rows, <= 64 columns or 3/4 of a wave of 64x64 tiles, else 32x64; the
+    # streaming kernel up to 4 rows. All on the stream-K kernel; operands off 16 bytes (A's
+    # leading dim K + 1 or M + 1) on the same tile's 4-byte-copy kernel.
+    (2048, 2048, 4096, DMMA_128),
+    (128, 4096, 4096, DMMA_128),        # 32 tiles, but K >= 2048
+    (4096, 4096, 512, DMMA_128),        # 1024 tiles
+    (1024, 1024, 1024, DMMA_64),        # 64 tiles of 128x128, 256 of 64x64
+    (64, 4096, 4096, DMMA_64),
+    (16384, 16, 16384, DMMA_64),        # 16 columns
+    (33, 14336, 4096, DMMA_64),
+    (512, 512, 512, DMMA_32),           # 64 tiles of 64x64
+    (32, 4096, 4096, DMMA_32),
+    (5, 4096, 4096, DMMA_32),
+    (4, 4096, 4096, "skinny_m"),
+    (4096, 4096, 64, None),             # K = 64: the CUDA cores
 ])
-@pytest.mark.parametrize("layouts", ["rr", "cc"])
-def test_large_ieee_fp32_runs_on_hopper_dmma(m, n, k, expected, layouts):
+@pytest.mark.parametrize("layouts", ["rr", "rc", "cr", "cc"])
+@pytest.mark.parametrize("aligned", [True, False])
+def test_ieee_fp32_widens_in_registers_on_hopper(m, n, k, expected, layouts, aligned):
     f32 = torch.float32
-    p = plan(meta(m, k, f32, layout=layouts[0]), meta(k, n, f32, layout=layouts[1]))
+    a = meta(m, k, f32, layout=layouts[0], ld=None if aligned else (k if layouts[0] == "r" else m) + 1)
+    p = plan(a, meta(k, n, f32, layout=layouts[1]))
+    if expected == "skinny_m" and layouts[0] == "c":
+        expected = DMMA_32  # the streaming kernel reads a row-major A only
     if expected is None:
-        assert "_widen" not in p.kernel, p
+        assert "dmma" not in p.kernel, p
+    elif expected == "skinny_m":
+        assert p.kernel.startswith("handwritten_sm80_f32_") and p.kernel.endswith("skinny_m"), p
     else:
-        assert p.kernel.startswith("cutlass2x_sm90_f32_") and p.kernel.endswith(expected), p
-        assert not (p.staged or p.copy_input or p.copy_mat2 or p.copy_b_kmajor), p
-        assert p.decomposition == ("stream-k" if expected == WIDEN_STREAM_K else "data-parallel"), p
+        # A column-major A of 33 or 5 rows has a leading dim off 16 bytes whatever the padding.
+        copies = 4 if aligned and (layouts[0] == "r" or m % 4 == 0) else 1
+        assert p.kernel == f"cutlass2x_sm90_f32_{layouts}_{expected[:-1]}{copies}", p
+        assert p.decomposition == "stream-k" and not (p.staged or p.copy_input or p.copy_mat2), p
     # Not on an A100: the kernels are built for sm_90a only.
-    assert "_widen" not in plan(meta(m, k, f32), meta(k, n, f32), device="a100").kernel
+    assert "dmma" not in plan(a, meta(k, n, f32), device="a100").kernel
 
 
 @pytest.mark.skipif(not has_kernel("handwritten_sm80_f32_rr_skinny_m"), reason="built without the hand-written kernels")
@@ -416,10 +427,12 @@ def test_few_row_float32_streams_b_on_the_skinny_kernel(tf32, device, tf32_matmu
     # TF32 on Hopper takes the tensor-core streaming kernel (test below) where it was measured.
     streaming = "skinny_m_mma" if tf32 and device == "h100" and has_kernel("handwritten_sm80_tf32_rr_skinny_m_mma") \
         else "skinny_m"
-    for m, lb in [(1, "r"), (16, "r"), (1, "c"), (16, "c")]:
+    # IEEE float32 on Hopper: up to 4 rows (then DMMA, test_ieee_fp32_widens_in_registers_on_hopper).
+    most = 4 if dtype == "f32" and device == "h100" and has_kernel(f"cutlass2x_sm90_f32_rr_{DMMA_32}") else 16
+    for m, lb in [(1, "r"), (most, "r"), (1, "c"), (most, "c")]:
         p = plan(meta(m, 4096, torch.float32), meta(4096, 4096, torch.float32, layout=lb), device=device)
         assert p.kernel == f"handwritten_sm80_{dtype}_r{lb}_{streaming}", p
-    p = plan(meta(17, 4096, torch.float32), meta(4096, 4096, torch.float32), device=device)
+    p = plan(meta(most + 1, 4096, torch.float32), meta(4096, 4096, torch.float32), device=device)
     assert "skinny" not in p.kernel, p
 
 
@@ -458,8 +471,12 @@ def test_few_row_3xtf32_streams_b_on_the_skinny_kernel():
     a, b = meta(8, 4096, torch.float32), meta(4096, 4096, torch.float32)
     cutlass_ops.set_fp32_mode("3xtf32")
     try:
-        assert plan(a, b).kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
+        assert plan(meta(4, 4096, torch.float32), b).kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
         assert plan(a, b, device="a100").kernel == "handwritten_sm80_3xtf32_rr_skinny_m"
+        if has_kernel("cutlass2x_sm90_f32_rr_dmma16x8x8_32x64x32_5s_streamk_a4"):
+            # From 5 rows on Hopper, IEEE fp32 on DMMA (faster and more accurate).
+            p = plan(a, b)
+            assert p.dtype == "f32" and "dmma16x8x8" in p.kernel, p
         # Past 16 rows the tile kernels: SM80's 3xTF32 one; on Hopper, at 64 rows, IEEE fp32
         # (the presplit kernel needs 256, and IEEE was faster than SM80's kernel there).
         a100 = plan(meta(64, 4096, torch.float32), b, device="a100")
@@ -553,35 +570,35 @@ def test_split_k_counts(m, k, splits):
 
 
 @pytest.mark.parametrize("m,n,k,tile,splits", [
-    # CUDA-core float32 (heuristic.cpp: wave_split_k_slices): below two waves of tiles (a wave:
-    # one CTA per SM for 64x128 and 128x128, four for 32x128 and 128x32), the fewest slices
-    # (2, 4, 8, 16) minimising waves x K per slice, each slice at least 512 deep. 132 SMs.
-    (32, 4096, 4096, "32x128", 8),       # 32 tiles: 256 CTAs still one wave of 528
-    (32, 32768, 32768, "32x128", 2),     # 256 tiles: 2 slices, one wave
-    (64, 4096, 4096, "64x128", 4),       # 32 tiles: 128 CTAs; 8 slices would take two waves of half the depth
-    (64, 14336, 4096, "64x128", 8),      # 112 tiles: 7 waves of 512 beat 1 of 4096
+    # CUDA-core float32 off Hopper (heuristic.cpp: wave_split_k_slices): below two waves of
+    # tiles (a wave: one CTA per SM for 64x128 and 128x128, four for 32x128 and 128x32), the
+    # fewest slices (2, 4, 8, 16) minimising waves x K per slice, each slice at least 512 deep.
+    # An A100's 108 SMs.
+    (32, 4096, 4096, "32x128", 8),       # 32 tiles: 256 CTAs still one wave of 432
+    (32, 32768, 32768, "32x128", 8),     # 256 tiles: 5 waves of 4096 deep beat 2 of 16384, 3 of 8192
+    (64, 4096, 4096, "64x128", 8),       # 32 tiles: 3 waves of 512 deep beat 2 of 1024
+    (64, 14336, 4096, "64x128", 8),      # 112 tiles: 9 waves of 512 beat 2 of 4096
     (64, 128256, 4096, "64x128", 1),     # 1002 tiles: no split
-    (16384, 16, 16384, "128x32", 4),     # 128 tiles of 128x32: 512 CTAs, one wave
-    (128, 4096, 4096, "128x128", 4),
-    (1024, 1024, 1024, "128x128", 2),
+    (16384, 16, 16384, "128x32", 16),    # 128 tiles of 128x32: 5 waves of 1024 deep
+    (128, 4096, 4096, "128x128", 8),
+    (1024, 1024, 1024, "128x128", 1),    # 64 tiles: two slices would take two waves of 512
     (512, 512, 512, "128x128", 1),       # two slices would be 256 deep
 ])
 def test_simt_float32_tiles_and_split_k_counts(m, n, k, tile, splits):
-    p = plan(meta(m, k, torch.float32), meta(k, n, torch.float32))
+    p = plan(meta(m, k, torch.float32), meta(k, n, torch.float32), device="a100")
     assert f"_f32_rr_simt_{tile}x8_" in p.kernel and p.splits == splits, p
     assert p.decomposition == ("split-k" if splits > 1 else "data-parallel"), p
 
 
-@pytest.mark.parametrize("device", ["h100", "a100"])
-def test_few_rows_or_columns_take_a_float32_simt_tile_that_fits(device):
-    """IEEE fp32: 17-32 rows on 32x128 tiles, 33-64 on 64x128, 16-64 columns (over 64 rows) on
-    128x32, even where 128x128 tiles would fill the SMs (ladder step 3's territory)."""
+def test_few_rows_or_columns_take_a_float32_simt_tile_that_fits():
+    """IEEE fp32 off Hopper: 17-32 rows on 32x128 tiles, 33-64 on 64x128, 16-64 columns (over
+    64 rows) on 128x32, even where 128x128 tiles would fill the SMs (ladder step 3's territory)."""
     f32 = torch.float32
     for (m, n), tile in [((17, 4096), "32x128"), ((32, 32768), "32x128"), ((33, 4096), "64x128"),
                          ((64, 128256), "64x128"), ((65, 64), "128x32"), ((32768, 32), "128x32"),
                          ((65, 4096), "128x128")]:
         for lb in "rc":
-            p = plan(meta(m, 4096, f32), meta(4096, n, f32, layout=lb), device=device)
+            p = plan(meta(m, 4096, f32), meta(4096, n, f32, layout=lb), device="a100")
             assert f"_f32_r{lb}_simt_{tile}x8_" in p.kernel, (m, n, lb, p)
 
 
@@ -603,13 +620,13 @@ def test_fp32_mode_3xtf32_and_its_fallback():
         p = plan(meta(512, 512, torch.float32, offset=1), b, device="a100")
         assert p.dtype == "f32" and p.kernel.startswith("cutlass2x_sm80_f32_"), p
         if has_sm90():
-            # Hopper presplits the operands (from 256 rows and columns and more than 512^3 of
+            # Hopper presplits the operands (from 1024 rows and columns and more than 1024^3 of
             # work), which reads them at any alignment; only the output must suit TMA (4
             # floats), or IEEE fp32 runs. Below that, IEEE fp32 too (faster there).
-            a2, b2 = meta(1024, 1024, torch.float32), meta(1024, 1024, torch.float32)
+            a2, b2 = meta(1024, 2048, torch.float32), meta(2048, 1024, torch.float32)
             presplit = "cutlass3x_sm90_3xtf32_rr_128x128x32_1x1x1_coop_streamk_presplit"
             assert plan(a2, b2).kernel == presplit
-            assert plan(meta(1024, 1024, torch.float32, offset=1), b2).kernel == presplit
+            assert plan(meta(1024, 2048, torch.float32, offset=1), b2).kernel == presplit
             out = torch.empty(1024 * 1024 + 1, device="meta")[1:].view(1024, 1024)
             p = plan(a2, b2, out=out)
             assert p.dtype == "f32" and "_f32_" in p.kernel, p
@@ -633,9 +650,9 @@ def test_fp32_mode_3xtf32_and_its_fallback():
 @pytest.mark.parametrize("la,lb", [("r", "r"), ("r", "c"), ("c", "r"), ("c", "c")])
 def test_3xtf32_presplits_on_hopper_where_the_split_pays(la, lb):
     """Hopper's 3xTF32 splits the operands into TF32 parts and runs one TF32 WGMMA GEMM over
-    3K: the 2x1-cluster 128x128 kernel from a wave of tiles (132 on an H100), stream-K with
-    split-K below. Only from 256 rows and columns and more than 512^3 of work: below, the split
-    passes cost more than IEEE fp32 takes, which runs instead; and only from K = 256, below
+    3K: the 2x1-cluster 128x128 kernel from a wave of tiles (132 on an H100), the stream-K
+    kernel below. Only from 1024 rows and columns and more than 1024^3 of work: below, the split
+    passes cost more than IEEE fp32 (on DMMA) takes, which runs instead; and only from K = 256, below
     which torch's fp32 error is under 3xTF32's floor. Every layout: the split pass
     reads the operands as they lie, so nothing is staged or copied. Elsewhere, SM80's kernel."""
     f32 = torch.float32
@@ -654,13 +671,10 @@ def test_3xtf32_presplits_on_hopper_where_the_split_pays(la, lb):
         assert fewer.kernel == wide.kernel and (fewer.raster, fewer.swizzle) == ("heuristic", 1), fewer
         under = plan(meta(1536, 4096, f32, layout=la), meta(4096, 1280, f32, layout=lb))  # 12 x 10 = 120 tiles
         assert under.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_1x1x1_coop_streamk_presplit", under
-        mid = plan(meta(256, 4096, f32, layout=la), meta(4096, 256, f32, layout=lb))  # 4 tiles, long K
-        assert mid.kernel == f"cutlass3x_sm90_3xtf32_{la}{lb}_128x128x32_1x1x1_coop_streamk_presplit", mid
-        assert (mid.decomposition, mid.splits) == ("split-k", 16), mid
-        for m, n, k, presplit in [(513, 512, 512, True), (512, 512, 512, False),          # work
-                                  (256, 4096, 4096, True), (255, 4096, 4096, False),     # rows
-                                  (4096, 256, 4096, True), (4096, 255, 4096, False),     # columns
-                                  (2048, 2048, 256, True), (2048, 2048, 128, False),     # K
+        for m, n, k, presplit in [(1024, 1024, 1025, True), (1024, 1024, 1024, False),    # work
+                                  (1024, 4096, 4096, True), (1023, 4096, 4096, False),   # rows
+                                  (4096, 1024, 4096, True), (4096, 1023, 4096, False),   # columns
+                                  (4096, 2048, 256, True), (4096, 2048, 252, False),     # K
                                   (16384, 16384, 32, False)]:
             p = plan(meta(m, k, f32, layout=la), meta(k, n, f32, layout=lb))
             if presplit:

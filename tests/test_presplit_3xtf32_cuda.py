@@ -39,8 +39,9 @@ def fp32_3xtf32(tf32_matmul):
 @pytest.mark.parametrize("layouts", ["rr", "rc", "cr", "cc"])
 @pytest.mark.parametrize("m,n,k,config", [
     (2048, 4096, 1000, PRESPLIT[0]),   # 16 x 32 tiles of 128x128
-    (512, 512, 4096, PRESPLIT[1]),     # 16 tiles: split-K
-    (300, 260, 2001, PRESPLIT[1]),     # ragged tiles, odd K (each part padded to 2004)
+    (1024, 1280, 4096, PRESPLIT[1]),   # 80 tiles: under a wave
+    (1100, 1036, 2001, PRESPLIT[1]),   # ragged tiles, odd K (each part padded to 2004); D's rows
+                                       # stay 16-byte aligned for its TMA store (1036 floats)
 ])
 def test_auto_dispatch_is_as_accurate_as_fp32(layouts, m, n, k, config, fp32_3xtf32):
     a, b = matrix(m, k, torch.float32, layouts[0]), matrix(k, n, torch.float32, layouts[1])
@@ -76,7 +77,7 @@ def test_infinities_and_nans_land_where_fp32_puts_them(layouts, fp32_3xtf32):
     finite through the split. Its products need partners near 1 / 3.4e38, whose small parts
     are subnormal and keep only TF32's subnormal resolution (README, known limits), so its row
     is held to TF32's accuracy and every other finite element to float32's."""
-    m, n, k = 512, 512, 640
+    m, n, k = 1024, 1024, 1088  # past 1024^3: presplit
     a, b = matrix(m, k, torch.float32, layouts[0]), matrix(k, n, torch.float32, layouts[1])
     a[3, 5] = math.inf
     a[7, 9] = -math.inf
@@ -103,7 +104,7 @@ def test_infinities_and_nans_land_where_fp32_puts_them(layouts, fp32_3xtf32):
 
 
 @needs_presplit
-@pytest.mark.parametrize("m,n,k", [(2048, 2048, 8192), (256, 256, 65536)])
+@pytest.mark.parametrize("m,n,k", [(2048, 2048, 8192), (1024, 1024, 65536)])
 def test_no_less_accurate_than_torch_fp32_at_long_k(m, n, k, fp32_3xtf32):
     """The claim 3xTF32 makes: against float64, no worse than torch's own IEEE float32 GEMM,
     norm-wise, where K is long (the unpromoted GEMM's error grew with K past torch's:
@@ -139,9 +140,12 @@ def test_short_k_runs_ieee_fp32_at_torch_accuracy(m, n, k, fp32_3xtf32):
 
 @needs_presplit
 def test_split_k_is_deterministic(fp32_3xtf32):
+    """Forced: auto dispatch presplits only from 1024 rows and columns, where the stream-K
+    kernel seldom splits K."""
+    kernel = f"cutlass3x_sm90_3xtf32_rr_{PRESPLIT[1]}"
     a, b = matrix(256, 8192, torch.float32), matrix(8192, 256, torch.float32)
-    plan = cutlass_ops.explain(a, b)
+    plan = cutlass_ops.explain(a, b, kernel=kernel)
     assert plan.decomposition == "split-k" and plan.splits > 1, plan
-    first = cutlass_ops.mm(a, b)
-    assert torch.equal(first, cutlass_ops.mm(a, b))
+    first = cutlass_ops.mm(a, b, kernel=kernel)
+    assert torch.equal(first, cutlass_ops.mm(a, b, kernel=kernel))
     assert_matches_reference(first, a, b, "f32", context=str(plan))

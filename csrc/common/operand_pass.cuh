@@ -1,8 +1,7 @@
 // A GEMM on rewritten copies of its float32 operands: one memory-bound pass per operand writes
 // it, read in any layout and alignment, into a workspace as a row-major A' (M x K') and a
 // column-major B' (K' x N) of the pass's element type, then a GEMM runs that "rc" problem. Used
-// by the 3xTF32 split (cutlass3x/sm90_3xtf32_presplit.cuh: TF32 parts, K' = 3K) and by float32
-// on float64 DMMA (cutlass2x/sm90_f32_on_dmma.cuh: float64 copies, K' = K).
+// by the 3xTF32 split (cutlass3x/sm90_3xtf32_presplit.cuh: TF32 parts, K' = 3K).
 //
 // The pass sees an operand as `rows` rows of `k` elements, element (r, c) at src[r * stride_r +
 // c * stride_k]. A 32 x 32 tile passes through shared memory, so reads run along src's

@@ -16,6 +16,7 @@
 #include "cutlass/gemm/threadblock/threadblock_swizzle.h"
 
 #include "common/launch.h"
+#include "cutlass2x/f32_on_dmma_warp.h"
 #include "dispatch/configs.h"
 #include "dispatch/kernel.h"
 
@@ -80,6 +81,15 @@ struct PrecisionTraits<Precision::kF64, 90> {
   using Instruction = cutlass::gemm::GemmShape<16, 8, 4>;
   using MathOp = cutlass::arch::OpMultiplyAdd;
 };
+// IEEE float32 on Hopper's DMMA.16x8x8: float operands in shared memory, widened to float64 in
+// registers, float64 sums, each result rounded to float32 once (f32_on_dmma_warp.h).
+template <>
+struct PrecisionTraits<Precision::kF32, 90> {
+  using Element = float;
+  using Accumulator = double;
+  using Instruction = cutlass::gemm::GemmShape<16, 8, 8>;
+  using MathOp = OpMultiplyAddF32OnF64;
+};
 
 // Configs with `kStreamK = true` run CUTLASS 2.x's stream-K kernel (GemmUniversalStreamk, the
 // kernel GemmUniversal picks for ThreadblockSwizzleStreamK). Its block mapping keeps whole
@@ -97,9 +107,10 @@ template <Layout L>
 using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::RowMajor,
                                      cutlass::layout::ColumnMajor>;
 
-// `Alignment` (elements) applies to A, B and D alike; the SIMT epilogue stores one
-// element per access whatever the operands allow. D is stored as `ElementD`, by default the
-// operands' type (float32 on float64 DMMA stores float: sm90_f32_on_dmma.cuh).
+// `Alignment` (elements) applies to A, B and D alike, but for two epilogues that store one
+// element per access whatever the operands allow: SIMT's, and float64 accumulators' (staged
+// through shared memory a double at a time, as CUTLASS's DGEMM does). D is stored as
+// `ElementD`, by default the operands' type (float32 on float64 DMMA stores float).
 template <class Config, Precision P, Layout LA, Layout LB, int Alignment,
           class ElementD = typename PrecisionTraits<P, Config::kArch>::Element>
 struct Sm80Gemm {
@@ -110,8 +121,12 @@ struct Sm80Gemm {
   using OpClass = std::conditional_t<Config::kSimt, cutlass::arch::OpClassSimt, cutlass::arch::OpClassTensorOp>;
   using InstructionShape =
       std::conditional_t<Config::kSimt, cutlass::gemm::GemmShape<1, 1, 1>, typename Traits::Instruction>;
-  static constexpr int kAlignD = Config::kSimt ? 1 : Alignment;
+  static constexpr int kAlignD = Config::kSimt || std::is_same_v<Accumulator, double> ? 1 : Alignment;
   static constexpr bool kStreamK = IsStreamK<Config>::value;
+  // Serial split-K meets the K slices in D. Where D is float32 over float64 sums (float32 on
+  // DMMA) that would round every partial sum to float32, so those kernels split K by stream-K
+  // only, whose partial tiles meet in float64 in its workspace.
+  static constexpr bool kSerialSplitK = !(std::is_same_v<Accumulator, double> && !std::is_same_v<ElementD, double>);
   using Swizzle = std::conditional_t<kStreamK, cutlass::gemm::threadblock::ThreadblockSwizzleStreamK,
                                      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>>;
 
@@ -179,7 +194,8 @@ struct Sm80Gemm {
                       Config::kTileK,
                       static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
                       decomposition_bit(Decomposition::kDataParallel) |
-                          decomposition_bit(kStreamK ? Decomposition::kStreamK : Decomposition::kSplitK),
+                          (kStreamK ? decomposition_bit(Decomposition::kStreamK) : 0) |
+                          (!kStreamK && kSerialSplitK ? decomposition_bit(Decomposition::kSplitK) : 0),
                       &workspace_bytes,
                       &can_implement,
                       &run};

@@ -18,12 +18,14 @@ constexpr int64_t kSkinnyRows = 16;
 
 // Where Hopper's 3xTF32 presplits its operands. The two split passes write 3 (M + N) K floats,
 // a cost that grows against the GEMM's M N K as 1/M + 1/N, so a small M or N leaves the passes
-// most of the time. Measured on an H100 (bench, 2026-11-22, seventh session): the presplit GEMM
-// beat our IEEE fp32 kernels from 256 rows with N = 4096 (256x4096x4096: 267 us against 384)
-// and from 768^3 (39 against 54 us), and lost at 64-128 rows (128x4096x4096: 215 against 116)
-// and at 512^3 (32 against 25).
-constexpr int64_t kPresplitMinSide = 256;
-constexpr double kPresplitMinMnk = 512.0 * 512 * 512;  // exclusive
+// most of the time; below these sizes IEEE fp32 runs instead, which on Hopper is float64 DMMA
+// (more accurate than 3xTF32). Measured on an H100 (bench --suite all, fourteenth session),
+// the presplit GEMM against float32 on DMMA: ahead from 1024x2048x4096 (237 us against 286)
+// and at 2048^3 and up (0.64-0.76x the time; 16384^3 0.93x); level or behind at 512 rows
+// (512x4096x4096 0.98x the time, 512x6144x4096 1.10x), at 1000^3 (65 against 45 us) and
+// 1024^3, and far behind at 256x256 with a long K (K = 131072: 874 us against 362).
+constexpr int64_t kPresplitMinSide = 1024;
+constexpr double kPresplitMinMnk = 1024.0 * 1024 * 1024;  // exclusive
 constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3xTF32 case
 // And from this K. 3xTF32's error has a floor (about 1.3e-7 to 3.5e-7 relative, against float64:
 // the rounding of its parts and of the float32 output), where torch's IEEE fp32 error grows
@@ -33,23 +35,10 @@ constexpr int64_t kPresplitAlongNMinRows = 4096;       // tile order: see the 3x
 // problem; IEEE fp32 there is torch's accuracy and 1.3x its speed (the output write bounds it).
 constexpr int64_t kPresplitMinK = 256;
 
-// IEEE float32 on Hopper's FP64 tensor cores (cutlass2x/sm90_f32_on_dmma.cuh) where the two
-// widening passes (12 (M + N) K bytes of traffic) are small against the GEMM (2 M N K flops):
-// their share goes as 1/M + 1/N. Measured on an H100 (bench, forced, thirteenth session), against
-// the CUDA-core kernels: ahead at 1024x2048x4096 (1/683; 1.05x cuBLAS against 1.01x) and on
-// every larger problem; behind at 512x4096x4096 (1/455; 0.96x against 0.99x) and 1024^3 (1/512;
-// 0.92x against 1.04x). At 16384x16384x32 the GEMM writes more than it computes (0.77x against
-// 1.30x), hence a K floor too.
-constexpr double kF32OnDmmaMaxInverseSides = 1.0 / 640;
-constexpr int64_t kF32OnDmmaMinK = 512;
-// The stream-K kernel below this fill of the last wave of 128x128 tiles, or from this many waves.
-constexpr double kF32OnDmmaStreamKFill = 0.9;
-constexpr int64_t kF32OnDmmaStreamKWaves = 8;
-
-bool f32_on_dmma_pays(const Plan& p) {
-  const double inverse_sides = 1.0 / static_cast<double>(p.m) + 1.0 / static_cast<double>(p.n);
-  return p.k >= kF32OnDmmaMinK && inverse_sides <= kF32OnDmmaMaxInverseSides;
-}
+// IEEE float32 widened in registers (f32_on_dmma_warp.h): from this K, and on Hopper the
+// streaming kernel up to this many rows (measured: preferred_configs, kF32).
+constexpr int64_t kF32InRegistersMinK = 128;
+constexpr int64_t kF32SkinnyRowsHopper = 4;
 
 // Row-major x row-major TF32 over 128 rows with under half a wave of 256x128 tiles: the K
 // from which that tile split along K beats the 128x128 one. Measured on an H100 (split_probe):
@@ -273,27 +262,40 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kF32:
-      if (p.m <= kSkinnyRows) {
+      if (p.m <= (hopper ? kF32SkinnyRowsHopper : kSkinnyRows)) {
         pref.add(Handwritten_SkinnyM::kName,
-                 "float32 without TF32, M <= 16: hand-written streaming kernel (B read once, K split)");
+                 "float32 without TF32, few rows: hand-written streaming kernel (B read once, K split)");
       }
-      if (hopper && f32_on_dmma_pays(p)) {
-        // Long sides and K: IEEE float32 on the FP64 tensor cores, operands widened to float64
-        // (exact), float64 sums rounded to float32 once. Measured on an H100 (bench, L2
-        // flushed, thirteenth session; RESULTS.md), against cuBLAS's SGEMM: 1.03-1.08x on the
-        // LLM shapes of 2048 and 8192 rows, 1.06x at 4096^3, 1.10-1.19x on the odd squares,
-        // where the CUDA-core kernels ran 0.78-0.94x. On the stream-K kernel where the last
-        // wave of 128x128 tiles is ragged, and from eight waves, where its block order measured
-        // 1-5% ahead of the plain kernel's (8192 rows; 2048 rows lost 2-6% on it).
-        const int64_t tiles = ceil_div(p.m, 128) * ceil_div(p.n, 128);
-        if (wave_fill(tiles, dev) < kF32OnDmmaStreamKFill || tiles >= kF32OnDmmaStreamKWaves * dev.sm_count) {
-          pref.add(Sm90Dmma_128x128x16_32x64x16_3s_StreamK_WidenF32::kName,
-                   "sm90 float32 without TF32, long sides: operands widened to float64, DMMA 128x128 on the "
-                   "stream-K kernel (a ragged last wave, or >= 8 waves), float64 sums rounded to float32 once");
+      if (hopper && p.k >= kF32InRegistersMinK) {
+        // IEEE float32 on the FP64 tensor cores, operands widened in registers (f32_on_dmma_warp.h;
+        // 16-byte copies where the operands allow, else 4-byte ones): float64 sums of exact
+        // products, one rounding per result. cuBLAS's DGEMM outruns its SGEMM on an H100
+        // (benchmarks/fp32_via_fp64_probe.py; RESULTS.md, thirteenth session).
+        // Every tile on CUTLASS 2.x's stream-K kernel, whose K shares fill the SMs at any tile
+        // count. Measured on an H100 (bench, forced, L2 flushed, fourteenth session; RESULTS.md),
+        // against cuBLAS's SGEMM: 128x128 1.17-1.34x on every suite problem over 64 rows with
+        // K >= 2048 (1.25x at 8192^3); below K = 2048 the smaller tiles' waves win (1024^3: 64x64
+        // 1.42x, 128x128 1.23x; 512^3: 32x64 1.18x, 64x64 1.11x). 33-64 rows: 64x64 (1.05-3.1x,
+        // ahead of 32x64 on all five); 5-32 rows: 32x64 (16 rows 1.17-2.08x). From 5 rows the
+        // streaming kernel above loses to it (16x4096x4096: 49 us against 43; at one row 36
+        // against 43). At K = 32-64 the epilogue's float-at-a-time store loses to the CUDA cores
+        // (16384x16384x32: 0.83x against 1.30x).
+        const int64_t three_quarters = (3 * dev.sm_count + 3) / 4;
+        const bool wide = p.m > 64 && p.n > 64 &&
+                          (p.k >= 2048 || ceil_div(p.m, 128) * ceil_div(p.n, 128) >= three_quarters);
+        if (wide) {
+          pref.add(Sm90DmmaF32_128x128x32_32x64x32_3s_StreamK::kName,
+                   "sm90 float32 without TF32, > 64 rows and columns, K >= 2048 or >= 3/4 wave of 128x128 tiles: "
+                   "widened to float64 in registers, DMMA 128x128, stream-K");
+        } else if (p.m > 32 && (p.m <= 64 || p.n <= 64 || ceil_div(p.m, 64) * ceil_div(p.n, 64) >= three_quarters)) {
+          pref.add(Sm90DmmaF32_64x64x32_32x32x32_4s_StreamK::kName,
+                   "sm90 float32 without TF32, 33-64 rows, <= 64 columns or >= 3/4 wave of 64x64 tiles: widened to "
+                   "float64 in registers, DMMA 64x64, stream-K");
+        } else {
+          pref.add(Sm90DmmaF32_32x64x32_16x32x32_5s_StreamK::kName,
+                   "sm90 float32 without TF32, <= 32 rows or < 3/4 wave of 64x64 tiles: widened to float64 in "
+                   "registers, DMMA 32x64, stream-K");
         }
-        pref.add(Sm90Dmma_128x128x16_32x64x16_3s_WidenF32::kName,
-                 "sm90 float32 without TF32, long sides: operands widened to float64, DMMA 128x128, float64 sums "
-                 "rounded to float32 once");
       }
       // Few rows or few columns: a SIMT tile that fits them, split-K (wave_split_k_slices).
       // Measured on an H100 (RESULTS.md, eighth session), against the best the 128x128 SIMT
@@ -319,9 +321,11 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
       break;
 
     case Precision::kTF32x3:
-      if (p.m <= kSkinnyRows) {  // fp32 products: at least 3xTF32's accuracy
+      // fp32 products: at least 3xTF32's accuracy. On Hopper from 5 rows IEEE fp32 on DMMA runs
+      // instead (the fallback below), faster and more accurate (16x14336x4096: 100 us against 148).
+      if (p.m <= (hopper ? kF32SkinnyRowsHopper : kSkinnyRows)) {
         pref.add(Handwritten_SkinnyM::kName,
-                 "float32 as 3xTF32, M <= 16: hand-written streaming kernel (B read once, fp32 products)");
+                 "float32 as 3xTF32, few rows: hand-written streaming kernel (B read once, fp32 products)");
       }
       if (hopper) {
         // Hopper: split the operands into TF32 parts first, then one TF32 WGMMA GEMM over 3K
@@ -520,7 +524,7 @@ double sustained_tflops(const KernelInfo& k) {
   // TMA + WGMMA (CUTLASS 3.x or hand-written). TF32 on tiles smaller than 128x256 runs slower:
   // the 128x128 "cc" kernel took about 94 us of 2048^3 (183 TFLOP/s; H100, 2026-11-22), which
   // made a K-major copy of B for it lose to SM80's TF32 kernel there (131 us against 101).
-  if (k.min_cc == 90 && k.precision == Precision::kF32) return 50.0;  // float32 on DMMA, widening included
+  if (k.min_cc == 90 && k.precision == Precision::kF32) return 60.0;  // float32 on DMMA, widened in registers
   if (k.min_cc == 90) return sixteen_bit ? 600.0 : (k.tile_m * k.tile_n >= 128 * 256 ? 330.0 : 200.0);
   if (std::strstr(k.config, "simt") != nullptr) return sixteen_bit ? 35.0 : 45.0;
   if (sixteen_bit) return k.align_a >= 8 ? 350.0 : 200.0;
