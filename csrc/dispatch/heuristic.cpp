@@ -52,6 +52,10 @@ double wave_fill(int64_t tiles, const DeviceDesc& dev) {
   return static_cast<double>(tiles) / static_cast<double>(ceil_div(tiles, sms) * sms);
 }
 
+// Whether `tiles` whole tiles fill at least three quarters of one wave, one CTA per SM: the
+// bar at which the tile rules below take the larger of two tiles.
+bool three_quarters_wave(int64_t tiles, const DeviceDesc& dev) { return 4 * tiles >= 3 * dev.sm_count; }
+
 // Of three 64-row ping-pong configs (64, 128 and 256 columns wide), the one whose tiles fit
 // one wave with the most of them, if that is at least a quarter of a wave or K is too short to
 // split (split_k_slices, K steps of tile_k); else nullptr.
@@ -243,7 +247,7 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // stream-K 128x128), 128x6144x4096 1.01x on 64x128 (0.75x), 128x14336x4096 1.01x on
         // 64x256 (0.82x), 256x4096x4096 1.04x on 64x128 (0.46x), 1024^3 1.16x (0.55x),
         // 512x4096x4096 1.04x on 128x128 (0.55x; 0.98x on 64x256).
-        if (p.m > 128 && 4 * ceil_div(p.m, 128) * ceil_div(p.n, 128) >= 3 * dev.sm_count) {
+        if (p.m > 128 && three_quarters_wave(ceil_div(p.m, 128) * ceil_div(p.n, 128), dev)) {
           pref.add(Sm90_128x128x32_1x1x1_Coop::kName,
                    "sm90 tf32, > 128 rows and >= 3/4 tile of 128x128 per SM: cooperative 128x128x32");
         } else if (const char* narrow =
@@ -280,14 +284,13 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // streaming kernel above loses to it (16x4096x4096: 49 us against 43; at one row 36
         // against 43). At K = 32-64 the epilogue's float-at-a-time store loses to the CUDA cores
         // (16384x16384x32: 0.83x against 1.30x).
-        const int64_t three_quarters = (3 * dev.sm_count + 3) / 4;
         const bool wide = p.m > 64 && p.n > 64 &&
-                          (p.k >= 2048 || ceil_div(p.m, 128) * ceil_div(p.n, 128) >= three_quarters);
+                          (p.k >= 2048 || three_quarters_wave(ceil_div(p.m, 128) * ceil_div(p.n, 128), dev));
         if (wide) {
           pref.add(Sm90DmmaF32_128x128x32_32x64x32_3s_StreamK::kName,
                    "sm90 float32 without TF32, > 64 rows and columns, K >= 2048 or >= 3/4 wave of 128x128 tiles: "
                    "widened to float64 in registers, DMMA 128x128, stream-K");
-        } else if (p.m > 32 && (p.m <= 64 || p.n <= 64 || ceil_div(p.m, 64) * ceil_div(p.n, 64) >= three_quarters)) {
+        } else if (p.m > 32 && (p.m <= 64 || p.n <= 64 || three_quarters_wave(ceil_div(p.m, 64) * ceil_div(p.n, 64), dev))) {
           pref.add(Sm90DmmaF32_64x64x32_32x32x32_4s_StreamK::kName,
                    "sm90 float32 without TF32, 33-64 rows, <= 64 columns or >= 3/4 wave of 64x64 tiles: widened to "
                    "float64 in registers, DMMA 64x64, stream-K");
@@ -369,7 +372,6 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // that ran everything before: 16x4096x4096 1.01x cuBLAS (0.67x), 16x14336x4096 0.98x
         // (0.56x), 64x4096x4096 0.97x (0.69x), 256^3 0.93x (0.33x), 512^3 0.97x (0.39x),
         // 1024^3 0.94x (0.82x); 512x4096x4096 (128 tiles of 128x128) stays on 128x128 (0.94x).
-        const int64_t three_quarters = (3 * dev.sm_count + 3) / 4;
         const int64_t tiles_128 = ceil_div(p.m, 128) * ceil_div(p.n, 128);
         const int64_t tiles_64 = ceil_div(p.m, 64) * ceil_div(p.n, 64);
         // From 65 rows and K of 2048, 128x128 on CUTLASS's stream-K kernel where whole tiles
@@ -382,15 +384,15 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         // tenth session.
         const bool stream_k_128 =
             p.m > 64 && p.k >= 2048 &&
-            (tiles_128 >= three_quarters ? wave_fill(tiles_128, dev) < 0.9
+            (three_quarters_wave(tiles_128, dev) ? wave_fill(tiles_128, dev) < 0.9
                                          : 4 * tiles_128 >= dev.sm_count && wave_fill(tiles_64, dev) < 0.9);
         if (stream_k_128) {
           pref.add(Sm90Dmma_128x128x16_32x64x16_3s_StreamK::kName,
                    "float64 on sm90, > 64 rows, a ragged last wave of 128x128 (and 64x64) tiles: DMMA 16x8x4 "
                    "128x128, stream-K");
         }
-        if (p.m <= 64 || tiles_128 < three_quarters) {
-          if (p.m > 32 && (p.m <= 64 || tiles_64 >= three_quarters)) {
+        if (p.m <= 64 || !three_quarters_wave(tiles_128, dev)) {
+          if (p.m > 32 && (p.m <= 64 || three_quarters_wave(tiles_64, dev))) {
             pref.add(Sm90Dmma_64x64x16_32x32x16_4s::kName,
                      "float64 on sm90, 33-64 rows or < 3/4 wave of 128x128 tiles: DMMA 16x8x4, 64x64 tiles");
           } else {
