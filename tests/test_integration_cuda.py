@@ -68,6 +68,36 @@ def test_backward_runs_on_cutlass_and_matches_torch():
     assert_matches_reference(gb, a.detach().t(), grad, "f32", theirs=tb)
 
 
+@pytest.mark.parametrize("a_col", [False, True])
+@pytest.mark.parametrize("b_col", [False, True])
+def test_backward_gives_each_input_its_layout_and_matches_torch(a_col, b_col):
+    """A column-major input gets a column-major gradient, computed as the transposed product,
+    as torch.mm's backward does; values as accurate as torch's."""
+    m, n, k = 192, 80, 136
+
+    a = matrix(m, k, torch.float32, "c" if a_col else "r").requires_grad_()
+    b = matrix(k, n, torch.float32, "c" if b_col else "r").requires_grad_()
+    grad = torch.randn(m, n, device="cuda")
+    cutlass_ops.reset_stats()
+    ga, gb = torch.autograd.grad(cutlass_ops.mm(a, b), (a, b), grad)
+    assert cutlass_ops.stats()["cutlass"] == 3
+    ta, tb = torch.autograd.grad(torch.mm(a, b), (a, b), grad)
+    assert (ga.stride(), gb.stride()) == (ta.stride(), tb.stride())
+    assert ga.stride() == ((1, m) if a_col else (k, 1)) and gb.stride() == ((1, k) if b_col else (n, 1))
+    assert_matches_reference(ga, grad, b.detach().t(), "f32", theirs=ta)
+    assert_matches_reference(gb, a.detach().t(), grad, "f32", theirs=tb)
+
+
+def test_weight_used_transposed_gets_a_contiguous_grad():
+    """x @ w.t(), F.linear's pattern: w.grad comes out laid out like w, as with torch.mm."""
+    w = torch.nn.Parameter(matrix(96, 64, torch.float32))
+    x = matrix(128, 64, torch.float32)
+    grad = torch.randn(128, 96, device="cuda")
+    cutlass_ops.mm(x, w.t()).backward(grad)
+    assert w.grad.is_contiguous()
+    assert_matches_reference(w.grad, grad.t(), x, "f32", theirs=grad.t() @ x)
+
+
 class CutlassLinear(torch.nn.Module):
     def __init__(self, d_in, d_out):
         super().__init__()

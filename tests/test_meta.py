@@ -130,6 +130,28 @@ def test_mm_autograd_on_meta_builds_a_graph():
     assert ga.shape == a.shape and gb.shape == b.shape
 
 
+def strided_leaf(rows, cols, column_major):
+    strides = (1, rows) if column_major else (cols, 1)
+    return torch.empty_strided((rows, cols), strides, device="meta", requires_grad=True)
+
+
+@pytest.mark.parametrize("a_col", [False, True])
+@pytest.mark.parametrize("b_col", [False, True])
+def test_gradients_take_their_inputs_layout_like_torch_mm(a_col, b_col):
+    """torch.mm's backward gives a column-major input a column-major gradient (so the weight of
+    x @ w.t() gets a gradient laid out like w); cutlass_ops.mm's must do the same."""
+    m, n, k = 6, 5, 4
+    grad = meta(m, n)
+    ours, theirs = [], []
+    for fn, grads in ((cutlass_ops.mm, ours), (torch.mm, theirs)):
+        a, b = strided_leaf(m, k, a_col), strided_leaf(k, n, b_col)
+        grads.extend(torch.autograd.grad(fn(a, b), (a, b), grad))
+    assert [g.shape for g in ours] == [(m, k), (k, n)]
+    assert [g.stride() for g in ours] == [g.stride() for g in theirs]
+    assert ours[0].stride() == ((1, m) if a_col else (k, 1))
+    assert ours[1].stride() == ((1, k) if b_col else (n, 1))
+
+
 @pytest.mark.parametrize("op", ["mm", "mm_with_kernel"])
 def test_out_variants_functionalize_to_the_functional_op(op):
     """torch.compile functionalizes: out= must become the functional op plus a copy into out

@@ -17,6 +17,13 @@ namespace {
 // d(self @ mat2) = grad @ mat2^H for self and self^H @ grad for mat2. The transposes are
 // views: the planner turns them into layouts, not copies. Backward runs the same op, so a
 // forced kernel name is not carried into backward (its layouts rarely fit the transposes).
+//
+// Like torch.mm's backward (mm_mat1_backward, mm_mat2_backward in PyTorch's
+// FunctionsManual.cpp), an input that was column-major gets a column-major gradient,
+// computed as the transposed product: (mat2 @ grad^H)^H rather than grad @ mat2^H. The
+// common case is a weight used transposed, x @ w.t(): w.t() is column-major, so its
+// gradient comes out column-major, w's gradient is contiguous like w, and autograd's
+// accumulation into w.grad need not copy it to w's layout.
 class MmFunction : public torch::autograd::Function<MmFunction> {
  public:
   static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, const at::Tensor& mat2,
@@ -24,6 +31,8 @@ class MmFunction : public torch::autograd::Function<MmFunction> {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
     // Save only what backward will read.
     ctx->save_for_backward({mat2.requires_grad() ? self : at::Tensor(), self.requires_grad() ? mat2 : at::Tensor()});
+    ctx->saved_data["self_col_major"] = column_major(self);
+    ctx->saved_data["mat2_col_major"] = column_major(mat2);
     return kernel ? op::mm_with_kernel().call(self, mat2, *kernel) : op::mm().call(self, mat2);
   }
 
@@ -34,9 +43,22 @@ class MmFunction : public torch::autograd::Function<MmFunction> {
     const at::Tensor& mat2 = saved[1];
     const at::Tensor& grad = grads[0];
     at::Tensor grad_self, grad_mat2;
-    if (ctx->needs_input_grad(0)) grad_self = op::mm().call(grad, mat2.t().conj());
-    if (ctx->needs_input_grad(1)) grad_mat2 = op::mm().call(self.t().conj(), grad);
+    if (ctx->needs_input_grad(0)) {
+      grad_self = ctx->saved_data["self_col_major"].toBool() ? op::mm().call(mat2.conj(), grad.t()).t()
+                                                              : op::mm().call(grad, mat2.t().conj());
+    }
+    if (ctx->needs_input_grad(1)) {
+      grad_mat2 = ctx->saved_data["mat2_col_major"].toBool() ? op::mm().call(grad.t(), self.conj()).t()
+                                                              : op::mm().call(self.t().conj(), grad);
+    }
     return {grad_self, grad_mat2, at::Tensor()};
+  }
+
+ private:
+  // torch's test: strides (1, rows), a dense column-major matrix. Symbolic sizes (torch.compile
+  // with dynamic shapes) are compared as torch compares them, with a guard.
+  static bool column_major(const at::Tensor& t) {
+    return t.sym_stride(0) == 1 && t.sym_stride(1) == t.sym_size(0);
   }
 };
 
