@@ -1,10 +1,11 @@
 """Running existing code on cutlass_ops, two ways.
 
 1. **Patching** (`patch_torch`, `unpatch_torch`, `patched`): `torch.mm` and `Tensor.mm` (and,
-   with ``matmul=True``, `torch.matmul`, `Tensor.matmul` and `@` for 2-D operands) are
-   replaced by Python wrappers that send CUDA float16/bfloat16/float32/float64 matrices to
-   `cutlass_ops.mm` and everything else (CPU, sparse, integer, complex, batched, tensor
-   subclasses) to the original function, so a patched model never breaks.
+   with ``matmul=True``, `torch.matmul`, `Tensor.matmul` and `@` for 2-D operands, and for the
+   N-D by 2-D products torch.matmul folds into one mm) are replaced by Python wrappers that
+   send CUDA float16/bfloat16/float32/float64 matrices to `cutlass_ops.mm` and everything
+   else (CPU, sparse, integer, complex, batched by batched, vectors, tensor subclasses) to the
+   original function, so a patched model never breaks.
 2. **Dispatcher mode** (`enable`, `disable`, `use_cutlass`): cutlass_ops becomes the CUDA
    kernel of `aten::mm` and `aten::mm.out`, so `@`, `torch.matmul`, `F.linear` without bias
    and C++ callers reach it too, with autograd and autocast still handled by PyTorch above
@@ -16,6 +17,7 @@
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 import warnings
 from typing import Iterator
@@ -65,13 +67,39 @@ def _route(name: str, a, b, out=None):
     return original(a, b) if out is None else original(a, b, out=out)
 
 
+def _folds_into_mm(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether torch.matmul runs this product as one mm on the rows of `a`: an N-D (N >= 3)
+    `a` by a matrix `b`, when `a`'s batch dims merge into rows without a copy, or when `b`
+    needs a gradient (then even with a copy, so that backward makes no batch of weight
+    gradients). ATen's `should_fold` (aten/src/ATen/native/LinearAlgebra.cpp), for this case."""
+    if a.dim() < 3 or b.dim() != 2:
+        return False
+    if b.requires_grad or a.numel() == 0:
+        return True
+    sizes, strides = a.shape, a.stride()
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(a.dim() - 2))
+
+
+def _route_matmul(name: str, a, b, out=None):
+    """torch.matmul: a matrix product is mm; an N-D by 2-D product that torch.matmul folds
+    (a transformer's (batch, tokens, features) @ weight) is one cutlass_ops.mm on the folded
+    rows, viewed back to (..., N). The rest (batched by batched, vectors, out=) go to the
+    original, which runs torch's bmm or mv."""
+    if (out is None and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_cuda
+            and _folds_into_mm(a, b)):
+        rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
+        if _eligible(rows, b):
+            return _cutlass_mm(rows, b).view(*a.shape[:-1], b.shape[-1])
+    return _route(name, a, b, out)
+
+
 # The replacements keep the originals' parameter names, so keyword calls still work.
 def _patched_mm(input, mat2, *, out=None):
     return _route("torch.mm", input, mat2, out)
 
 
 def _patched_matmul(input, other, *, out=None):
-    return _route("torch.matmul", input, other, out)
+    return _route_matmul("torch.matmul", input, other, out)
 
 
 def _patched_tensor_mm(self, mat2):
@@ -79,11 +107,11 @@ def _patched_tensor_mm(self, mat2):
 
 
 def _patched_tensor_matmul(self, other):
-    return _route("Tensor.matmul", self, other)
+    return _route_matmul("Tensor.matmul", self, other)
 
 
 def _patched_tensor_dunder_matmul(self, other):
-    return _route("Tensor.__matmul__", self, other)
+    return _route_matmul("Tensor.__matmul__", self, other)
 
 
 # name -> (owner, attribute, replacement)

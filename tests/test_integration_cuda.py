@@ -223,6 +223,45 @@ def test_patched_torch_mm_routes_cuda_to_cutlass():
         assert_matches_reference(r, a, b, "bf16", theirs=expected)
 
 
+def test_patched_matmul_runs_nd_by_matrix_as_one_mm():
+    """(batch, tokens, features) @ weight.t(), as transformer code writes it: torch.matmul folds
+    it into one mm, and so does the patched matmul, on cutlass_ops."""
+    x = torch.randn(4, 48, 64, device="cuda", dtype=torch.bfloat16)
+    w = torch.randn(96, 64, device="cuda", dtype=torch.bfloat16)
+    expected = torch.matmul(x, w.t())
+    with cutlass_ops.patched(matmul=True):
+        results = [x @ w.t(), torch.matmul(x, w.t()), x.matmul(w.t()), x.unsqueeze(0) @ w.t()]
+        s = cutlass_ops.stats()
+    assert s["cutlass"] == 4 and s["patch_fallbacks"] == 0
+    for r in results:
+        assert r.shape[-3:] == (4, 48, 96) and r.dtype == torch.bfloat16
+        assert_matches_reference(r.reshape(-1, 96), x.reshape(-1, 64), w.t(), "bf16",
+                                 theirs=expected.reshape(-1, 96))
+
+
+def test_patched_matmul_leaves_unfoldable_products_to_torch_and_folds_for_grads():
+    permuted = torch.randn(48, 4, 64, device="cuda").transpose(0, 1)  # (4, 48, 64), rows do not merge
+    w = torch.randn(64, 96, device="cuda")
+    with cutlass_ops.patched(matmul=True):
+        fallback = permuted @ w
+        assert cutlass_ops.stats()["cutlass"] == 0 and cutlass_ops.stats()["patch_fallbacks"] == 1
+        w.requires_grad_()  # torch.matmul then folds with a copy, and so do we
+        x = permuted.clone().requires_grad_()  # clone keeps the strides
+        folded = x @ w
+        assert cutlass_ops.stats()["cutlass"] == 1
+        grad = torch.randn_like(folded)
+        gx, gw = torch.autograd.grad(folded, (x, w), grad)
+    assert cutlass_ops.stats()["cutlass"] == 3  # and the two gradients
+    rows = permuted.reshape(-1, 64)
+    for r in (fallback, folded.detach()):
+        assert r.shape == (4, 48, 96)
+        assert_matches_reference(r.reshape(-1, 96), rows, w.detach(), "f32")
+    tx, tw = torch.autograd.grad(torch.matmul(x, w), (x, w), grad)
+    g2 = grad.reshape(-1, 96)
+    assert_matches_reference(gx.reshape(-1, 64), g2, w.detach().t(), "f32", theirs=tx.reshape(-1, 64))
+    assert_matches_reference(gw, rows.t(), g2, "f32", theirs=tw)
+
+
 def test_dispatcher_mode_routes_matmul_and_linear():
     a, b = matrix(256, 128, torch.float16), matrix(128, 64, torch.float16)
     expected = torch.mm(a, b)

@@ -5,6 +5,7 @@ import threading
 
 import pytest
 import torch
+from torch.utils._python_dispatch import TorchDispatchMode
 
 import cutlass_ops
 from cutlass_ops import patch
@@ -62,12 +63,55 @@ def test_cpu_tensors_go_to_the_original_functions():
         assert torch.mm(a, b, out=out) is out
         results.append(out)
         batched = torch.randn(2, 5, 7) @ torch.randn(2, 7, 3)  # batched: original matmul
+        folded = torch.randn(2, 5, 7) @ b  # N-D by matrix, on the CPU: original
         vector = torch.randn(7) @ torch.randn(7)  # 1-D: original
     for r in results:
         assert torch.allclose(r, expected)
-    assert batched.shape == (2, 5, 3) and vector.dim() == 0
+    assert batched.shape == (2, 5, 3) and folded.shape == (2, 5, 3) and vector.dim() == 0
     s = cutlass_ops.stats()
-    assert s["cutlass"] == 0 and s["patch_fallbacks"] == 8
+    assert s["cutlass"] == 0 and s["patch_fallbacks"] == 9
+
+
+class _AtenOps(TorchDispatchMode):
+    """Records the aten ops a call runs."""
+
+    def __init__(self):
+        super().__init__()
+        self.ops = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.ops.append(func.overloadpacket.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+def _torch_folds(a, b) -> bool:
+    """Whether torch.matmul ran the product as one mm (not bmm)."""
+    with _AtenOps() as recorder:
+        torch.matmul(a, b)
+    return "mm" in recorder.ops and "bmm" not in recorder.ops
+
+
+@pytest.mark.parametrize("case", ["3d", "4d", "strided columns", "transposed rows", "permuted batch",
+                                  "permuted batch, grad", "empty", "matrix", "batched", "vector"])
+def test_matmul_folds_where_torch_matmul_does(case):
+    """The patched matmul runs as one mm exactly the N-D by matrix products that torch.matmul
+    runs as one mm (ATen's should_fold), checked against torch.matmul's own choice."""
+    w = torch.randn(7, 3)
+    a, b = {
+        "3d": (torch.randn(2, 5, 7), w),
+        "4d": (torch.randn(2, 3, 5, 7), w),
+        "strided columns": (torch.randn(2, 5, 14)[..., ::2], w),  # batch dims merge
+        "transposed rows": (torch.randn(2, 7, 5).transpose(1, 2), w),  # batch and rows do not
+        "permuted batch": (torch.randn(5, 2, 7).transpose(0, 1), w),
+        "permuted batch, grad": (torch.randn(5, 2, 7).transpose(0, 1), w.clone().requires_grad_()),
+        "empty": (torch.randn(0, 5, 7).transpose(0, 1), w),
+        "matrix": (torch.randn(5, 7), w),  # a plain mm, not a fold
+        "batched": (torch.randn(2, 5, 7), torch.randn(2, 7, 3)),
+        "vector": (torch.randn(2, 5, 7), torch.randn(7)),
+    }[case]
+    expected = _torch_folds(a, b) if a.dim() >= 3 else False
+    assert patch._folds_into_mm(a, b) == expected
+    assert expected == (case not in ("transposed rows", "permuted batch", "matrix", "batched", "vector"))
 
 
 def test_patched_functions_keep_torch_errors():
