@@ -8,6 +8,7 @@ import torch
 
 import cutlass_ops
 from cutlass_ops import tuning
+from cutlass_ops.testing import rel_error
 from mm_testing import assert_matches_reference, matrix
 
 pytestmark = pytest.mark.gpu
@@ -119,10 +120,56 @@ def test_every_decomposition_through_the_tuning_table(kernel, decomposition, spl
 
 
 def stream_k_only_kernels():
-    """CUTLASS 2.x's stream-K kernels (stream-K without split-K) on this GPU."""
+    """CUTLASS 2.x's stream-K kernels (stream-K without split-K) on this GPU that run stream-K
+    by default: float32 and float64 on DMMA (the 16-bit ones run it only where K is split)."""
     if not torch.cuda.is_available():
         return []
-    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if is_stream_k_only(k)]
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())
+            if is_stream_k_only(k) and k.dtype not in ("f16", "bf16")]
+
+
+def sixteen_bit_cutlass2x_kernels():
+    if not torch.cuda.is_available():
+        return []
+    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())
+            if k.family == "cutlass2x" and k.dtype in ("f16", "bf16")]
+
+
+@pytest.mark.parametrize("kernel", sixteen_bit_cutlass2x_kernels(), ids=lambda k: k.name)
+def test_sixteen_bit_k_slices_meet_in_float32(kernel):
+    """Few output tiles and a long K: the 16-bit CUTLASS 2.x kernels divide K by stream-K, whose
+    partial tiles meet in float32, so the result is rounded to 16 bits once, as torch.mm's is.
+    Serial split-K through a 16-bit D rounded every partial sum (16 slices: about 3x torch's
+    error; `fuzz --seed 18` found 7x2x911 at 8x)."""
+    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[kernel.dtype]
+    m, n, k = 96, 136, 16384
+    a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
+    plan = cutlass_ops.explain(a, b, kernel=kernel.name)
+    assert plan.decomposition == "stream-k", plan
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert torch.equal(out, cutlass_ops.mm(a, b, kernel=kernel.name)), "stream-k must be deterministic"
+    ref = a.double() @ b.double()
+    # One rounding each: nearly every element rounds to the same 16-bit value as torch.mm's.
+    assert rel_error(out, ref) <= 1.25 * rel_error(torch.mm(a, b), ref), kernel.name
+    assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+
+
+def test_unaligned_tiny_sixteen_bit_is_as_accurate_as_torch():
+    """The fuzz case (seed 18): f16 7x2x911, A and B with odd leading dims, on the SIMT kernel."""
+    a = matrix(7, 911, torch.float16)
+    b = matrix(2, 911, torch.float16).t()
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, "f16", context=str(cutlass_ops.explain(a, b)))
+
+
+def test_forced_kernel_that_cannot_take_the_output_is_refused_by_name():
+    """The fuzz case (seed 16): the slice-summing kernel forced on an N its float32 partials'
+    TMA rows cannot hold is a ValueError from the planner, not a refusal at launch."""
+    name = "cutlass3x_sm90_f16_rc_128x256x64_2x1x1_coop_splitk_sum"
+    if name not in {k.name for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())}:
+        pytest.skip(f"{name} does not run on this GPU")
+    a, b = matrix(3829, 8, torch.float16), matrix(761, 8, torch.float16).t()
+    with pytest.raises(ValueError, match="output aligned to 4 elements"):
+        cutlass_ops.mm(a, b, kernel=name)
 
 
 @pytest.mark.parametrize("kernel", stream_k_only_kernels(), ids=lambda k: k.name)

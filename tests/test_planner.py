@@ -696,11 +696,11 @@ def test_tuning_table_entry_overrides_the_heuristic():
     name = "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"
     entry = {"precision": "bf16", "layout_a": "row", "layout_b": "row",
              "align": [before.a.align, before.b.align, before.out.align], "cc": 90, "sm_count": 132,
-             "mnk": list(before.problem), "kernel": name, "decomposition": "split-k", "splits": 4}
+             "mnk": list(before.problem), "kernel": name, "decomposition": "stream-k", "splits": 1}
     try:
         cutlass_ops._extension._C.tuning_insert(entry)
         after = plan(a, b)
-        assert (after.kernel, after.decomposition, after.splits, after.tuned) == (name, "split-k", 4, True), after
+        assert (after.kernel, after.decomposition, after.splits, after.tuned) == (name, "stream-k", 1, True), after
         # The key is exact: another device or shape keeps the heuristic.
         assert not plan(a, b, device="a100").tuned
         assert not plan(meta(256, 4096), meta(4096, 264)).tuned
@@ -736,10 +736,10 @@ def test_tuning_table_tile_order_reaches_the_plan():
 
 @pytest.mark.parametrize("change,match", [
     ({"kernel": "no_such_kernel"}, "not in this build"),
-    ({"decomposition": "stream-k"}, "does not support stream-k"),
     ({"decomposition": "diagonal"}, "unknown decomposition"),
     ({"precision": "f16"}, "does not compute this entry's precision"),
     ({"splits": 0}, "splits must be >= 1"),
+    ({"decomposition": "split-k", "splits": 2}, "does not support split-k"),  # 16-bit D: stream-K only
     ({"raster": "diagonal"}, "unknown raster order"),
     ({"swizzle": 3}, "swizzle must be 1, 2, 4 or 8"),
     ({"raster": "along-m"}, "does not take a tile order"),
@@ -747,7 +747,7 @@ def test_tuning_table_tile_order_reaches_the_plan():
 def test_tuning_entries_are_validated(change, match):
     entry = {"precision": "bf16", "layout_a": "row", "layout_b": "row", "align": [8, 8, 8], "cc": 90,
              "sm_count": 132, "mnk": [64, 64, 64], "kernel": "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2",
-             "decomposition": "split-k", "splits": 2, **change}
+             "decomposition": "stream-k", "splits": 1, **change}
     with pytest.raises(ValueError, match=match):
         cutlass_ops._extension._C.tuning_insert(entry)
     assert cutlass_ops.tuning.entries() == []
@@ -1049,3 +1049,44 @@ def test_where_slices_are_not_summed_cutlass_split_k_runs():
     # Column-major A ("cr"): no slice-summing kernel is built for it.
     p = plan(meta(256, 131072, layout="c"), meta(131072, 256))
     assert "splitk_sum" not in p.kernel, p
+
+
+def test_sixteen_bit_cutlass2x_kernels_never_meet_k_slices_in_16_bit():
+    """Serial split-K adds each K slice's partial tile into the one the previous slice left in D;
+    with a 16-bit D every boundary rounds a partial sum to 16 bits. The 16-bit CUTLASS 2.x
+    kernels run CUTLASS's stream-K kernel instead (partials meet in float32)."""
+    sixteen = [k for k in cutlass_ops.list_kernels() if k.family == "cutlass2x" and k.dtype in ("f16", "bf16")]
+    assert sixteen
+    for k in sixteen:
+        assert set(k.decompositions) == {"data-parallel", "stream-k"}, k
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("device", ["a100", "h100"])
+def test_sixteen_bit_cutlass2x_divides_k_by_stream_k_where_split_k_did(dtype, device):
+    # Few tiles, a long K: stream-K where serial split-K used to split (heuristic.cpp).
+    few = plan(meta(24, 16384, dtype), meta(16384, 40, dtype), device=device, kernel=None)
+    if few.kernel.startswith("cutlass2x_"):
+        assert few.decomposition == "stream-k", few
+    # Unaligned on Hopper and tiny: the SIMT kernel, K divided by stream-K.
+    odd = plan(meta(7, 911, dtype), meta(911, 2, dtype, layout="c"), device=device)
+    assert odd.kernel.startswith("cutlass2x_sm80_") and "simt" in odd.kernel, odd
+    assert odd.decomposition == "stream-k", odd
+    # Many tiles: data-parallel, as before.
+    many = plan(meta(4096, 4096, dtype), meta(4096, 4096, dtype), device="a100")
+    assert many.kernel.startswith("cutlass2x_sm80_") and many.decomposition == "data-parallel", many
+
+
+@needs_sm90
+def test_slice_summing_kernel_needs_whole_16_byte_rows_of_float_partials():
+    """Its float32 partial rows are stored by TMA: N must be a multiple of 4. With F.linear's
+    layout (B column-major) N may be anything; the planner must not pick the kernel then, and a
+    forced one is refused by name, not at launch."""
+    f16 = torch.float16
+    p = plan(meta(256, 65536, f16), meta(258, 65536, f16).t())
+    assert "splitk_sum" not in p.kernel, p
+    p = plan(meta(256, 65536, f16), meta(256, 65536, f16).t())
+    assert "splitk_sum" in p.kernel, p
+    name = "cutlass3x_sm90_f16_rc_128x256x64_2x1x1_coop_splitk_sum"
+    with pytest.raises(ValueError, match="output aligned to 4 elements"):
+        plan(meta(3829, 8, f16), meta(761, 8, f16).t(), kernel=name)

@@ -91,7 +91,8 @@ struct PrecisionTraits<Precision::kF32, 90> {
   using MathOp = OpMultiplyAddF32OnF64;
 };
 
-// Configs with `kStreamK = true` run CUTLASS 2.x's stream-K kernel (GemmUniversalStreamk, the
+// Configs with `kStreamK = true`, and kernels whose D is narrower than their accumulator
+// (Sm80Gemm::kStreamK), run CUTLASS 2.x's stream-K kernel (GemmUniversalStreamk, the
 // kernel GemmUniversal picks for ThreadblockSwizzleStreamK). Its block mapping keeps whole
 // waves of output tiles data-parallel and deals the K iterations of the tiles that would make
 // a ragged last wave (with those of the wave before it, from one full wave up) evenly over all
@@ -122,11 +123,14 @@ struct Sm80Gemm {
   using InstructionShape =
       std::conditional_t<Config::kSimt, cutlass::gemm::GemmShape<1, 1, 1>, typename Traits::Instruction>;
   static constexpr int kAlignD = Config::kSimt || std::is_same_v<Accumulator, double> ? 1 : Alignment;
-  static constexpr bool kStreamK = IsStreamK<Config>::value;
-  // Serial split-K meets the K slices in D. Where D is float32 over float64 sums (float32 on
-  // DMMA) that would round every partial sum to float32, so those kernels split K by stream-K
-  // only, whose partial tiles meet in float64 in its workspace.
-  static constexpr bool kSerialSplitK = !(std::is_same_v<Accumulator, double> && !std::is_same_v<ElementD, double>);
+  // Serial split-K meets the K slices in D: each later slice adds its partial tile into the one
+  // its predecessor left there. Where D is narrower than the accumulator (16-bit D over float
+  // sums, float32 D over float64 sums on DMMA) every slice boundary would round a partial sum
+  // to D's type, and the error would grow with the slice count (16-bit, 7x2x911 in 14 slices:
+  // 1.2e-3 against torch.mm's 1.6e-4; `fuzz --seed 18`). Those kernels run CUTLASS's stream-K
+  // kernel instead, whose partial tiles meet in its workspace in the accumulator's type.
+  static constexpr bool kDHoldsAccumulator = sizeof(ElementD) >= sizeof(Accumulator);
+  static constexpr bool kStreamK = IsStreamK<Config>::value || !kDHoldsAccumulator;
   using Swizzle = std::conditional_t<kStreamK, cutlass::gemm::threadblock::ThreadblockSwizzleStreamK,
                                      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>>;
 
@@ -194,8 +198,7 @@ struct Sm80Gemm {
                       Config::kTileK,
                       static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
                       decomposition_bit(Decomposition::kDataParallel) |
-                          (kStreamK ? decomposition_bit(Decomposition::kStreamK) : 0) |
-                          (!kStreamK && kSerialSplitK ? decomposition_bit(Decomposition::kSplitK) : 0),
+                          decomposition_bit(kStreamK ? Decomposition::kStreamK : Decomposition::kSplitK),
                       &workspace_bytes,
                       &can_implement,
                       &run};

@@ -113,7 +113,10 @@ struct SplitKSum {
 
   static KernelInfo info(const char* name) {
     KernelInfo k = Partial::info(name);  // config, tiles, shared memory, tile order: the GEMM's
-    k.align_d = 1;                       // D is written element by element by the sum
+    // D itself is written element by element by the sum, but the GEMM stores the float32
+    // partials by TMA, whose rows must be whole 16-byte units: N a multiple of 4. The planner's
+    // D alignment (address, leading dim and N, in elements) is the check that covers it.
+    k.align_d = 4;
     k.decompositions = decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
     k.workspace_bytes = &workspace_bytes;
     k.can_implement = &can_implement;

@@ -488,7 +488,14 @@ DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, con
   const int64_t tiles = ceil_div(p.m, k.tile_m) * ceil_div(p.n, k.tile_n);
   if (tiles == 0) return choice;
   if (is_stream_k_only(k)) {
-    choice.decomposition = Decomposition::kStreamK;
+    // CUTLASS 2.x's stream-K kernel. For float32 and float64 on DMMA it decides alone (whole
+    // waves of tiles data-parallel, the rest's K iterations dealt out). The 16-bit ones run it
+    // because their K slices cannot meet in 16-bit D (sm80_gemm.cuh): stream-K where serial
+    // split-K would have split (the rule below), data-parallel elsewhere, as before.
+    const bool sixteen_bit = k.precision == Precision::kF16 || k.precision == Precision::kBF16;
+    if (!sixteen_bit || split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev) >= 2) {
+      choice.decomposition = Decomposition::kStreamK;
+    }
     return choice;
   }
   if ((k.decompositions & decomposition_bit(Decomposition::kSplitK)) == 0) return choice;
