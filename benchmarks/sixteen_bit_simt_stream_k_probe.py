@@ -11,48 +11,38 @@ slower than stream-K. Needs a GPU.
     python benchmarks/sixteen_bit_simt_stream_k_probe.py
 """
 
-import statistics
-
 import torch
 
 import cutlass_ops
+from cutlass_ops.bench.timing import median_ms
 from cutlass_ops.testing import matrix
 
 _C = cutlass_ops._extension._C
 SHAPES = [(7, 2, 911), (7, 2, 4001), (33, 65, 3001), (130, 70, 12001), (300, 500, 2001)]
 
 
-def median_us(fn, flush, reps=50):
-    """Median of `reps` CUDA-event timings, L2 flushed (a 256 MB write) before each."""
-    times = []
-    for _ in range(reps):
-        flush.zero_()
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        end.record()
-        torch.cuda.synchronize()
-        times.append(start.elapsed_time(end) * 1e3)
-    return statistics.median(times)
+def median_us(fn):
+    """The benchmark harness's timing: warm-up, L2 flushed before each repetition, median."""
+    return 1e3 * median_ms(fn, rep_ms=20.0)
 
 
 def main():
     _C.tuning_clear()  # the heuristic's plan, not the shipped table's
-    flush = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda")
     for dtype, name in ((torch.float16, "f16"), (torch.bfloat16, "bf16")):
         for m, n, k in SHAPES:
             a, b = matrix(m, k, dtype), matrix(n, k, dtype).t()  # odd leading dims, B column-major
             plan = cutlass_ops.explain(a, b)
             row = (f"{name} {m}x{n}x{k} {plan.kernel} {plan.decomposition}: "
-                   f"torch {median_us(lambda: torch.mm(a, b), flush):.1f} us, "
-                   f"auto {median_us(lambda: cutlass_ops.mm(a, b), flush):.1f}")
+                   f"torch {median_us(lambda: torch.mm(a, b)):.1f} us, "
+                   f"auto {median_us(lambda: cutlass_ops.mm(a, b)):.1f}")
             if plan.kernel.startswith("cutlass2x"):
                 _C.tuning_insert({"precision": name, "layout_a": plan.a.layout, "layout_b": plan.b.layout,
-                                  "align": [plan.a.align, plan.b.align, plan.out.align], "cc": 90,
+                                  "align": [plan.a.align, plan.b.align, plan.out.align],
+                                  "cc": plan.device.capability[0] * 10 + plan.device.capability[1],
                                   "sm_count": plan.device.sm_count, "mnk": list(plan.problem), "kernel": plan.kernel,
                                   "decomposition": "data-parallel", "splits": 1})
                 assert cutlass_ops.explain(a, b).decomposition == "data-parallel"
-                row += f", data-parallel {median_us(lambda: cutlass_ops.mm(a, b), flush):.1f}"
+                row += f", data-parallel {median_us(lambda: cutlass_ops.mm(a, b)):.1f}"
                 _C.tuning_clear()
             print(row, flush=True)
 

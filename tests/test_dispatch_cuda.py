@@ -128,6 +128,15 @@ def stream_k_only_kernels():
             if is_stream_k_only(k) and k.dtype not in ("f16", "bf16")]
 
 
+def forced_stream_k(kernel, a, b):
+    """a @ b on `kernel`, which must plan stream-K and give the same bits twice."""
+    plan = cutlass_ops.explain(a, b, kernel=kernel.name)
+    assert plan.decomposition == "stream-k", plan
+    out = cutlass_ops.mm(a, b, kernel=kernel.name)
+    assert torch.equal(out, cutlass_ops.mm(a, b, kernel=kernel.name)), "stream-k must be deterministic"
+    return out
+
+
 def sixteen_bit_cutlass2x_kernels():
     if not torch.cuda.is_available():
         return []
@@ -144,10 +153,7 @@ def test_sixteen_bit_k_slices_meet_in_float32(kernel):
     dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[kernel.dtype]
     m, n, k = 96, 136, 16384
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
-    plan = cutlass_ops.explain(a, b, kernel=kernel.name)
-    assert plan.decomposition == "stream-k", plan
-    out = cutlass_ops.mm(a, b, kernel=kernel.name)
-    assert torch.equal(out, cutlass_ops.mm(a, b, kernel=kernel.name)), "stream-k must be deterministic"
+    out = forced_stream_k(kernel, a, b)
     ref = a.double() @ b.double()
     # One rounding each: nearly every element rounds to the same 16-bit value as torch.mm's.
     assert rel_error(out, ref) <= 1.25 * rel_error(torch.mm(a, b), ref), kernel.name
@@ -181,10 +187,7 @@ def test_stream_k_over_several_ragged_waves(kernel):
     dtype = {"f64": torch.float64}.get(kernel.dtype, torch.float32)
     m, n, k = 520, 14340, 2052
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
-    plan = cutlass_ops.explain(a, b, kernel=kernel.name)
-    assert plan.decomposition == "stream-k", plan
-    out = cutlass_ops.mm(a, b, kernel=kernel.name)
-    assert torch.equal(out, cutlass_ops.mm(a, b, kernel=kernel.name)), "stream-k must be deterministic"
+    out = forced_stream_k(kernel, a, b)
     assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
 
 
