@@ -5,7 +5,7 @@ session).
 These problems are too small for staging into aligned buffers to pay, and the SIMT kernel is
 the one that takes 2-byte alignment. Serial split-K, which ran them before, rounded every K
 slice's partial sum to 16 bits; stream-K sums partial tiles in float32. What it showed (H100,
-benchmarks/RESULTS.md): stream-K 22-69 us where torch.mm takes 12-51, data-parallel 5-25x
+benchmarks/RESULTS.md): stream-K 23-71 us where torch.mm takes 13-52, data-parallel 5-25x
 slower than stream-K. Needs a GPU.
 
     python benchmarks/sixteen_bit_simt_stream_k_probe.py
