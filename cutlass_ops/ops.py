@@ -104,6 +104,7 @@ class KernelInfo:
     decompositions: tuple[str, ...] = ("data-parallel",)  # how it can divide K: also split-k, stream-k
     orders_tiles: bool = False  # takes a tile order (raster, swizzle) from the tuning table
     max_m: Optional[int] = None  # most rows (M) it takes; None: any
+    n_multiple: int = 1  # N (the output's row length) must be a multiple of this
 
     @property
     def arch(self) -> str:
@@ -140,6 +141,7 @@ def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInf
             decompositions=tuple(k["decompositions"]),
             orders_tiles=k["orders_tiles"],
             max_m=k["max_m"],
+            n_multiple=k["n_multiple"],
         )
         if capability is None or info.runs_on(capability):
             kernels.append(info)

@@ -1088,5 +1088,13 @@ def test_slice_summing_kernel_needs_whole_16_byte_rows_of_float_partials():
     p = plan(meta(256, 65536, f16), meta(256, 65536, f16).t())
     assert "splitk_sum" in p.kernel, p
     name = "cutlass3x_sm90_f16_rc_128x256x64_2x1x1_coop_splitk_sum"
-    with pytest.raises(ValueError, match="output aligned to 4 elements"):
+    with pytest.raises(ValueError, match="row length N a multiple of 4, the problem has N = 761"):
         plan(meta(3829, 8, f16), meta(761, 8, f16).t(), kernel=name)
+    # The sum writes D element by element: an output view at any offset and leading dim takes
+    # it in place (no temporary), as long as N is a multiple of 4.
+    big = meta(256, 256 + 13, f16)
+    p = plan(meta(256, 65536, f16), meta(256, 65536, f16).t(), out=big[:, 5:5 + 256])
+    assert "splitk_sum" in p.kernel and not p.out_via_temp, p
+    p = plan(meta(256, 65536, f16), meta(256, 65536, f16).t(), out=big[:, 5:5 + 256], kernel=name)
+    assert not p.out_via_temp, p
+    assert [k.n_multiple for k in cutlass_ops.list_kernels() if k.name == name] == [4]

@@ -182,7 +182,7 @@ struct Sm80Gemm {
   }
 
   static KernelInfo info(const char* name) {
-    return KernelInfo{name,
+    KernelInfo k{name,
                       "cutlass2x",
                       Config::kName,
                       P,
@@ -202,6 +202,8 @@ struct Sm80Gemm {
                       &workspace_bytes,
                       &can_implement,
                       &run};
+    k.stream_k_replaces_split_k = kStreamK && !IsStreamK<Config>::value;
+    return k;
   }
 };
 

@@ -488,12 +488,11 @@ DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, con
   const int64_t tiles = ceil_div(p.m, k.tile_m) * ceil_div(p.n, k.tile_n);
   if (tiles == 0) return choice;
   if (is_stream_k_only(k)) {
-    // CUTLASS 2.x's stream-K kernel. For float32 and float64 on DMMA it decides alone (whole
-    // waves of tiles data-parallel, the rest's K iterations dealt out). The 16-bit ones run it
-    // because their K slices cannot meet in 16-bit D (sm80_gemm.cuh): stream-K where serial
-    // split-K would have split (the rule below), data-parallel elsewhere, as before.
-    const bool sixteen_bit = k.precision == Precision::kF16 || k.precision == Precision::kBF16;
-    if (!sixteen_bit || split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev) >= 2) {
+    // CUTLASS 2.x's stream-K kernel, which decides alone (whole waves of tiles data-parallel,
+    // the rest's K iterations dealt out). Where it stands in for split-K (16-bit D,
+    // KernelInfo::stream_k_replaces_split_k): stream-K where split-K would have split (the
+    // rule below), data-parallel elsewhere.
+    if (!k.stream_k_replaces_split_k || split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev) >= 2) {
       choice.decomposition = Decomposition::kStreamK;
     }
     return choice;
@@ -529,7 +528,7 @@ namespace {
 // Sustained rates, TFLOP/s, read off benchmarks/RESULTS.md (H200 and H100, 2026-11-22) for
 // large problems; deliberately round. They only have to order the choices.
 double sustained_tflops(const KernelInfo& k) {
-  const bool sixteen_bit = k.precision == Precision::kF16 || k.precision == Precision::kBF16;
+  const bool sixteen_bit = is_sixteen_bit(k.precision);
   // TMA + WGMMA (CUTLASS 3.x or hand-written). TF32 on tiles smaller than 128x256 runs slower:
   // the 128x128 "cc" kernel took about 94 us of 2048^3 (183 TFLOP/s; H100, 2026-11-22), which
   // made a K-major copy of B for it lose to SM80's TF32 kernel there (131 us against 101).

@@ -20,7 +20,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 5;
+inline constexpr int kKernelAbiVersion = 6;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 struct KernelInfo {
@@ -43,10 +43,16 @@ struct KernelInfo {
   KernelStatus (*run)(const GemmArgs&);
   bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
   int64_t max_m = INT64_MAX;  // most rows (M) it takes: the few-row streaming kernels have a limit
+  int n_multiple = 1;         // N (D's row length) must be a multiple of this, whatever D's alignment
   // Split-K as a batch of K slices that each write a float32 partial D, then a second kernel
   // sums them in slice order (cutlass3x/sm90_splitk_sum.cuh): any slice count that divides K
   // into 16-byte multiples, and no serial fix-up between slices.
   bool sums_slices = false;
+  // Stream-K offered in split-K's place, by a kernel whose D is narrower than its accumulator
+  // (CUTLASS 2.x, 16-bit): serial split-K would meet the K slices in D and round each partial
+  // sum to D's type, stream-K meets them in its workspace in the accumulator's. The heuristic
+  // asks for it only where it would have split K, and runs data-parallel elsewhere.
+  bool stream_k_replaces_split_k = false;
 };
 
 inline constexpr int kAnyNewerCC = INT_MAX;

@@ -94,6 +94,7 @@ Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev
   // CUTLASS problem shapes are 32-bit.
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) return Rejection::kTooLarge;
   if (p.m > k.max_m) return Rejection::kTooManyRows;
+  if (p.n % k.n_multiple != 0) return Rejection::kRowLength;
   // Alignments are powers of two, so "at least" means "a multiple of".
   if (p.a.align < k.align_a) return Rejection::kAlignA;
   if (p.b.align < k.align_b) return Rejection::kAlignB;
@@ -130,6 +131,9 @@ std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p
              "x" + to_string(p.k);
     case Rejection::kTooManyRows:
       return "takes at most " + to_string(k.max_m) + " rows (M), the problem has M = " + to_string(p.m) + operands;
+    case Rejection::kRowLength:
+      return "needs the output's row length N a multiple of " + to_string(k.n_multiple) + ", the problem has N = " +
+             to_string(p.n) + operands;
     case Rejection::kAlignA:
       return "needs A aligned to " + to_string(k.align_a) + " elements (address, leading dim " +
              to_string(p.a.ld) + " and contiguous extent), A is aligned to " + to_string(p.a.align) + operands;
@@ -274,8 +278,7 @@ void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
   // On Hopper, 16-bit and TF32 problems that break TMA's 16-byte rule (odd widths, storage
   // offsets) would fall to SM80-class kernels; zero-padded aligned copies let the SM90
   // kernels take them when the copies cost less than the slower kernel would.
-  const bool stageable = dev.cc == 90 && (p.precision == Precision::kF16 || p.precision == Precision::kBF16 ||
-                                          p.precision == Precision::kTF32);
+  const bool stageable = dev.cc == 90 && (is_sixteen_bit(p.precision) || p.precision == Precision::kTF32);
   if (!stageable || is_sm90_tensor_kernel(p.kernel)) return;
   if (p.b.layout == Layout::kRowMajor) {
     // Only B's layout keeps the SM90 kernels out (TF32 WGMMA reads K-major operands only):

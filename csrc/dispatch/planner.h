@@ -77,6 +77,7 @@ enum class Rejection {
   kAlignD,
   kTooLarge,
   kTooManyRows,
+  kRowLength,
 };
 Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceDesc& device);
 std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Plan& plan,

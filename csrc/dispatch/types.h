@@ -41,6 +41,8 @@ inline constexpr const char* precision_name(Precision p) {
   return "?";
 }
 
+inline constexpr bool is_sixteen_bit(Precision p) { return p == Precision::kF16 || p == Precision::kBF16; }
+
 inline constexpr int element_bytes(Precision p) {
   switch (p) {
     case Precision::kF16:
