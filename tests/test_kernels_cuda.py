@@ -29,11 +29,14 @@ def test_forced_kernel(kernel, m, n, k):
     try:
         cutlass_ops.explain(a, b, kernel=kernel.name)
     except ValueError as refusal:
-        # On its own dtype and layouts, only alignment, or more rows than a few-row kernel
-        # takes (KernelInfo.max_m), may stop a kernel.
+        # On its own dtype and layouts, only alignment, more rows than a few-row kernel takes
+        # (KernelInfo.max_m) or a row length it cannot store (KernelInfo.n_multiple) may stop a kernel.
         if kernel.max_m is not None and m > kernel.max_m:
             assert f"takes at most {kernel.max_m} rows (M)" in str(refusal), refusal
             pytest.skip(f"{kernel.name} takes at most {kernel.max_m} rows")
+        if n % kernel.n_multiple != 0:
+            assert f"row length N a multiple of {kernel.n_multiple}, the problem has N = {n}" in str(refusal), refusal
+            pytest.skip(f"{kernel.name} needs N a multiple of {kernel.n_multiple}")
         assert "aligned to" in str(refusal), refusal
         pytest.skip(f"{kernel.name} needs {kernel.alignment}-element alignment")
     out = cutlass_ops.mm(a, b, kernel=kernel.name)
