@@ -356,6 +356,21 @@ struct Sm80_128x128x32_64x64x32_3s {
   static constexpr int kArch = 80;
 };
 
+// 16-bit operands with odd addresses or leading dims, on tensor cores. cp.async copies 4, 8 or
+// 16 bytes, so a 2-byte-aligned operand cannot use the multistage pipeline: two stages
+// (CUTLASS's MmaPipelined), each thread loading its part of the next K tile into registers,
+// one element at a time, while the warps multiply the current one out of shared memory, then
+// storing it. cuBLAS runs the same structure on such operands (CUTLASS's
+// tensorop_s1688gemm_128x128_32x2_align1). Smem: 2 x (128 + 128) x 32 x 2 B = 32 KiB.
+struct Sm80_128x128x32_64x64x32_2s {
+  static constexpr const char* kName = "128x128x32_2s";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
+  static constexpr int kWarpM = 64, kWarpN = 64, kWarpK = 32;
+  static constexpr int kStages = 2;
+  static constexpr bool kSimt = false;
+  static constexpr int kArch = 80;
+};
+
 // Small problems and few rows, 16-bit, 16-byte aligned operands (also SM86/89's path: it fits
 // their 99 KiB). Four warps of 32x32, five stages of (64 + 64) x 64 x 2 B = 80 KiB. A 64x64
 // tile gives 256x256 16 CTAs and 1024^3 256, where 128x128 gives 4 and 64; its prologue is

@@ -181,6 +181,8 @@ Preference preferred_configs(const Plan& p, const DeviceDesc& dev) {
         }
       }
       pref.add(Sm80_128x128x32_64x64x32_3s::kName, "16-bit: multistage tensor-op 128x128, 4-byte aligned operands");
+      pref.add(Sm80_128x128x32_64x64x32_2s::kName,
+               "16-bit with odd addresses or leading dims: two-stage register-staged tensor-op 128x128");
       pref.add(Sm80Simt_128x128x8_32x64x8_2s::kName, "16-bit with odd addresses or leading dims: SIMT");
       break;
 
@@ -535,7 +537,9 @@ double sustained_tflops(const KernelInfo& k) {
   if (k.min_cc == 90 && k.precision == Precision::kF32) return 60.0;  // float32 on DMMA, widened in registers
   if (k.min_cc == 90) return sixteen_bit ? 600.0 : (k.tile_m * k.tile_n >= 128 * 256 ? 330.0 : 200.0);
   if (std::strstr(k.config, "simt") != nullptr) return sixteen_bit ? 35.0 : 45.0;
-  if (sixteen_bit) return k.align_a >= 8 ? 350.0 : 200.0;
+  // Two-byte loads into registers (the 2-stage kernel for odd leading dims) issue 8x the
+  // loads of 16-byte copies.
+  if (sixteen_bit) return k.align_a >= 8 ? 350.0 : k.align_a >= 2 ? 200.0 : 100.0;
   return k.align_a >= 4 ? 170.0 : 100.0;  // TF32 tensor-op
 }
 
