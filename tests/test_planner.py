@@ -873,6 +873,8 @@ def test_mid_size_odd_16bit_problems_run_in_place_on_tensor_cores(m, n, k, layou
     kernel takes the odd leading dims as they are."""
     p = plan(meta(m, k), meta(k, n, layout=layout_b))
     assert not p.staged and p.kernel == f"cutlass2x_sm80_bf16_r{layout_b}_128x128x32_2s_a1", p
+    # Its K steps are load latency (two stages, element loads): stream-K keeps every SM busy.
+    assert p.decomposition == "stream-k", p
 
 
 @needs_sm90

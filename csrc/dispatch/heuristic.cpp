@@ -493,8 +493,12 @@ DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, con
     // CUTLASS 2.x's stream-K kernel, which decides alone (whole waves of tiles data-parallel,
     // the rest's K iterations dealt out). Where it stands in for split-K (16-bit D,
     // KernelInfo::stream_k_replaces_split_k): stream-K where split-K would have split (the
-    // rule below), data-parallel elsewhere.
-    if (!k.stream_k_replaces_split_k || split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev) >= 2) {
+    // rule below), data-parallel elsewhere; but always for operands of 1-element alignment,
+    // which go through registers two stages deep (SIMT, or the 2-stage tensor-op kernel), so
+    // that a K step is load latency: an idle SM costs more than stream-K's fix-up (H100,
+    // seventeenth session: 127x8191x1021, 64 tiles of 128x128, data-parallel 61.6 us).
+    if (!k.stream_k_replaces_split_k || k.align_a == 1 ||
+        split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev) >= 2) {
       choice.decomposition = Decomposition::kStreamK;
     }
     return choice;
