@@ -495,8 +495,10 @@ DecompositionChoice choose_decomposition(const Plan& p, const KernelInfo& k, con
     // KernelInfo::stream_k_replaces_split_k): stream-K where split-K would have split (the
     // rule below), data-parallel elsewhere; but always for operands of 1-element alignment,
     // which go through registers two stages deep (SIMT, or the 2-stage tensor-op kernel), so
-    // that a K step is load latency: an idle SM costs more than stream-K's fix-up (H100,
-    // seventeenth session: 127x8191x1021, 64 tiles of 128x128, data-parallel 61.6 us).
+    // that a K step is load latency: an idle SM costs more than stream-K's fix-up. Measured
+    // (H100, benchmarks/odd_leading_dim_probe.py, seventeenth session), the 2-stage kernel:
+    // 127x8191x1021 (64 tiles) 39.9 us against 62.4 data-parallel, 300x500x2001 24.7 against
+    // 97.2, 130x70x12001 47.4 against 508.
     if (!k.stream_k_replaces_split_k || k.align_a == 1 ||
         split_k_slices(tiles, ceil_div(p.k, k.tile_k), dev) >= 2) {
       choice.decomposition = Decomposition::kStreamK;
