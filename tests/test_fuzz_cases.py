@@ -1,8 +1,12 @@
-"""The fuzzer's case generation (no GPU): seeded, reproducible, biased to edges, replayable."""
+"""The fuzzer's case generation (no GPU): seeded, reproducible, biased to edges, replayable;
+and its accuracy rule (cutlass_ops.testing), which the tests share."""
 
 import json
 
+import torch
+
 from cutlass_ops import fuzz
+from cutlass_ops.testing import product_magnitude, reference_error
 
 
 def test_generation_is_seeded_and_covers_the_space():
@@ -30,3 +34,30 @@ def test_curated_set_is_large_and_small():
     assert {c.precision for c in cases} == {"f16", "bf16", "tf32", "f32", "f64"}
     assert {c.out for c in cases} == set(fuzz.OUT_FORMS)
     assert all(c.m * c.n * c.k <= 300 * 300 * 1000 for c in cases)
+
+
+def _tf32(x: torch.Tensor) -> torch.Tensor:
+    """x with its float32 mantissas rounded to TF32's 10 bits (round to nearest even)."""
+    bits = x.float().view(torch.int32)
+    rounded = (bits + 0xFFF + ((bits >> 13) & 1)) & ~0x1FFF
+    return rounded.view(torch.float32)
+
+
+def test_rounding_error_on_cancelling_outputs_is_not_a_failure():
+    """Two outputs of a long product whose sums land near zero: TF32 rounding of the inputs is
+    all that separates the result from float64, and it must pass at the TF32 floor however
+    small the sums came out. A result with a wrong element must still fail."""
+    gen = torch.Generator().manual_seed(7)
+    a = torch.randn(1, 4000, generator=gen)
+    b = torch.randn(4000, 2, generator=gen)
+    # Make both outputs cancel: move each column of B so that A @ B is about zero.
+    b -= a.t() @ (a @ b) / (a @ a.t())
+    exact = a.double() @ b.double()
+    assert exact.abs().max() < 1e-4 * product_magnitude(a, b).max()  # the sums cancel
+    rounded = (_tf32(a).double() @ _tf32(b).double()).float()
+    error = (rounded.double() - exact).norm()
+    assert error > 1e-4 * product_magnitude(a, b).norm()  # a real TF32 error, above the sums...
+    assert reference_error(rounded, exact.float(), a, b, "tf32") is None  # ...within TF32's floor
+    wrong = rounded.clone()
+    wrong[0, 1] += 0.05 * product_magnitude(a, b)[0, 1]
+    assert "error" in reference_error(wrong, exact.float(), a, b, "tf32")
