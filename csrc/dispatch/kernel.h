@@ -51,7 +51,8 @@ struct KernelInfo {
   // Stream-K offered in split-K's place, by a kernel whose D is narrower than its accumulator
   // (CUTLASS 2.x, 16-bit): serial split-K would meet the K slices in D and round each partial
   // sum to D's type, stream-K meets them in its workspace in the accumulator's. The heuristic
-  // asks for it only where it would have split K, and runs data-parallel elsewhere.
+  // asks for it where it would have split K (and always for 1-element-aligned operands), and
+  // runs data-parallel elsewhere (heuristic.cpp, choose_decomposition).
   bool stream_k_replaces_split_k = false;
 };
 
