@@ -9,7 +9,7 @@ import torch
 import cutlass_ops
 from cutlass_ops import tuning
 from cutlass_ops.testing import rel_error
-from mm_testing import assert_matches_reference, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
 
 pytestmark = pytest.mark.gpu
 
@@ -167,19 +167,18 @@ def test_unaligned_tiny_sixteen_bit_is_as_accurate_as_torch():
     assert_matches_reference(cutlass_ops.mm(a, b), a, b, "f16", context=str(cutlass_ops.explain(a, b)))
 
 
-@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", ["f16", "bf16"])
 @pytest.mark.parametrize("layout_b", ["r", "c"])
 @pytest.mark.parametrize("m,n,k", [(127, 8191, 1021), (300, 500, 2001), (33, 65, 3001)])
-def test_mid_size_odd_sixteen_bit_runs_in_place_as_accurately_as_torch(m, n, k, layout_b, dtype):
+def test_mid_size_odd_sixteen_bit_runs_in_place_as_accurately_as_torch(m, n, k, layout_b, name):
     """Odd leading dims, where staging costs more than the GEMM: the two-stage tensor-op
     kernel on the operands as they are, its K slices (stream-K) meeting in float32."""
-    a = matrix(m, k, dtype)
-    b = matrix(k, n, dtype, layout_b)
+    a = matrix(m, k, KERNEL_DTYPES[name])
+    b = matrix(k, n, KERNEL_DTYPES[name], layout_b)
     plan = cutlass_ops.explain(a, b)
     if sm90():
         assert not plan.staged and plan.kernel.endswith("_128x128x32_2s_a1"), plan
-    assert_matches_reference(cutlass_ops.mm(a, b), a, b, {torch.float16: "f16", torch.bfloat16: "bf16"}[dtype],
-                             context=str(plan))
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, name, context=str(plan))
 
 
 def test_forced_kernel_that_cannot_take_the_output_is_refused_by_name():
