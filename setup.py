@@ -20,7 +20,9 @@ Environment:
                      "cutlass3x,cutlass2x,handwritten"), e.g. "cutlass3x,cutlass2x" for a build
                      without the hand-written teaching kernels
   CUTLASS_DIR        a CUTLASS checkout to use instead of the nvidia-cutlass package
-  MAX_JOBS           parallel compile jobs (ninja)
+  MAX_JOBS           parallel compile jobs (ninja), per module
+  CUTLASS_OPS_PARALLEL_MODULES  "1" builds the modules side by side, "0" one after another
+                     (default: side by side when MAX_JOBS, or else the core count, is 8 or more)
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from setuptools import find_packages, setup
@@ -240,18 +243,89 @@ def write_build_info(archs: list[str], counts: dict[str, int], cutlass) -> None:
     (ROOT / "cutlass_ops" / "_build_info.py").write_text("\n".join(lines) + "\n")
 
 
+PARALLEL_MODULES_MIN_JOBS = 8
+
+
+def build_modules_in_parallel() -> bool:
+    env = os.environ.get("CUTLASS_OPS_PARALLEL_MODULES")
+    if env in ("0", "1"):
+        return env == "1"
+    if env:
+        raise SystemExit(f"CUTLASS_OPS_PARALLEL_MODULES={env!r}: use 1 (side by side) or 0 (one after another)")
+    jobs = os.environ.get("MAX_JOBS", "")
+    return (int(jobs) if jobs.isdigit() else os.cpu_count() or 1) >= PARALLEL_MODULES_MIN_JOBS
+
+
+def starts_late(source: str) -> bool:
+    """Which files ninja may start last: all but the CUTLASS 3.x ones.
+
+    ninja starts files in the order of its build file, and distutils sorts each module's
+    sources, so _C_sm90 began with its cheap CUTLASS 2.x files and ended waiting on CUTLASS
+    3.x ones (47-99 s each). Started first, the long files overlap, and the short ones fill
+    the cores at the end.
+    """
+    return "cutlass3x" not in Path(source).parts
+
+
+class BuildModules(BuildExtension):
+    """torch's BuildExtension, with each module in its own build folder, side by side.
+
+    ninja compiles one module's files in parallel, but setuptools builds the modules one
+    after another, and each module ends on its few slowest files while the other cores
+    wait: on the 16-core H100 machine _C kept 4 cores busy on average and _C_sm90 13.4
+    (benchmarks/RESULTS.md, seventeenth session, "Build time"). Built side by side, the
+    modules' files fill those cores. Each ninja takes MAX_JOBS jobs, so the machine runs up
+    to three times MAX_JOBS compilers while the small modules build. The memory that adds
+    is small: a CUTLASS 2.x file's compile peaks at 0.8 GB, a CUTLASS 3.x file's at 4.2 GB
+    (/usr/bin/time -v, nvcc 13), and the 3.x files run at MAX_JOBS either way. It is on only
+    from PARALLEL_MODULES_MIN_JOBS jobs, where the idle tails are worth filling.
+
+    The folders: torch writes one build.ninja per build folder, and both kernel modules
+    compile csrc/common/kernel_module.cpp, each under its own module name. Within a module
+    the CUTLASS 3.x files start first (starts_late).
+    """
+
+    _module = threading.local()  # the module the calling thread builds
+    _wrap_lock = threading.Lock()
+
+    def finalize_options(self) -> None:
+        super().finalize_options()
+        if self.parallel is None and build_modules_in_parallel():
+            self.parallel = len(self.extensions)  # distutils' build_ext builds them on threads
+
+    def build_extension(self, ext) -> None:
+        # torch's build_extensions has just replaced self.compiler.compile with its ninja
+        # compile; it takes its build folder as output_dir.
+        with self._wrap_lock:
+            if not getattr(self.compiler.compile, "per_module_folder", False):
+                ninja_compile = self.compiler.compile
+
+                def compile_in_module_folder(sources, output_dir=None, *args, **kwargs):
+                    first = sorted(sources, key=starts_late)  # stable: sorted within each group
+                    objects = ninja_compile(first, os.path.join(output_dir, self._module.name), *args, **kwargs)
+                    object_of = dict(zip(first, objects))
+                    return [object_of[source] for source in sources]  # link in distutils' order
+
+                compile_in_module_folder.per_module_folder = True
+                self.compiler.compile = compile_in_module_folder
+        self._module.name = ext.name
+        super().build_extension(ext)
+
+
 def main() -> None:
     cutlass = _load_find_cutlass().find_cutlass()
     archs = selected_archs()
     exts, counts = extensions(archs, cutlass)
     write_build_info(archs, counts, cutlass)
-    print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}")
+    side_by_side = "side by side" if build_modules_in_parallel() else "one after another"
+    print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}, modules built {side_by_side}")
     setup(
         packages=find_packages(include=["cutlass_ops", "cutlass_ops.*"]),
         package_data={"cutlass_ops": ["tuning_tables/*.json"]},
         ext_modules=exts,
-        cmdclass={"build_ext": BuildExtension.with_options(use_ninja=True)},
+        cmdclass={"build_ext": BuildModules.with_options(use_ninja=True)},
     )
 
 
-main()
+if __name__ == "__main__":  # setuptools runs this file as __main__; tests import it
+    main()

@@ -18,12 +18,19 @@ gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.d
   --format=csv,noheader 2>&1 || echo "nvidia-smi unavailable")
 
 build_s=0
+build_cpu=""
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   start=$(date +%s)
   # Each log line starts with its Unix time: how long each module and kernel took to build.
-  $PYTHON -m pip install --no-build-isolation --no-deps -v -e . 2>&1 |
-    while IFS= read -r line; do printf '%(%s)T %s\n' -1 "$line"; done > "$OUT_DIR/build.log"
-  if [ "${PIPESTATUS[0]}" != 0 ]; then
+  # `time` adds the compilers' CPU seconds (user + system) to the log's last line.
+  TIMEFORMAT='build: %R s wall, %U + %S CPU-s'
+  { time {
+    $PYTHON -m pip install --no-build-isolation --no-deps -v -e . 2>&1 |
+      while IFS= read -r line; do printf '%(%s)T %s\n' -1 "$line"; done > "$OUT_DIR/build.log"
+    rc=${PIPESTATUS[0]}
+  }; } 2>> "$OUT_DIR/build.log"
+  build_cpu=$(tail -1 "$OUT_DIR/build.log" | sed -n 's/.*wall, \(.*\)/, \1/p')
+  if [ "$rc" != 0 ]; then
     grep -E "error|FAILED" "$OUT_DIR/build.log" | head -40
     tail -20 "$OUT_DIR/build.log"
     echo "BUILD FAILED (log: $OUT_DIR/build.log)"
@@ -62,7 +69,7 @@ fi
 echo
 echo "=== gpu_check summary ($(date -u +%Y-%m-%dT%H:%MZ)) ==="
 echo "$gpu"
-echo "build: ${build_s}s with MAX_JOBS=$MAX_JOBS"
+echo "build: ${build_s}s with MAX_JOBS=$MAX_JOBS${build_cpu}"
 echo "tests (${test_s}s, exit $test_rc): $(tail -1 "$OUT_DIR/pytest.log")"
 if [ "${SKIP_BENCH:-0}" != 1 ]; then
   echo "demo (exit $demo_rc):"

@@ -1,0 +1,95 @@
+"""setup.py's build plan, without compiling: when the modules build side by side, each in its
+own build folder, and which of a module's files ninja starts first. Runs without a GPU."""
+
+import importlib.util
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def setup_py():
+    if not (ROOT / "setup.py").is_file():
+        pytest.skip("no setup.py beside the tests (an installed copy)")
+    spec = importlib.util.spec_from_file_location("cutlass_ops_setup_py", ROOT / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # main() runs only as __main__
+    return module
+
+
+@pytest.mark.parametrize(("max_jobs", "env", "side_by_side"), [
+    ("16", None, True),
+    ("8", None, True),
+    ("7", None, False),
+    ("2", None, False),
+    ("16", "0", False),
+    ("2", "1", True),
+])
+def test_modules_build_side_by_side_from_eight_jobs(setup_py, monkeypatch, max_jobs, env, side_by_side):
+    monkeypatch.setenv("MAX_JOBS", max_jobs)
+    if env is None:
+        monkeypatch.delenv("CUTLASS_OPS_PARALLEL_MODULES", raising=False)
+    else:
+        monkeypatch.setenv("CUTLASS_OPS_PARALLEL_MODULES", env)
+    assert setup_py.build_modules_in_parallel() is side_by_side
+
+
+def test_unknown_parallel_modules_setting_names_the_value(setup_py, monkeypatch):
+    monkeypatch.setenv("CUTLASS_OPS_PARALLEL_MODULES", "yes")
+    with pytest.raises(SystemExit, match=r"CUTLASS_OPS_PARALLEL_MODULES='yes'.*use 1 .* or 0"):
+        setup_py.build_modules_in_parallel()
+
+
+class _Ext:
+    def __init__(self, name, sources):
+        self.name, self.sources = name, sources
+
+
+def _module_sources(family):
+    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc").glob(f"**/*_{family}.cu"))
+
+
+def test_each_module_compiles_in_its_own_folder_cutlass3x_first_and_links_in_order(setup_py, monkeypatch, tmp_path):
+    """Two modules built at once on threads, as distutils' parallel build_ext does: each
+    ninja gets its own folder, starts the CUTLASS 3.x files first, and the objects come
+    back in the order distutils gave the sources."""
+    sm90 = _module_sources("sm90")
+    assert any("/cutlass3x/" in s for s in sm90) and any("/cutlass3x/" not in s for s in sm90)
+    modules = [_Ext("cutlass_ops._C_sm90", ["csrc/common/kernel_module.cpp", *sm90]),
+               _Ext("cutlass_ops._C_sm80", ["csrc/common/kernel_module.cpp", *_module_sources("sm80")])]
+    calls = {}
+    both_compiling = threading.Barrier(len(modules), timeout=10)
+
+    def ninja_compile(sources, output_dir=None, **kwargs):  # stands in for torch's ninja compile
+        both_compiling.wait()  # both threads are inside compile at once
+        calls[output_dir] = list(sources)
+        return [os.path.join(output_dir, s.replace("/", "_") + ".o") for s in sources]
+
+    def build_ext_build_extension(self, ext):  # what distutils does: compile, then link
+        ext.objects = self.compiler.compile(ext.sources, output_dir=str(tmp_path), macros=None)
+
+    class Compiler:
+        compile = staticmethod(ninja_compile)
+
+    monkeypatch.setattr(setup_py.BuildExtension, "build_extension", build_ext_build_extension, raising=False)
+    command = setup_py.BuildModules.__new__(setup_py.BuildModules)  # no Distribution: build_extension alone
+    command.compiler = Compiler()
+    threads = [threading.Thread(target=command.build_extension, args=(m,)) for m in modules]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+
+    assert sorted(calls) == sorted(str(tmp_path / m.name) for m in modules)
+    for m in modules:
+        started = calls[str(tmp_path / m.name)]
+        assert sorted(started) == sorted(m.sources)
+        n3 = sum("/cutlass3x/" in s for s in started)
+        assert all("/cutlass3x/" in s for s in started[:n3])
+        late = [s for s in m.sources if "/cutlass3x/" not in s]
+        assert started[n3:] == late  # the rest keep distutils' order
+        assert m.objects == [os.path.join(tmp_path, m.name, s.replace("/", "_") + ".o") for s in m.sources]
