@@ -84,6 +84,8 @@ SM90_SPLITK_SUM = [(p, "Sm90_128x256x64_2x1x1_Coop_SplitKSum", ["rr", "rc"]) for
 SM90_3XTF32_PRESPLIT = ["Sm90_128x128x32_2x1x1_Coop_Presplit", "Sm90_128x128x32_1x1x1_CoopStreamK_Presplit"]
 # CUTLASS 2.x: (precision, config struct, alignment in elements). A config's kArch (configs.h)
 # picks the arch suffix: 80 (built for sm_80 and sm_90) or 90 (Hopper-only instructions, sm_90a).
+# 16-bit operands at 8, 4, 2 and 1 elements (cp.async copies of 16, 8 and 4 bytes, and for
+# 2 bytes the register-staged two-stage kernel); TF32 at 4, 2 and 1.
 SM80_KERNELS = [
     *[
         (p, c, a)
@@ -91,12 +93,14 @@ SM80_KERNELS = [
         for c, a in (
             ("Sm80_128x256x64_64x64x64_3s", 8),
             ("Sm80_64x64x64_32x32x64_5s", 8),
+            ("Sm80_128x128x32_64x64x32_3s", 4),
             ("Sm80_128x128x32_64x64x32_3s", 2),
             ("Sm80_128x128x32_64x64x32_2s", 1),
             ("Sm80Simt_128x128x8_32x64x8_2s", 1),
         )
     ],
     ("tf32", "Sm80_128x128x32_64x64x32_3s", 4),
+    ("tf32", "Sm80_128x128x32_64x64x32_3s", 2),
     ("tf32", "Sm80_128x128x32_64x64x32_3s", 1),
     ("f32", "Sm80Simt_128x128x8_32x64x8_4s", 1),
     # Smaller SIMT tiles for 17-64 rows and for 16-64 columns (configs.h).

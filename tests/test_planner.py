@@ -843,15 +843,25 @@ def test_strided_out_goes_through_a_temporary():
     assert p.out_via_temp and p.action == "kernel"
 
 
-@pytest.mark.parametrize("k,align,config", [
-    (4096, 8, "64x64x64_5s_a8"),  # 64 tiles of 128x128 on 108 SMs: the 16-byte 64x64 kernel
-    (4094, 2, "128x128x32_3s_a2"),
-    (4093, 1, "128x128x32_2s_a1"),  # two-stage, register-staged: any alignment, on tensor cores
+@pytest.mark.parametrize("dtype,k,align,config", [
+    ("bf16", 4096, 8, "64x64x64_5s_a8"),  # 64 tiles of 128x128 on 108 SMs: the 16-byte 64x64 kernel
+    ("bf16", 4092, 4, "128x128x32_3s_a4"),  # 8-byte copies
+    ("bf16", 4094, 2, "128x128x32_3s_a2"),  # 4-byte copies
+    ("bf16", 4093, 1, "128x128x32_2s_a1"),  # two-stage, register-staged: any alignment, on tensor cores
+    ("tf32", 4096, 4, "128x128x32_3s_a4"),
+    ("tf32", 4094, 2, "128x128x32_3s_a2"),
+    ("tf32", 4093, 1, "128x128x32_3s_a1"),
 ])
-def test_alignment_picks_the_widest_kernel_that_fits(k, align, config):
-    p = plan(meta(1024, k), meta(k, 1024), device="a100")  # no staging before SM90
+def test_alignment_picks_the_widest_kernel_that_fits(dtype, k, align, config):
+    torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = True
+    try:
+        p = plan(meta(1024, k, torch_dtype), meta(k, 1024, torch_dtype), device="a100")  # no staging before SM90
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
     assert p.a.align == align and not p.staged
-    assert p.kernel == f"cutlass2x_sm80_bf16_rr_{config}", p
+    assert p.kernel == f"cutlass2x_sm80_{dtype}_rr_{config}", p
 
 
 @needs_sm90
@@ -999,7 +1009,7 @@ def test_device_spec_presets_and_custom_specs():
     assert DEVICE_PRESETS["h100"].capability == (9, 0)
     custom = DeviceSpec("made-up sm80 part", (8, 0), 10, 64 * 1024)
     p = plan(meta(4096, 4096), meta(4096, 4096), device=custom)
-    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"  # 48 KiB: the only 16-bit tile that fits
+    assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a4"  # 48 KiB: the only 16-bit tile that fits
     text = str(p)
     assert "made-up sm80 part" in text and "candidates:" in text
 
