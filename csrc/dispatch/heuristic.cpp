@@ -546,8 +546,11 @@ double sustained_tflops(const KernelInfo& k) {
   // Two-byte loads into registers (the 2-stage kernel for odd leading dims) issue 8x the
   // loads of 16-byte copies: measured 157 TFLOP/s at 4095x4097x4093, 52 at 127x8191x1021 on
   // stream-K (H100, benchmarks/odd_leading_dim_probe.py); 100 sits between.
-  if (sixteen_bit) return k.align_a >= 8 ? 350.0 : k.align_a >= 4 ? 250.0 : k.align_a >= 2 ? 200.0 : 100.0;
-  return k.align_a >= 4 ? 170.0 : k.align_a >= 2 ? 140.0 : 100.0;  // TF32 tensor-op
+  // Narrower cp.async copies (8, 4 bytes) on the 128x128x32 tile, measured at 4096x4096x4092
+  // (bf16) and 4096x4096x4094 (TF32), forced (H100, eighteenth session): 16-bit 8-byte 305
+  // TFLOP/s, 4-byte 204; TF32 8-byte 152, 4-byte 106.
+  if (sixteen_bit) return k.align_a >= 8 ? 350.0 : k.align_a >= 4 ? 300.0 : k.align_a >= 2 ? 200.0 : 100.0;
+  return k.align_a >= 4 ? 170.0 : k.align_a >= 2 ? 150.0 : 100.0;  // TF32 tensor-op
 }
 
 constexpr double kCopyBandwidth = 2.5e12;       // bytes/s a padding copy achieves (read + write)
