@@ -1,0 +1,64 @@
+"""Where the time between two CUDA events goes for a small GEMM, torch.mm against
+cutlass_ops.mm (bf16, L2 flushed by a 256 MB write before every call).
+
+    python benchmarks/small_gemm_profile_probe.py [MxNxK,...]
+
+Columns: the events' median (us); from torch.profiler's trace, the gap from the flush's end
+to the first GEMM activity, the longest activity (the GEMM kernel), and the span from the
+flush's end to the last activity's end; then the activities of the middle call.
+"""
+import json
+import statistics
+import sys
+import tempfile
+
+import torch
+from torch.profiler import ProfilerActivity, profile
+
+import cutlass_ops
+
+shapes = [tuple(int(x) for x in s.split("x")) for s in (sys.argv[1] if len(sys.argv) > 1 else
+          "256x256x256,512x512x512,1024x1024x1024,2048x2048x2048,128x4096x4096").split(",")]
+flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")  # 256 MB
+REPS = 30
+print(f"{'shape':>16} {'impl':>6} {'event us':>9} {'gap us':>7} {'kern us':>8} {'span us':>8}  activities")
+for m, n, k in shapes:
+    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    for name, fn in [("torch", torch.mm), ("ours", cutlass_ops.mm)]:
+        for _ in range(10):
+            fn(a, b)
+        ts = []
+        for _ in range(REPS):
+            flush.zero_()
+            start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn(a, b)
+            end.record()
+            ts.append((start, end))
+        torch.cuda.synchronize()
+        ev = statistics.median(start.elapsed_time(end) * 1000 for start, end in ts)
+        with profile(activities=[ProfilerActivity.CUDA, ProfilerActivity.CPU]) as prof:
+            for _ in range(REPS):
+                flush.zero_()
+                fn(a, b)
+            torch.cuda.synchronize()
+        with tempfile.TemporaryDirectory() as folder:
+            path = f"{folder}/trace.json"
+            prof.export_chrome_trace(path)
+            with open(path) as f:
+                trace = json.load(f)["traceEvents"]
+        gpu = sorted((e for e in trace if e.get("cat") in ("kernel", "gpu_memset", "gpu_memcpy")), key=lambda e: e["ts"])
+        groups, cur = [], None
+        for e in gpu:
+            if "fill" in e["name"].lower() or "FillFunctor" in e["name"]:
+                cur = {"flush_end": e["ts"] + e["dur"], "acts": []}
+                groups.append(cur)
+            elif cur is not None:
+                cur["acts"].append(e)
+        groups = [g for g in groups if g["acts"]][2:]  # the first two calls warm the profiler up
+        gap = statistics.median(g["acts"][0]["ts"] - g["flush_end"] for g in groups)
+        kern = statistics.median(max(x["dur"] for x in g["acts"]) for g in groups)
+        span = statistics.median(g["acts"][-1]["ts"] + g["acts"][-1]["dur"] - g["flush_end"] for g in groups)
+        names = " + ".join(f"{x['name'][:60]}({x['dur']:.1f})" for x in groups[len(groups)//2]["acts"])
+        print(f"{m}x{n}x{k:>6} {name:>6} {ev:9.2f} {gap:7.2f} {kern:8.2f} {span:8.2f}  {names}", flush=True)
