@@ -852,14 +852,10 @@ def test_strided_out_goes_through_a_temporary():
     ("tf32", 4094, 2, "128x128x32_3s_a2"),
     ("tf32", 4093, 1, "128x128x32_3s_a1"),
 ])
-def test_alignment_picks_the_widest_kernel_that_fits(dtype, k, align, config):
+def test_alignment_picks_the_widest_kernel_that_fits(dtype, k, align, config, tf32_matmul):
     torch_dtype = torch.bfloat16 if dtype == "bf16" else torch.float32
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = True
-    try:
-        p = plan(meta(1024, k, torch_dtype), meta(k, 1024, torch_dtype), device="a100")  # no staging before SM90
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
+    tf32_matmul(True)
+    p = plan(meta(1024, k, torch_dtype), meta(k, 1024, torch_dtype), device="a100")  # no staging before SM90
     assert p.a.align == align and not p.staged
     assert p.kernel == f"cutlass2x_sm80_{dtype}_rr_{config}", p
 

@@ -49,18 +49,17 @@ class _Ext:
         self.name, self.sources = name, sources
 
 
-def _module_sources(family):
-    return sorted(str(p.relative_to(ROOT)) for p in (ROOT / "csrc").glob(f"**/*_{family}.cu"))
-
-
 def test_each_module_compiles_in_its_own_folder_cutlass3x_first_and_links_in_order(setup_py, monkeypatch, tmp_path):
     """Two modules built at once on threads, as distutils' parallel build_ext does: each
     ninja gets its own folder, starts the CUTLASS 3.x files first, and the objects come
     back in the order distutils gave the sources."""
-    sm90 = _module_sources("sm90")
+    def module_sources(family):  # as setup.py's extensions() lists them
+        return setup_py.rel(setup_py.CSRC.glob(f"**/*_{family}.cu"))
+
+    sm90 = module_sources("sm90")
     assert any("/cutlass3x/" in s for s in sm90) and any("/cutlass3x/" not in s for s in sm90)
     modules = [_Ext("cutlass_ops._C_sm90", ["csrc/common/kernel_module.cpp", *sm90]),
-               _Ext("cutlass_ops._C_sm80", ["csrc/common/kernel_module.cpp", *_module_sources("sm80")])]
+               _Ext("cutlass_ops._C_sm80", ["csrc/common/kernel_module.cpp", *module_sources("sm80")])]
     calls = {}
     both_compiling = threading.Barrier(len(modules), timeout=10)
 
