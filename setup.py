@@ -23,6 +23,9 @@ Environment:
   MAX_JOBS           parallel compile jobs (ninja), per module
   CUTLASS_OPS_PARALLEL_MODULES  "1" builds the modules side by side, "0" one after another
                      (default: side by side when MAX_JOBS, or else the core count, is 8 or more)
+  CUTLASS_OPS_ENTRY_ONLY  "1" rebuilds only cutlass_ops._C (ops, planner, cost model) and keeps
+                     the kernel modules and _build_info.py already built beside it: a change
+                     that touches no kernel builds in a minute instead of minutes
 """
 
 from __future__ import annotations
@@ -312,11 +315,23 @@ class BuildModules(BuildExtension):
         super().build_extension(ext)
 
 
+def entry_only() -> bool:
+    env = os.environ.get("CUTLASS_OPS_ENTRY_ONLY", "")
+    if env not in ("", "0", "1"):
+        raise SystemExit(f"CUTLASS_OPS_ENTRY_ONLY={env!r}: use 1 (rebuild only cutlass_ops._C) or 0")
+    if env == "1" and not (ROOT / "cutlass_ops" / "_build_info.py").is_file():
+        raise SystemExit("CUTLASS_OPS_ENTRY_ONLY=1 needs a full build first (cutlass_ops/_build_info.py is missing)")
+    return env == "1"
+
+
 def main() -> None:
     cutlass = _load_find_cutlass().find_cutlass()
     archs = selected_archs()
     exts, counts = extensions(archs, cutlass)
-    write_build_info(archs, counts, cutlass)
+    if entry_only():
+        exts = exts[:1]  # _C; the kernel modules and their _build_info.py stay as built
+    else:
+        write_build_info(archs, counts, cutlass)
     side_by_side = "side by side" if build_modules_in_parallel() else "one after another"
     print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}, modules built {side_by_side}")
     setup(

@@ -1,4 +1,4 @@
-"""Command line: python -m cutlass_ops {info,list,explain,bench,report,demo,fuzz}."""
+"""Command line: python -m cutlass_ops {info,list,explain,bench,tune,sweep,report,demo,fuzz}."""
 
 from __future__ import annotations
 
@@ -163,6 +163,24 @@ def cmd_tune(args) -> int:
     return 0
 
 
+def cmd_sweep(args) -> int:
+    from pathlib import Path
+
+    if not torch.cuda.is_available():
+        print("sweep needs a CUDA device", file=sys.stderr)
+        return 2
+    from .calibration import problems, sweep
+
+    dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
+    unknown = [d for d in dtypes if d not in problems.SIZES]
+    if unknown:
+        print(f"--dtype: unknown {unknown}; choose from {list(problems.SIZES)}", file=sys.stderr)
+        return 2
+    sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
+              progress=not args.no_progress)
+    return 0
+
+
 def cmd_report(args) -> int:
     from . import bench
 
@@ -238,6 +256,16 @@ def main(argv=None) -> int:
     p.add_argument("--layout", default="nn", help="layout for --shapes: A, B each n (row-major) or t (transposed)")
     p.add_argument("--out", help="where to save the table (default: cutlass_ops.tuning.cache_path())")
     p.set_defaults(func=cmd_tune)
+
+    p = sub.add_parser("sweep", help="time every candidate kernel on the calibration problem sets (resumable)")
+    p.add_argument("--dtype", default="bf16,f16,tf32,f32,f64,3xtf32",
+                   help="comma list of bf16, f16, tf32, f32, f64, 3xtf32 (default: all, in that order)")
+    p.add_argument("--out", default="benchmarks/sweep", help="folder for the sweep files (default benchmarks/sweep)")
+    p.add_argument("--time-limit", type=float, default=0, help="start no new problem after this many seconds")
+    p.add_argument("--limit", type=int, default=0, help="at most this many new problems per precision")
+    p.add_argument("--reps", type=int, default=5, help="timings per candidate (median kept)")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("report", help="tables, summary and figure from bench --json files")
     p.add_argument("files", nargs="+", help="JSON files written by bench --json")

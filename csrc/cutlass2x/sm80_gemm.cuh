@@ -182,28 +182,35 @@ struct Sm80Gemm {
   }
 
   static KernelInfo info(const char* name) {
-    KernelInfo k{name,
-                      "cutlass2x",
-                      Config::kName,
-                      P,
-                      LA,
-                      LB,
-                      Alignment,
-                      Alignment,
-                      kAlignD,
-                      /*min_cc=*/Config::kArch,
-                      /*max_cc=*/Config::kArch == 90 ? 90 : kAnyNewerCC,
-                      Config::kTileM,
-                      Config::kTileN,
-                      Config::kTileK,
-                      static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
-                      decomposition_bit(Decomposition::kDataParallel) |
+    // The two-stage kernel loads through registers (MmaPipelined); more stages use cp.async.
+    constexpr Mainloop kMainloop = Config::kStages == 2 ? Mainloop::kRegisterStaged : Mainloop::kCpAsyncMultistage;
+    return KernelInfo{
+        .name = name,
+        .config = Config::kName,
+        .origin = Origin::kCutlass2x,
+        .precision = P,
+        .layout_a = LA,
+        .layout_b = LB,
+        .align_a = Alignment,
+        .align_b = Alignment,
+        .align_d = kAlignD,
+        .min_cc = Config::kArch,
+        .max_cc = Config::kArch == 90 ? 90 : kAnyNewerCC,
+        .math = Config::kSimt ? MathClass::kSimt : MathClass::kMma,
+        .mainloop = kMainloop,
+        .tile_m = Config::kTileM,
+        .tile_n = Config::kTileN,
+        .tile_k = Config::kTileK,
+        .stages = Config::kStages,
+        .threads = static_cast<int>(Gemm::GemmKernel::kThreadCount),
+        .smem_bytes = static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
+        .decompositions = decomposition_bit(Decomposition::kDataParallel) |
                           decomposition_bit(kStreamK ? Decomposition::kStreamK : Decomposition::kSplitK),
-                      &workspace_bytes,
-                      &can_implement,
-                      &run};
-    k.stream_k_replaces_split_k = kStreamK && !IsStreamK<Config>::value;
-    return k;
+        .stream_k_replaces_split_k = kStreamK && !IsStreamK<Config>::value,
+        .workspace_bytes = &workspace_bytes,
+        .can_implement = &can_implement,
+        .run = &run,
+    };
   }
 };
 

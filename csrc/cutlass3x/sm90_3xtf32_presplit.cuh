@@ -102,6 +102,7 @@ struct Presplit3xTF32 : OperandPassGemm<Gemm, presplit::SplitPass> {
   static KernelInfo info(const char* name, Layout layout_a, Layout layout_b) {
     KernelInfo k = Base::info(name, Precision::kTF32x3, layout_a, layout_b);  // only D is written by TMA
     k.can_implement = &can_implement;
+    k.pass = OperandPass::kPresplit;
     return k;
   }
 };

@@ -20,40 +20,118 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 6;
+inline constexpr int kKernelAbiVersion = 7;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
+// Where a kernel's code comes from.
+enum class Origin : int8_t {
+  kCutlass3x = 0,    // CUTLASS 3.x collective builder (SM90: TMA + WGMMA, warp-specialized)
+  kCutlass2x = 1,    // CUTLASS 2.x device-level GEMM (SM80-class multistage or pipelined)
+  kHandwritten = 2,  // csrc/handwritten: written from scratch for this project
+};
+
+inline constexpr const char* origin_name(Origin o) {
+  switch (o) {
+    case Origin::kCutlass3x: return "cutlass3x";
+    case Origin::kCutlass2x: return "cutlass2x";
+    case Origin::kHandwritten: return "handwritten";
+  }
+  return "?";
+}
+
+// What automatic dispatch may do with a kernel. Teaching kernels (the steps of the
+// hand-written ladder that no problem needs) run only when forced with kernel=.
+enum class Role : int8_t { kProduct = 0, kTeaching = 1 };
+
+// The instruction that does the multiply-adds.
+enum class MathClass : int8_t {
+  kWgmma = 0,  // SM90 warpgroup MMA (asynchronous, operands from shared memory)
+  kMma = 1,    // mma.sync / wmma tensor-core MMA, DMMA for float64 (SM80 and newer)
+  kSimt = 2,   // CUDA-core fused multiply-add
+};
+
+inline constexpr const char* math_class_name(MathClass m) {
+  switch (m) {
+    case MathClass::kWgmma: return "wgmma";
+    case MathClass::kMma: return "mma";
+    case MathClass::kSimt: return "simt";
+  }
+  return "?";
+}
+
+// How the main loop brings operand tiles into shared memory.
+enum class Mainloop : int8_t {
+  kTmaWarpSpecialized = 0,  // a TMA producer warp feeds consumer warpgroups through a stage ring
+  kCpAsyncMultistage = 1,   // every thread issues cp.async copies into a ring of `stages` tiles
+  kRegisterStaged = 2,      // two stages, each thread loading the next tile through registers
+  kStreaming = 3,           // few-row kernels that stream B through once (hand-written)
+  kBasic = 4,               // teaching steps: plain loads, no pipeline
+};
+
+inline constexpr const char* mainloop_name(Mainloop m) {
+  switch (m) {
+    case Mainloop::kTmaWarpSpecialized: return "tma-warp-specialized";
+    case Mainloop::kCpAsyncMultistage: return "cp-async-multistage";
+    case Mainloop::kRegisterStaged: return "register-staged";
+    case Mainloop::kStreaming: return "streaming";
+    case Mainloop::kBasic: return "basic";
+  }
+  return "?";
+}
+
+// Work a kernel does on the operands before its GEMM, inside its own launch sequence.
+enum class OperandPass : int8_t {
+  kNone = 0,
+  kPresplit = 1,  // 3xTF32: each operand split into big and small TF32 parts (3 (M + N) K floats)
+};
+
 struct KernelInfo {
-  const char* name;    // stable, unique: family_arch_precision_layouts_config
-  const char* family;  // "cutlass3x", "cutlass2x" or "handwritten"
-  const char* config;  // the config struct's name, e.g. "128x256x64_2x1x1_coop"
-  Precision precision;
-  Layout layout_a;
-  Layout layout_b;
+  // ---- identity (for people: names are never compared to decide anything) ----
+  const char* name = nullptr;    // stable, unique: origin_arch_precision_layouts_config
+  const char* config = nullptr;  // the config's name, e.g. "128x256x64_2x1x1_coop"
+  Origin origin = Origin::kCutlass2x;
+  Role role = Role::kProduct;
+
+  // ---- what it computes, and on what ----
+  Precision precision = Precision::kF32;
+  Layout layout_a = Layout::kRowMajor;
+  Layout layout_b = Layout::kRowMajor;
   // Alignment, in elements, that the kernel needs of each operand's data pointer,
   // leading dimension and contiguous extent (see dispatch/layout.h).
-  int align_a, align_b, align_d;
-  int min_cc, max_cc;  // compute capability range it runs on, as 10 * major + minor
-  int tile_m, tile_n, tile_k;
-  int smem_bytes;  // dynamic shared memory per CTA; the planner checks it against the device
-  int decompositions;  // decomposition_bit() of each Decomposition it supports
-
-  size_t (*workspace_bytes)(const GemmArgs&);
-  KernelStatus (*can_implement)(const GemmArgs&);
-  KernelStatus (*run)(const GemmArgs&);
-  bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
+  int align_a = 1, align_b = 1, align_d = 1;
+  int min_cc = 80, max_cc = INT_MAX;  // compute capability range it runs on, as 10 * major + minor
   int64_t max_m = INT64_MAX;  // most rows (M) it takes: the few-row streaming kernels have a limit
   int n_multiple = 1;         // N (D's row length) must be a multiple of this, whatever D's alignment
+
+  // ---- how: the facts the cost model (dispatch/cost_model.h) reads ----
+  MathClass math = MathClass::kMma;
+  Mainloop mainloop = Mainloop::kCpAsyncMultistage;
+  OperandPass pass = OperandPass::kNone;
+  int tile_m = 0, tile_n = 0, tile_k = 0;  // CTA tile, in the problem's terms (swap-AB included)
+  int cluster_m = 1, cluster_n = 1;        // CTAs per cluster along M and N (SM90)
+  int stages = 0;                          // shared-memory pipeline depth
+  int threads = 0;                         // threads per CTA
+  int smem_bytes = 0;  // dynamic shared memory per CTA; the planner checks it against the device
+  bool persistent = false;  // a grid of about one CTA per SM walks the output tiles
+  bool pingpong = false;    // SM90: the consumer warpgroups alternate whole tiles
+  bool swap_ab = false;     // computes D^T = B^T A^T, so M runs along the MMA's narrow N side
+  int decompositions = 1;   // decomposition_bit() of each Decomposition it supports
+  bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
   // Split-K as a batch of K slices that each write a float32 partial D, then a second kernel
   // sums them in slice order (cutlass3x/sm90_splitk_sum.cuh): any slice count that divides K
   // into 16-byte multiples, and no serial fix-up between slices.
   bool sums_slices = false;
   // Stream-K offered in split-K's place, by a kernel whose D is narrower than its accumulator
   // (CUTLASS 2.x, 16-bit): serial split-K would meet the K slices in D and round each partial
-  // sum to D's type, stream-K meets them in its workspace in the accumulator's. The heuristic
-  // asks for it where it would have split K (and always for 1-element-aligned operands), and
-  // runs data-parallel elsewhere (heuristic.cpp, choose_decomposition).
+  // sum to D's type, stream-K meets them in its workspace in the accumulator's.
   bool stream_k_replaces_split_k = false;
+
+  // ---- entry points ----
+  size_t (*workspace_bytes)(const GemmArgs&) = nullptr;
+  KernelStatus (*can_implement)(const GemmArgs&) = nullptr;
+  KernelStatus (*run)(const GemmArgs&) = nullptr;
+
+  bool supports(Decomposition d) const { return (decompositions & decomposition_bit(d)) != 0; }
 };
 
 inline constexpr int kAnyNewerCC = INT_MAX;

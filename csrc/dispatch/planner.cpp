@@ -178,7 +178,7 @@ const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const c
   if (pref.only_these) return nullptr;
   for (const KernelInfo* k : candidates) {
     // The hand-written kernels are for study and comparison: only kernel= runs them.
-    if (std::strcmp(k->family, "handwritten") == 0) continue;
+    if (k->origin == Origin::kHandwritten) continue;
     if (check_kernel(*k, p, dev) == Rejection::kNone) {
       *reason = "no preferred config accepts the problem: first registered kernel that does";
       return k;

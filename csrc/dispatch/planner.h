@@ -13,6 +13,14 @@
 
 namespace cutlass_ops {
 
+// Precision policy: float32 opted into 3xTF32 runs it only from this K. Its error has a floor
+// (about 1.3e-7 to 3.5e-7 relative to float64: the rounding of its TF32 parts and of the
+// float32 output), where torch's IEEE fp32 error grows from below it like sqrt(K). Measured on
+// an H100 (bench --dtype 3xtf32): at K = 32 and 64 the 3xTF32 error was 1.3-1.4x torch's, at
+// K >= 1021 below it on every problem. Below this K the call runs IEEE fp32, which is torch's
+// own accuracy.
+inline constexpr int64_t kTf32x3MinK = 256;
+
 struct DeviceDesc {
   int cc = 0;                // 10 * major + minor
   int sm_count = 0;

@@ -42,7 +42,7 @@ KernelStatus run(const GemmArgs& g) {
 const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_1_naive", "1_naive", Precision::kF32,
                                            /*align_a=*/1, /*align_b=*/1, /*align_d=*/1, kRows, kCols,
                                            /*tile_k=*/1, /*smem_bytes=*/0, &can_implement_tiles<kRows, kCols>,
-                                           &run}));
+                                           &run, MathClass::kSimt, Mainloop::kBasic, kRows * kCols}));
 
 }  // namespace
 }  // namespace cutlass_ops::handwritten

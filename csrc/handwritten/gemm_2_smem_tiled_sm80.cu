@@ -61,7 +61,8 @@ KernelStatus run(const GemmArgs& g) {
 const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_2_smem_tiled", "2_smem_tiled_32x32x32",
                                            Precision::kF32, /*align_a=*/1, /*align_b=*/1, /*align_d=*/1, kTile,
                                            kTile, kTile, /*smem_bytes=*/2 * kTile * kTile * 4,
-                                           &can_implement_tiles<kTile, kTile>, &run}));
+                                           &can_implement_tiles<kTile, kTile>, &run, MathClass::kSimt, Mainloop::kBasic,
+                                           kTile * kTile}));
 
 }  // namespace
 }  // namespace cutlass_ops::handwritten

@@ -149,7 +149,9 @@ const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_3_register_b
                                            Registered::kName, Precision::kF32, /*align_a=*/4,
                                            /*align_b=*/4, /*align_d=*/4, Sgemm128x128x16::kBM, Sgemm128x128x16::kBN, Sgemm128x128x16::kBK,
                                            Sgemm128x128x16::kSmemBytes, &can_implement_tiles<Sgemm128x128x16::kBM, Sgemm128x128x16::kBN>,
-                                           &run_config<Sgemm128x128x16>}));
+                                           &run_config<Sgemm128x128x16>, MathClass::kSimt,
+                                           Mainloop::kRegisterStaged, Sgemm128x128x16::kThreads, /*stages=*/2,
+                                           Role::kProduct}));
 
 }  // namespace
 }  // namespace cutlass_ops::handwritten

@@ -166,7 +166,7 @@ template <Precision P>
 KernelInfo info(const char* name) {
   return make_info({name, "4_wmma_128x128x32_64x32", P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/8,
                     WmmaConfig::kBM, WmmaConfig::kBN, WmmaConfig::kBK, WmmaConfig::kSmemBytes,
-                    &can_implement_tiles<WmmaConfig::kBM, WmmaConfig::kBN>, &run<P>});
+                    &can_implement_tiles<WmmaConfig::kBM, WmmaConfig::kBN>, &run<P>, MathClass::kMma, Mainloop::kBasic, WmmaConfig::kThreads});
 }
 
 const KernelRegistrar f16_registrar(info<Precision::kF16>("handwritten_sm80_f16_rr_4_wmma"));

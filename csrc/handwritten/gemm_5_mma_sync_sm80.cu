@@ -292,7 +292,8 @@ template <Precision P>
 KernelInfo info(const char* name) {
   return make_info({name, "5_mma_sync_128x256x32_4s", P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/2,
                     Mma128x256x32_4s::kBM, Mma128x256x32_4s::kBN, Mma128x256x32_4s::kBK, Mma128x256x32_4s::kSmemBytes,
-                    &can_implement_tiles<Mma128x256x32_4s::kBM, Mma128x256x32_4s::kBN>, &run<Mma128x256x32_4s, P>});
+                    &can_implement_tiles<Mma128x256x32_4s::kBM, Mma128x256x32_4s::kBN>, &run<Mma128x256x32_4s, P>, MathClass::kMma, Mainloop::kCpAsyncMultistage,
+                    Mma128x256x32_4s::kThreads, /*stages=*/4});
 }
 
 const KernelRegistrar f16_registrar(info<Precision::kF16>("handwritten_sm80_f16_rr_5_mma_sync"));

@@ -379,25 +379,33 @@ struct Gemm6 {
   }
 
   static KernelInfo info(const char* name, const char* config) {
-    return KernelInfo{name,
-                      "handwritten",
-                      config,
-                      P,
-                      Layout::kRowMajor,
-                      LB,
-                      kAlignment,
-                      kAlignment,
-                      kAlignment,
-                      /*min_cc=*/90,
-                      /*max_cc=*/90,
-                      C::kTileM,
-                      C::kTileN,
-                      C::kTileK,
-                      C::kSmemBytes,
-                      decomposition_bit(Decomposition::kDataParallel),
-                      &workspace_bytes,
-                      &can_implement,
-                      &run};
+    return KernelInfo{
+        .name = name,
+        .config = config,
+        .origin = Origin::kHandwritten,
+        .role = Role::kProduct,  // dispatch runs it where its 128x256 tiles fill the SMs
+        .precision = P,
+        .layout_a = Layout::kRowMajor,
+        .layout_b = LB,
+        .align_a = kAlignment,
+        .align_b = kAlignment,
+        .align_d = kAlignment,
+        .min_cc = 90,
+        .max_cc = 90,
+        .math = MathClass::kWgmma,
+        .mainloop = Mainloop::kTmaWarpSpecialized,
+        .tile_m = C::kTileM,
+        .tile_n = C::kTileN,
+        .tile_k = C::kTileK,
+        .stages = C::kStages,
+        .threads = C::kThreads,
+        .smem_bytes = C::kSmemBytes,
+        .persistent = true,
+        .decompositions = decomposition_bit(Decomposition::kDataParallel),
+        .workspace_bytes = &workspace_bytes,
+        .can_implement = &can_implement,
+        .run = &run,
+    };
   }
 };
 

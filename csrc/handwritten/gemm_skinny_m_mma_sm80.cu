@@ -372,6 +372,10 @@ KernelInfo skinny_mma_info(const char* name) {
   info.layout_b = LB;
   info.workspace_bytes = &workspace_bytes<P>;
   info.max_m = kMaxRows;
+  info.role = Role::kProduct;
+  info.math = MathClass::kMma;
+  info.mainloop = Mainloop::kStreaming;
+  info.threads = kThreads;
   return info;
 }
 

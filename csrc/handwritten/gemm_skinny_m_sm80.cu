@@ -413,6 +413,10 @@ KernelInfo skinny_info(const char* name) {
                                &run<P, L>});
   info.layout_b = L;
   info.workspace_bytes = &workspace_bytes<P, L>;
+  info.role = Role::kProduct;
+  info.math = MathClass::kSimt;
+  info.mainloop = Mainloop::kStreaming;
+  info.threads = S::kWarps * 32;
   return info;
 }
 

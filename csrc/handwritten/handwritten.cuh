@@ -270,12 +270,24 @@ struct LadderKernel {
   int smem_bytes;  // shared memory per block, static or dynamic; the planner checks the device has it
   KernelStatus (*can_implement)(const GemmArgs&);
   KernelStatus (*run)(const GemmArgs&);
+  // What the cost model reads (dispatch/kernel.h), and whether dispatch may pick it: the ladder
+  // steps are teaching kernels that only kernel= runs, unless a step is what a problem needs.
+  MathClass math = MathClass::kSimt;
+  Mainloop mainloop = Mainloop::kBasic;
+  int threads = 0;
+  int stages = 1;
+  Role role = Role::kTeaching;
 };
 
 inline KernelInfo make_info(const LadderKernel& k) {
   KernelInfo info{};
   info.name = k.name;
-  info.family = "handwritten";
+  info.origin = Origin::kHandwritten;
+  info.role = k.role;
+  info.math = k.math;
+  info.mainloop = k.mainloop;
+  info.threads = k.threads;
+  info.stages = k.stages;
   info.config = k.config;
   info.precision = k.precision;
   info.layout_a = Layout::kRowMajor;

@@ -11,6 +11,7 @@
 #include "ops/op_handles.h"
 #include "ops/settings.h"
 #include "ops/stats.h"
+#include "ops/sweep.h"
 
 namespace py = pybind11;
 
@@ -22,7 +23,8 @@ const char* layout_word(Layout l) { return l == Layout::kRowMajor ? "row" : "col
 py::dict kernel_dict(const KernelInfo& k) {
   py::dict d;
   d["name"] = k.name;
-  d["family"] = k.family;
+  d["family"] = origin_name(k.origin);
+  d["role"] = k.role == Role::kTeaching ? "teaching" : "product";
   d["config"] = k.config;
   d["precision"] = precision_name(k.precision);
   d["layout_a"] = layout_word(k.layout_a);
@@ -40,6 +42,16 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["orders_tiles"] = k.orders_tiles;
   d["max_m"] = k.max_m == INT64_MAX ? py::object(py::none()) : py::object(py::int_(k.max_m));
   d["n_multiple"] = k.n_multiple;
+  d["math"] = math_class_name(k.math);
+  d["mainloop"] = mainloop_name(k.mainloop);
+  d["cluster"] = py::make_tuple(k.cluster_m, k.cluster_n);
+  d["stages"] = k.stages;
+  d["threads"] = k.threads;
+  d["persistent"] = k.persistent;
+  d["pingpong"] = k.pingpong;
+  d["swap_ab"] = k.swap_ab;
+  d["presplit"] = k.pass == OperandPass::kPresplit;
+  d["sums_slices"] = k.sums_slices;
   return d;
 }
 
@@ -220,6 +232,38 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   return d;
 }
 
+py::tuple candidate_tuple(const Candidate& c) {
+  return py::make_tuple(variant_name(c.variant), c.kernel->name, decomposition_name(c.decomposition), c.splits);
+}
+
+py::dict sweep_problem_dict(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
+                            float give_up) {
+  SweepRow row;
+  {
+    HANDLE_TH_ERRORS
+    py::gil_scoped_release no_gil;
+    row = sweep_problem(self, mat2, out, reps, give_up);
+    END_HANDLE_TH_ERRORS_PYBIND
+  }
+  const Plan& p = row.normalized;
+  py::dict d;
+  d["precision"] = precision_name(p.precision);
+  d["problem"] = py::make_tuple(p.m, p.n, p.k);
+  d["layouts"] = std::string{layout_letter(p.a.layout), layout_letter(p.b.layout)};
+  d["align"] = py::make_tuple(p.a.align, p.b.align, p.d.align);
+  d["transposed"] = p.transposed;
+  d["torch_us"] = row.torch_us;
+  d["planner"] = row.planner_index;
+  py::list timed;
+  for (const TimedCandidate& t : row.timed) {
+    timed.append(py::make_tuple(candidate_tuple(t.candidate), t.median_us < 0 ? py::object(py::none())
+                                                                              : py::object(py::float_(t.median_us)),
+                                t.reps));
+  }
+  d["candidates"] = timed;
+  return d;
+}
+
 py::dict stats_dict() {
   const stats::Snapshot s = stats::snapshot();
   py::dict kernels;
@@ -273,6 +317,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("tuning_insert", &cutlass_ops::tuning_insert, "Add one tuning-table entry (a dict as tuning_entries gives).");
   m.def("tuning_clear", [] { cutlass_ops::TuningTable::instance().clear(); }, "Empty the tuning table.");
   m.def("tuning_size", [] { return cutlass_ops::TuningTable::instance().size(); });
+  m.def("sweep_problem", &cutlass_ops::sweep_problem_dict,
+        "Time torch.mm and every candidate the planner could run for self @ mat2 (the profiling sweep).",
+        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("reps") = 5, py::arg("give_up") = 3.0f);
   m.def("explain", &cutlass_ops::explain, "The planner's decision for a call, without running it.",
         py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"), py::arg("cc"), py::arg("sm_count"),
         py::arg("smem_optin_bytes"));

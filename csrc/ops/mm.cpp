@@ -142,7 +142,7 @@ std::string compiled_archs() {
     seen_min_cc[n_seen++] = k->min_cc;
     if (!archs.empty()) archs += ", ";
     archs += "sm_" + std::to_string(k->min_cc) + (k->max_cc == kAnyNewerCC ? " and newer" : "a") + " (" +
-             k->family + ")";
+             origin_name(k->origin) + ")";
   }
   return archs.empty() ? std::string("none") : archs;
 }
@@ -223,6 +223,11 @@ StagedOperands stage_operands(const Plan& plan, const at::Tensor& self, const at
 }
 
 }  // namespace
+
+Plan normalized_plan(Precision precision, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {
+  const bool d_overlaps = overlaps(out, self) || overlaps(out, mat2);
+  return normalize(describe_call(precision, self, mat2, describe(out), d_overlaps));
+}
 
 void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
             const DeviceDesc& desc) {

@@ -36,6 +36,10 @@ void check_mm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Ten
 // nullopt: no cutlass_ops kernel computes this dtype.
 std::optional<Precision> precision_for(at::ScalarType dtype);
 
+// The planner's normalised view of self @ mat2 into `out` (an M x N tensor) at `precision`:
+// layouts, leading dims, alignments, transposition; no kernel chosen yet.
+Plan normalized_plan(Precision precision, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out);
+
 // Runs a planned call: the copies the plan asks for, the kernel, the copy-back into `out`.
 void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
             const DeviceDesc& desc);

@@ -1,0 +1,142 @@
+#include "dispatch/candidates.h"
+
+#include <algorithm>
+
+#include "dispatch/registry.h"
+
+namespace cutlass_ops {
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
+
+// Split counts offered to kernels that cut K: CUTLASS's serial split-K slows past 16 slices
+// (each waits its turn at the tile); the slice-summing kernels take more.
+constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+constexpr int kMaxSerialSplits = 16;
+
+// A TMA + WGMMA kernel: what staging and K-major copies exist to reach.
+bool is_sm90_tensor_kernel(const KernelInfo& k) { return k.math == MathClass::kWgmma; }
+
+bool is_float32(Precision p) { return p == Precision::kTF32 || p == Precision::kF32 || p == Precision::kTF32x3; }
+
+}  // namespace
+
+Plan variant_plan(const Plan& p, Variant variant) {
+  switch (variant) {
+    case Variant::kInPlace: return p;
+    case Variant::kStagedRowB: return stage(p, Layout::kRowMajor);
+    case Variant::kStagedColB: return stage(p, Layout::kColMajor);
+    case Variant::kKmajorB: return with_kmajor_b(p);
+  }
+  return p;
+}
+
+std::vector<Variant> variants_for(const Plan& p, const DeviceDesc& dev) {
+  std::vector<Variant> out{Variant::kInPlace};
+  if (dev.cc != 90 || p.staged || p.copy_b_kmajor) return out;
+  if (!is_sixteen_bit(p.precision) && p.precision != Precision::kTF32) return out;
+  const int aligned = 16 / element_bytes(p.precision);  // TMA: 16-byte rows
+  if (p.a.align < aligned || p.b.align < aligned || p.d.align < aligned) {
+    out.push_back(Variant::kStagedRowB);
+    out.push_back(Variant::kStagedColB);
+  }
+  if (p.precision == Precision::kTF32 && p.b.layout == Layout::kRowMajor) out.push_back(Variant::kKmajorB);
+  return out;
+}
+
+int ctas_per_sm(const KernelInfo& k, const DeviceDesc& dev) {
+  if (k.persistent) return 1;
+  const int threads = std::max(32, k.threads);
+  // Threads per SM: 2048 on SM80 and SM90, 1536 on SM86 and SM89.
+  const int max_threads = (dev.cc == 86 || dev.cc == 89) ? 1536 : 2048;
+  // Registers: each thread holds its share of the accumulator tile (float64 takes two
+  // registers) and about 64 more for addresses and fragments, at most 255.
+  const int acc_words = (k.precision == Precision::kF64 ? 2 : 1) * k.tile_m * k.tile_n / threads;
+  const int regs = std::min(255, acc_words + 64);
+  const int by_regs = 65536 / (threads * regs);
+  // Shared memory: the device's opt-in per block plus the 1 KiB the driver reserves per block
+  // is what one SM holds (A100 164 KiB, H100 228 KiB, SM86/89 100 KiB).
+  const int smem_per_sm = dev.smem_optin_bytes + 1024;
+  const int by_smem = k.smem_bytes > 0 ? smem_per_sm / (k.smem_bytes + 1024) : 32;
+  return std::max(1, std::min({max_threads / threads, by_regs, by_smem, 32}));
+}
+
+int64_t tile_count(const KernelInfo& k, int64_t m, int64_t n) {
+  if (k.tile_m <= 0 || k.tile_n <= 0) return 1;
+  return round_up(ceil_div(m, k.tile_m), k.cluster_m) * round_up(ceil_div(n, k.tile_n), k.cluster_n);
+}
+
+std::vector<Candidate> enumerate_candidates(const Plan& p, const DeviceDesc& dev) {
+  std::vector<Candidate> out;
+  if (p.m <= 0 || p.n <= 0 || p.k <= 0) return out;
+  // Precisions a call may run at: float32 opted into 3xTF32 may also run IEEE fp32, which is
+  // more accurate; 3xTF32 itself only where its error beats torch's (kPresplitMinK).
+  Precision precisions[2] = {p.precision, p.precision};
+  int n_precisions = 1;
+  if (p.precision == Precision::kTF32x3) precisions[n_precisions++] = Precision::kF32;
+  for (const Variant variant : variants_for(p, dev)) {
+    const Plan vp = variant_plan(p, variant);
+    for (int pi = 0; pi < n_precisions; ++pi) {
+      const Precision precision = precisions[pi];
+      if (precision == Precision::kTF32x3 && vp.k < kTf32x3MinK) continue;
+      Plan pp = vp;
+      pp.precision = precision;
+      for (const KernelInfo* k : Registry::instance().candidates(precision, vp.a.layout, vp.b.layout)) {
+        if (k->role != Role::kProduct) continue;
+        if (variant != Variant::kInPlace && !is_sm90_tensor_kernel(*k)) continue;
+        if (check_kernel(*k, pp, dev) != Rejection::kNone) continue;
+        out.push_back({variant, k, Decomposition::kDataParallel, 1});
+        const int64_t tiles = tile_count(*k, pp.m, pp.n);
+        const int64_t slots = int64_t{std::max(1, dev.sm_count)} * ctas_per_sm(*k, dev);
+        const int64_t k_tiles = ceil_div(pp.k, std::max(1, k->tile_k));
+        if (k->supports(Decomposition::kStreamK)) {
+          // CUTLASS 2.x's stream-K kernel (no split-K) balances only a ragged last wave, so it
+          // is worth timing on any problem; CUTLASS 3.x's under four waves with a ragged last.
+          const bool ragged = tiles % slots != 0;
+          if (k_tiles >= 2 && ragged && (!k->supports(Decomposition::kSplitK) || tiles < 4 * slots)) {
+            out.push_back({variant, k, Decomposition::kStreamK, 1});
+          }
+        }
+        if (k->supports(Decomposition::kSplitK) && tiles < slots) {
+          for (const int s : kSplitCounts) {
+            if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
+            if (s > kMaxSerialSplits && !k->sums_slices) break;
+            // The slice-summing kernels cut K into equal 16-byte multiples only.
+            if (k->sums_slices && pp.k % (int64_t{s} * k->align_a) != 0) continue;
+            out.push_back({variant, k, Decomposition::kSplitK, s});
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Plan candidate_plan(const Plan& p, const Candidate& c) {
+  Plan out = variant_plan(p, c.variant);
+  // A 3xTF32 call may run on an IEEE fp32 kernel (enumerate_candidates).
+  if (is_float32(out.precision) && is_float32(c.kernel->precision)) out.precision = c.kernel->precision;
+  out.kernel = c.kernel;
+  out.decomposition = c.decomposition;
+  out.splits = c.decomposition == Decomposition::kSplitK ? c.splits : 1;
+  out.tile_order = {};
+  out.tuned = false;
+  return out;
+}
+
+Candidate candidate_of(const Plan& plan) {
+  Candidate c;
+  if (plan.staged) {
+    c.variant = plan.b.layout == Layout::kRowMajor ? Variant::kStagedRowB : Variant::kStagedColB;
+  } else if (plan.copy_b_kmajor) {
+    c.variant = Variant::kKmajorB;
+  }
+  c.kernel = plan.kernel;
+  c.decomposition = plan.decomposition;
+  c.splits = plan.decomposition == Decomposition::kSplitK ? plan.splits : 1;
+  return c;
+}
+
+}  // namespace cutlass_ops

@@ -1,0 +1,100 @@
+// The cost model: a predicted time for every candidate (dispatch/candidates.h), from the
+// problem's arithmetic and the kernel's typed traits, with a few constants per kernel fitted on
+// the profiling sweep's training split (cutlass_ops/calibration). The planner runs the
+// cheapest candidate. No torch, no CUTLASS, no GPU.
+//
+//   time = c_launch + c_tile * tile_rounds + c_fixup * fixup_mb + c_pass * pass_mb
+//          + smoothmax(c_iter * critical_iters, c_dram * dram_mb + c_l2 * l2_mb)
+//          + the variant's copies (staging, K-major B) at the device's copy rates
+//
+// critical_iters: main-loop iterations (one CTA tile, one K step) on the busiest SM, so the
+//   tile's padding of M and N, the ragged last wave (clusters and CTAs per SM counted), and
+//   the K slices of split-K and stream-K are all in it;
+// tile_rounds: output tiles the busiest SM finishes (each one a prologue and an epilogue);
+// dram_mb: the operands read and D written once; l2_mb: A re-read for every N tile column and
+//   B for every M tile row (cluster multicast shares them), which the SMs pull through L2;
+// fixup_mb: partial tiles of split-K and stream-K through the workspace, and the float32
+//   slices of the slice-summing kernels;
+// pass_mb: operand passes inside the kernel (3xTF32's split of A and B into TF32 parts).
+//
+// Compute and memory overlap, so they meet in a smooth maximum (a 4-norm) rather than a sum.
+// Kernels with no fitted constants for the device (a GPU never calibrated, a kernel added
+// since) take constants derived from the device's peak rates (property_coefficients).
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "dispatch/candidates.h"
+
+namespace cutlass_ops {
+
+enum Feature : int {
+  kFeatLaunch = 0,
+  kFeatTileRounds = 1,
+  kFeatFixupMB = 2,
+  kFeatPassMB = 3,
+  kFeatCriticalIters = 4,
+  kFeatDramMB = 5,
+  kFeatL2MB = 6,
+  kNumFeatures = 7,
+};
+using Features = std::array<double, kNumFeatures>;
+using Coefficients = std::array<double, kNumFeatures>;  // microseconds per unit of each feature
+
+// The exponent of the smooth maximum of the compute and memory terms.
+inline constexpr double kSmoothMaxPower = 4.0;
+
+// Costs of a variant's copies, the same for every kernel on the device.
+struct CopyCosts {
+  double us_per_mb = 0.4;            // zero-padded copy (read + write), per MB of the operands
+  double transpose_us_per_mb = 1.0;  // the K-major copy of B (a transpose), per MB of B
+  double launch_us = 3.0;            // per extra kernel launch
+};
+
+// The constants for one device: per kernel (by name), and for the copies.
+struct Calibration {
+  std::string source;  // where they came from, for explain()
+  int cc = 0, sm_count = 0;
+  CopyCosts copies;
+  std::unordered_map<std::string, Coefficients> kernels;
+};
+
+// The device's calibration: an exact (compute capability, SM count) match, else one of the same
+// compute capability (the per-kernel constants are per SM), else none.
+const Calibration* calibration_for(const DeviceDesc& device);
+void add_calibration(Calibration calibration);  // replaces one for the same cc and SM count
+void clear_calibrations();
+// Bumped by every change to the calibrations or the tuning table: plan caches compare it.
+uint64_t dispatch_generation();
+void bump_dispatch_generation();
+
+Features features(const Plan& candidate_plan, const KernelInfo& kernel, const DeviceDesc& device);
+
+// Constants from the device's peak rates alone (no sweep): what explain(device=...) shows for a
+// GPU never calibrated, and what a kernel added since the last sweep gets.
+Coefficients property_coefficients(const KernelInfo& kernel, const DeviceDesc& device);
+
+double kernel_time_us(const Features& f, const Coefficients& c);
+double copy_time_us(const Plan& normalized, Variant variant, const CopyCosts& copies);
+
+struct Prediction {
+  double us = 0;
+  double kernel_us = 0, copy_us = 0;
+  bool calibrated = false;  // the kernel's constants came from a sweep of this device class
+};
+
+Prediction predict(const Plan& normalized, const Candidate& candidate, const DeviceDesc& device);
+
+struct Ranked {
+  Candidate candidate;
+  Prediction prediction;
+};
+
+// Every candidate with its prediction, cheapest first (ties keep enumeration order).
+std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device);
+
+}  // namespace cutlass_ops

@@ -1,0 +1,69 @@
+#include "ops/sweep.h"
+
+#include <ATen/ATen.h>
+#include <ATen/ops/mm_cuda_dispatch.h>
+#include <c10/cuda/CUDAGuard.h>
+
+#include "dispatch/planner.h"
+#include "ops/device_info.h"
+#include "ops/mm.h"
+#include "ops/timing.h"
+
+namespace cutlass_ops {
+
+SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
+                       float give_up) {
+  check_mm_call(self, mat2, &out);
+  TORCH_CHECK_VALUE(self.is_cuda(), "sweep: the operands must be CUDA tensors, got ", self.device());
+  TORCH_CHECK_VALUE(out.dim() == 2 && out.size(0) == self.size(0) && out.size(1) == mat2.size(1) &&
+                        out.is_contiguous(),
+                    "sweep: out must be a contiguous ", self.size(0), "x", mat2.size(1), " tensor");
+  const std::optional<Precision> precision = precision_for(self.scalar_type());
+  TORCH_CHECK_VALUE(precision.has_value(), "sweep: no cutlass_ops kernel computes ", self.scalar_type());
+  const int device = self.get_device();
+  c10::cuda::CUDAGuard guard(device);
+  const DeviceDesc& desc = cuda_device_desc(device);
+
+  SweepRow row;
+  row.normalized = normalized_plan(*precision, self, mat2, out);
+  Plan chosen = row.normalized;
+  choose_kernel(chosen, desc);
+
+  std::vector<Candidate> candidates = enumerate_candidates(row.normalized, desc);
+  if (chosen.kernel != nullptr) {
+    const Candidate pick = candidate_of(chosen);
+    for (size_t i = 0; i < candidates.size() && row.planner_index < 0; ++i) {
+      if (candidates[i] == pick) row.planner_index = static_cast<int>(i);
+    }
+    if (row.planner_index < 0) {  // a choice outside the enumeration: time it too
+      row.planner_index = static_cast<int>(candidates.size());
+      candidates.push_back(pick);
+    }
+  }
+
+  KernelTimer timer(device);
+  auto torch_mm = [&] { at::cuda::mm_out(const_cast<at::Tensor&>(out), self, mat2); };
+  const float torch_before = timer.time(torch_mm, reps).median_ms;
+
+  float best_ms = 0;
+  for (const Candidate& c : candidates) {
+    TimedCandidate t{c};
+    const Plan plan = candidate_plan(row.normalized, c);
+    try {
+      const KernelTimer::Result r =
+          timer.time([&] { launch(plan, self, mat2, out, device, desc); }, reps, best_ms, give_up);
+      t.median_us = 1000.0f * r.median_ms;
+      t.reps = r.reps;
+      if (best_ms <= 0 || r.median_ms < best_ms) best_ms = r.median_ms;
+    } catch (const c10::Error&) {
+      t.median_us = -1;  // refused at launch (can_implement): not a candidate after all
+    }
+    row.timed.push_back(t);
+  }
+
+  const float torch_after = timer.time(torch_mm, reps).median_ms;
+  row.torch_us = 500.0f * (torch_before + torch_after);
+  return row;
+}
+
+}  // namespace cutlass_ops

@@ -1,0 +1,35 @@
+// One problem of the profiling sweep (python -m cutlass_ops sweep): every candidate the
+// planner could run (dispatch/candidates.h) timed on the call's real operands, beside
+// torch.mm, with the autotuner's method (ops/timing.h). The cost model is fitted on these
+// rows (cutlass_ops/calibration.py) and judged on a held-out part of them.
+#pragma once
+
+#include <vector>
+
+#include <ATen/core/Tensor.h>
+
+#include "dispatch/candidates.h"
+
+namespace cutlass_ops {
+
+struct TimedCandidate {
+  Candidate candidate;
+  float median_us = -1;  // < 0: the kernel refused the problem at launch
+  int reps = 0;          // fewer than asked: it was far behind the best and stopped early
+};
+
+struct SweepRow {
+  Plan normalized;                     // the problem as the planner sees it
+  std::vector<TimedCandidate> timed;   // every candidate, in enumeration order
+  int planner_index = -1;              // the row of `timed` the planner picks today
+  float torch_us = 0;                  // torch.mm (cuBLAS) on the same operands, median
+};
+
+// Times torch.mm, then every candidate for self @ mat2 into `out` (a contiguous M x N
+// tensor), then torch.mm again. Takes the current fp32 settings (TF32 flag, fp32 mode) as
+// mm() would. `reps` timings per candidate; one over `give_up` x the best so far after two
+// timings stops there.
+SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
+                       float give_up);
+
+}  // namespace cutlass_ops

@@ -1,0 +1,220 @@
+"""The profiling sweep: every candidate the planner could run, timed on each problem of a large
+set (``problems.py``), beside torch.mm. The cost model is fitted on its training split and
+judged on its test split (``fit.py``, ``evaluate.py``).
+
+    python -m cutlass_ops sweep --dtype bf16,f16 --out benchmarks/sweep --time-limit 300
+
+One gzip-compressed JSON-lines file per precision and device (``<out>/<device>/<dtype>.jsonl.gz``):
+a header line (format, device, build, versions), then one line per problem. A sweep resumes
+where the file ends (device time comes in slices), and refuses to mix builds or devices.
+
+Each candidate is timed by the C++ timer the autotuner uses (``csrc/ops/timing.h``): a warm-up
+call, then ``reps`` timings of the call alone, each after an L2 flush, median kept; one that is
+three times slower than the best so far after two timings stops there. torch.mm is timed before
+and after the candidates, and its two medians averaged.
+"""
+
+from __future__ import annotations
+
+import datetime
+import gzip
+import json
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+import torch
+
+from .. import _extension
+from . import problems as problem_sets
+
+_C = _extension._C
+
+FORMAT = "cutlass_ops-sweep"
+FORMAT_VERSION = 1
+FLUSH_EVERY = 20  # problems per gzip member appended
+
+TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "tf32": torch.float32, "f32": torch.float32,
+                "3xtf32": torch.float32, "f64": torch.float64}
+
+
+def device_key(name: str, capability: tuple[int, int], sm_count: int) -> str:
+    """Folder name for one device's data: calibration loads by compute capability and SM count."""
+    slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
+    return f"sm{capability[0]}{capability[1]}_{sm_count}sm_{slug}"
+
+
+def header(dtype: str) -> dict:
+    from .. import tuning
+    from .._build_info import CUTLASS_VERSION
+
+    index = torch.cuda.current_device()
+    cc, sm_count, _ = _C.device_desc(index)
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "dtype": dtype,
+        "device": torch.cuda.get_device_name(index),
+        "capability": [cc // 10, cc % 10],
+        "sm_count": sm_count,
+        "build_id": tuning.build_id(),
+        "cutlass": CUTLASS_VERSION,
+        "torch": torch.__version__,
+        "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+def read(path: Path) -> tuple[dict, list[dict]]:
+    """(header, rows) of a sweep file."""
+    head, rows = None, []
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if head is None:
+                if record.get("format") != FORMAT:
+                    raise ValueError(f"{path}: not a cutlass_ops sweep file")
+                head = record
+            elif "format" not in record:
+                rows.append(record)
+    if head is None:
+        raise ValueError(f"{path}: empty sweep file")
+    return head, rows
+
+
+def make_operands(p: problem_sets.Problem, dtype: torch.dtype, generator: torch.Generator):
+    """Random N(0, 1) operands in the problem's layout (c: the transpose of a contiguous tensor)."""
+    def make(rows, cols, letter):
+        if letter == "r":
+            return torch.randn(rows, cols, dtype=dtype, device="cuda", generator=generator)
+        return torch.randn(cols, rows, dtype=dtype, device="cuda", generator=generator).t()
+    return make(p.m, p.k, p.layout[0]), make(p.k, p.n, p.layout[1])
+
+
+class _Settings:
+    """fp32 settings for one precision, and the tuning table out of the way, restored after."""
+
+    def __init__(self, dtype: str):
+        self.dtype = dtype
+
+    def __enter__(self):
+        from .. import ops, tuning
+        self.saved = (torch.backends.cuda.matmul.allow_tf32, ops.fp32_mode(), tuning.entries())
+        torch.backends.cuda.matmul.allow_tf32 = self.dtype == "tf32"
+        ops.set_fp32_mode("3xtf32" if self.dtype == "3xtf32" else "ieee")
+        tuning.clear()  # the planner's own choice, not a table's, is recorded as "planner"
+        return self
+
+    def __exit__(self, *exc):
+        from .. import ops, tuning
+        allow_tf32, mode, entries = self.saved
+        torch.backends.cuda.matmul.allow_tf32 = allow_tf32
+        ops.set_fp32_mode(mode)
+        for entry in entries:
+            _C.tuning_insert(entry)
+        return False
+
+
+def measure(p: problem_sets.Problem, reps: int = 5, generator: Optional[torch.Generator] = None) -> dict:
+    """One sweep row: torch.mm and every candidate on fresh random operands for `p`."""
+    a, b = make_operands(p, TORCH_DTYPES[p.dtype], generator)
+    out = torch.empty(p.m, p.n, dtype=a.dtype, device="cuda")
+    r = _C.sweep_problem(a, b, out, reps)
+    row = {
+        "id": p.id, "group": p.group, "model": p.model, "split": p.split,
+        "m": p.m, "n": p.n, "k": p.k, "layout": p.layout,
+        "precision": r["precision"], "problem": list(r["problem"]), "layouts": r["layouts"],
+        "align": list(r["align"]), "transposed": r["transposed"],
+        "torch_us": round(r["torch_us"], 3), "planner": r["planner"],
+        "c": [[*cand, None if us is None else round(us, 3), reps_done] for cand, us, reps_done in r["candidates"]],
+    }
+    return row
+
+
+def _progress(total: int, initial: int, desc: str, enabled: bool):
+    if enabled:
+        try:
+            from tqdm import tqdm
+            return tqdm(total=total, initial=initial, desc=desc, unit="problem", file=sys.stderr)
+        except ImportError:
+            pass
+    return None
+
+
+def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int = 5, limit: int = 0,
+        progress: bool = True, seed: int = 0) -> dict[str, int]:
+    """Sweep each precision's problem set into out_dir/<device>/<dtype>.jsonl.gz, resuming files
+    already there; stops starting new problems after `time_limit` seconds (0: none) or `limit`
+    new problems per precision. Returns {dtype: problems recorded so far}."""
+    start = time.monotonic()
+    index = torch.cuda.current_device()
+    cc, sm_count, _ = _C.device_desc(index)
+    folder = Path(out_dir) / device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
+    folder.mkdir(parents=True, exist_ok=True)
+    generator = torch.Generator(device="cuda").manual_seed(seed)
+    done_counts = {}
+    for dtype in dtypes:
+        if dtype not in TORCH_DTYPES:
+            raise ValueError(f"unknown precision {dtype!r}; choose from {list(TORCH_DTYPES)}")
+        path = folder / f"{dtype}.jsonl.gz"
+        head = header(dtype)
+        done = set()
+        if path.exists():
+            old, rows = read(path)
+            for key in ("build_id", "capability", "sm_count", "dtype"):
+                if old[key] != head[key]:
+                    raise SystemExit(f"{path} was recorded with {key} {old[key]!r}, this run has {head[key]!r}: "
+                                     "move it away to start a new sweep")
+            done = {r["id"] for r in rows}
+        else:
+            with gzip.open(path, "wt") as f:
+                f.write(json.dumps(head) + "\n")
+        todo = [p for p in problem_sets.problem_set(dtype, seed) if p.id not in done]
+        if limit:
+            todo = todo[:limit]
+        bar = _progress(len(done) + len(todo), len(done), f"sweep {dtype}", progress)
+        pending: list[str] = []
+
+        def flush() -> None:
+            if pending:
+                with open(path, "ab") as f:
+                    f.write(gzip.compress("".join(pending).encode()))
+                pending.clear()
+
+        stopped = False
+        with _Settings(dtype):
+            for i, p in enumerate(todo):
+                if time_limit and time.monotonic() - start > time_limit:
+                    stopped = True
+                    break
+                pending.append(json.dumps(measure(p, reps, generator), separators=(",", ":")) + "\n")
+                done.add(p.id)
+                if len(pending) >= FLUSH_EVERY:
+                    flush()
+                if bar is not None:
+                    bar.update(1)
+                elif progress and (i + 1) % 100 == 0:
+                    print(f"sweep {dtype}: {len(done)} problems", file=sys.stderr, flush=True)
+                torch.cuda.empty_cache() if (i + 1) % 200 == 0 else None
+        flush()
+        if bar is not None:
+            bar.close()
+        done_counts[dtype] = len(done)
+        total = len(problem_sets.problem_set(dtype, seed))
+        print(f"sweep {dtype}: {len(done)} of {total} problems in {path}", file=sys.stderr, flush=True)
+        if stopped:
+            break
+    return done_counts
+
+
+def iter_rows(folder: Path, dtypes: Optional[Iterable[str]] = None) -> Iterator[tuple[dict, dict]]:
+    """(header, row) for every row of the sweep files in one device folder."""
+    for path in sorted(Path(folder).glob("*.jsonl.gz")):
+        head, rows = read(path)
+        if dtypes is not None and head["dtype"] not in dtypes:
+            continue
+        for row in rows:
+            yield head, row
