@@ -336,7 +336,7 @@ def main() -> None:
     print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}, modules built {side_by_side}")
     setup(
         packages=find_packages(include=["cutlass_ops", "cutlass_ops.*"]),
-        package_data={"cutlass_ops": ["tuning_tables/*.json"]},
+        package_data={"cutlass_ops": ["calibration/data/*.json"]},
         ext_modules=exts,
         cmdclass={"build_ext": BuildModules.with_options(use_ninja=True)},
     )

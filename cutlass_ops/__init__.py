@@ -14,10 +14,13 @@
 """
 
 from . import _extension  # noqa: F401  (loads the extension, registers the kernels)
+from .calibration import store as _calibration_store
+
+_calibration_store.install_shipped()  # the cost model's fitted constants (no GPU needed)
 from .info import info
 from . import tuning
 from .inplace import mm_
-from .ops import (DEVICE_PRESETS, DeviceSpec, KernelInfo, OperandPlan, Plan, explain, fp32_mode, list_kernels, mm,
+from .ops import (DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo, OperandPlan, Plan, explain, fp32_mode, list_kernels, mm,
                   set_fp32_mode)
 from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
                     unpatch_torch, use_cutlass)
@@ -25,6 +28,7 @@ from .patch import (disable, enable, enabled, patch_torch, patched, patched_targ
 __version__ = "0.1.0"
 
 __all__ = [
+    "Candidate",
     "DEVICE_PRESETS",
     "disable",
     "enable",

@@ -1,4 +1,4 @@
-"""Command line: python -m cutlass_ops {info,list,explain,bench,tune,sweep,report,demo,fuzz}."""
+"""Command line: python -m cutlass_ops {info,list,explain,bench,tune,sweep,fit,evaluate,report,demo,fuzz}."""
 
 from __future__ import annotations
 
@@ -177,8 +177,50 @@ def cmd_sweep(args) -> int:
         print(f"--dtype: unknown {unknown}; choose from {list(problems.SIZES)}", file=sys.stderr)
         return 2
     sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
-              progress=not args.no_progress)
+              progress=not args.no_progress, passes=args.passes)
     return 0
+
+
+def cmd_fit(args) -> int:
+    from pathlib import Path
+
+    from .calibration import fit, store
+
+    folder = Path(args.sweep)
+    out = Path(args.out) if args.out else store.DATA_DIR / f"{folder.name}.json"
+    calibration = fit.fit(folder, out)
+    report = calibration["fit"]
+    worst = sorted(report.items(), key=lambda kv: -kv[1]["rms_log"])[:5]
+    print(f"{len(calibration['kernels'])} kernels fitted on {sum(r['samples'] for r in report.values())} "
+          f"training samples; copies {calibration['copies']}")
+    for key, r in worst:
+        print(f"  widest fit: {key}: rms log error {r['rms_log']:.3f} over {r['samples']} samples")
+    print(f"written to {out}")
+    return 0
+
+
+def cmd_evaluate(args) -> int:
+    import json
+    from pathlib import Path
+
+    from .calibration import evaluate
+
+    splits = ("train", "test") if args.split == "all" else (args.split,)
+    judged, untimed = evaluate.judge(Path(args.sweep), splits)
+    groups = {"all": evaluate.summary(judged), **evaluate.grouped(judged)}
+    print(evaluate.table(groups, markdown=args.markdown))
+    if untimed:
+        print(f"\n{len(untimed)} problems whose pick was never timed (sweep again): {untimed[:5]}")
+    if args.worst:
+        print()
+        for j in evaluate.worst(judged, args.worst):
+            print(evaluate.describe(j))
+    if args.json:
+        Path(args.json).write_text(json.dumps({name: evaluate.nan_to_none(s) for name, s in groups.items()},
+                                              indent=1) + "\n")
+    if args.plot:
+        evaluate.plot(args.plot, judged, f"{Path(args.sweep).name}, {args.split} split")
+    return 1 if untimed else 0
 
 
 def cmd_report(args) -> int:
@@ -263,9 +305,24 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="benchmarks/sweep", help="folder for the sweep files (default benchmarks/sweep)")
     p.add_argument("--time-limit", type=float, default=0, help="start no new problem after this many seconds")
     p.add_argument("--limit", type=int, default=0, help="at most this many new problems per precision")
-    p.add_argument("--reps", type=int, default=5, help="timings per candidate (median kept)")
+    p.add_argument("--reps", type=int, default=5, help="timings per candidate and pass (median kept)")
+    p.add_argument("--passes", type=int, default=2, help="passes over the candidates, in alternating order")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("fit", help="fit the cost model's constants on a sweep's training split")
+    p.add_argument("sweep", help="one device's sweep folder, e.g. benchmarks/sweep/sm90_132sm_nvidia_h100_80gb_hbm3")
+    p.add_argument("--out", help="calibration file to write (default: cutlass_ops/calibration/data/<folder>.json)")
+    p.set_defaults(func=cmd_fit)
+
+    p = sub.add_parser("evaluate", help="judge the cost model on a sweep's test split, from stored timings")
+    p.add_argument("sweep", help="one device's sweep folder")
+    p.add_argument("--split", default="test", choices=["test", "train", "all"])
+    p.add_argument("--markdown", action="store_true", help="print a markdown table")
+    p.add_argument("--worst", type=int, default=0, help="also list the N problems of highest regret")
+    p.add_argument("--json", help="write the summary to this JSON file")
+    p.add_argument("--plot", help="write the predicted-vs-measured and regret figure (PNG) to this file")
+    p.set_defaults(func=cmd_evaluate)
 
     p = sub.add_parser("report", help="tables, summary and figure from bench --json files")
     p.add_argument("files", nargs="+", help="JSON files written by bench --json")

@@ -105,6 +105,15 @@ class KernelInfo:
     orders_tiles: bool = False  # takes a tile order (raster, swizzle) from the tuning table
     max_m: Optional[int] = None  # most rows (M) it takes; None: any
     n_multiple: int = 1  # N (the output's row length) must be a multiple of this
+    role: str = "product"  # "teaching": a step of the hand-written ladder, run only with kernel=
+    math: str = "mma"  # wgmma, mma (mma.sync, wmma, DMMA) or simt
+    mainloop: str = ""  # tma-warp-specialized, cp-async-multistage, register-staged, streaming or basic
+    cluster: tuple[int, int] = (1, 1)  # CTAs per cluster along M and N
+    stages: int = 0
+    threads: int = 0  # per CTA
+    persistent: bool = False  # a grid of about one CTA per SM walks the tiles
+    pingpong: bool = False
+    swap_ab: bool = False  # computes D^T = B^T A^T (the few rows on the MMA's narrow side)
 
     @property
     def arch(self) -> str:
@@ -142,6 +151,15 @@ def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInf
             orders_tiles=k["orders_tiles"],
             max_m=k["max_m"],
             n_multiple=k["n_multiple"],
+            role=k["role"],
+            math=k["math"],
+            mainloop=k["mainloop"],
+            cluster=tuple(k["cluster"]),
+            stages=k["stages"],
+            threads=k["threads"],
+            persistent=k["persistent"],
+            pingpong=k["pingpong"],
+            swap_ab=k["swap_ab"],
         )
         if capability is None or info.runs_on(capability):
             kernels.append(info)
@@ -159,6 +177,8 @@ class DeviceSpec:
     capability: tuple[int, int]
     sm_count: int
     smem_per_block: int  # opt-in dynamic shared memory per block, bytes
+    clock_mhz: int = 0  # peak SM clock; 0: the compute capability's usual one (cost-model estimates only)
+    dram_gbps: int = 0  # DRAM bandwidth; 0: likewise
 
     @classmethod
     def from_cuda(cls, device=None) -> "DeviceSpec":
@@ -167,18 +187,25 @@ class DeviceSpec:
         if device.type != "cuda":
             raise ValueError(f"DeviceSpec.from_cuda: {device} is not a CUDA device")
         index = torch.cuda.current_device() if device.index is None else device.index
-        cc, sm_count, smem = _C.device_desc(index)
-        return cls(torch.cuda.get_device_name(index), _capability(cc), sm_count, smem)
+        cc, sm_count, smem, clock_mhz, dram_gbps = _C.device_desc(index)
+        return cls(torch.cuda.get_device_name(index), _capability(cc), sm_count, smem, clock_mhz, dram_gbps)
+
+    def desc(self) -> tuple[int, int, int, int, int]:
+        """The planner's device tuple: (cc * 10, SM count, opt-in smem, clock MHz, DRAM GB/s)."""
+        return (self.capability[0] * 10 + self.capability[1], self.sm_count, self.smem_per_block, self.clock_mhz,
+                self.dram_gbps)
 
 
 DEVICE_PRESETS = {
-    "h100": DeviceSpec("NVIDIA H100 SXM", (9, 0), 132, 232448),
-    "h200": DeviceSpec("NVIDIA H200", (9, 0), 132, 232448),
-    "a100": DeviceSpec("NVIDIA A100", (8, 0), 108, 166912),
-    "l40s": DeviceSpec("NVIDIA L40S", (8, 9), 142, 101376),
-    "rtx4090": DeviceSpec("NVIDIA GeForce RTX 4090", (8, 9), 128, 101376),
-    "a10": DeviceSpec("NVIDIA A10", (8, 6), 72, 101376),
-    "t4": DeviceSpec("Tesla T4", (7, 5), 40, 65536),
+    # Clock and bandwidth: the vendors' datasheet figures (boost clock, HBM/GDDR bandwidth).
+    "h100": DeviceSpec("NVIDIA H100 SXM", (9, 0), 132, 232448, 1980, 3350),
+    "h100-pcie": DeviceSpec("NVIDIA H100 PCIe", (9, 0), 114, 232448, 1755, 2039),
+    "h200": DeviceSpec("NVIDIA H200", (9, 0), 132, 232448, 1980, 4800),
+    "a100": DeviceSpec("NVIDIA A100", (8, 0), 108, 166912, 1410, 2039),
+    "l40s": DeviceSpec("NVIDIA L40S", (8, 9), 142, 101376, 2520, 864),
+    "rtx4090": DeviceSpec("NVIDIA GeForce RTX 4090", (8, 9), 128, 101376, 2520, 1008),
+    "a10": DeviceSpec("NVIDIA A10", (8, 6), 72, 101376, 1695, 600),
+    "t4": DeviceSpec("Tesla T4", (7, 5), 40, 65536, 1590, 320),
 }
 
 
@@ -214,6 +241,24 @@ class OperandPlan:
 
 
 @dataclass(frozen=True)
+class Candidate:
+    """One way to run a call, with the cost model's predicted time (``explain().candidates``)."""
+
+    kernel: str
+    variant: str  # in-place, staged-row-b, staged-col-b (zero-padded aligned copies), kmajor-b (B copied K-major)
+    decomposition: str  # data-parallel, split-k or stream-k
+    splits: int
+    predicted_us: float  # kernel_us + copy_us
+    kernel_us: float
+    copy_us: float
+    calibrated: bool  # the kernel's constants were fitted on a sweep of this device class
+
+    def label(self) -> str:
+        how = self.decomposition + (f" x{self.splits}" if self.decomposition == "split-k" else "")
+        return f"{self.kernel} ({how}" + ("" if self.variant == "in-place" else f", {self.variant}") + ")"
+
+
+@dataclass(frozen=True)
 class Plan:
     """What cutlass_ops does with a call. ``kernel`` is None when no kernel runs (see ``action``)."""
 
@@ -237,7 +282,24 @@ class Plan:
     a: Optional[OperandPlan] = None
     b: Optional[OperandPlan] = None
     out: Optional[OperandPlan] = None
-    candidates: tuple[tuple[str, str], ...] = ()  # (kernel, "" if it accepts, else why not)
+    candidates: tuple[Candidate, ...] = ()  # every way to run it, cheapest predicted first
+    refused: tuple[tuple[str, str], ...] = ()  # (kernel, why it is no candidate in place)
+    calibration: str = ""  # the cost model's constants: a calibration file, or "" (the device's peak rates)
+
+    @property
+    def predicted_us(self) -> Optional[float]:
+        """The cost model's prediction for the plan's own candidate (None if not among them)."""
+        for c in self.candidates:
+            if (c.kernel, c.decomposition, c.splits) == (self.kernel, self.decomposition, self.splits) and \
+                    c.variant == self.variant:
+                return c.predicted_us
+        return None
+
+    @property
+    def variant(self) -> str:
+        if self.staged:
+            return "staged-row-b" if self.b is not None and self.b.layout == "row" else "staged-col-b"
+        return "kmajor-b" if self.copy_b_kmajor else "in-place"
 
     def __str__(self) -> str:
         lines = [f"cutlass_ops plan on {self.device.name} (sm_{self.device.capability[0]}{self.device.capability[1]}), "
@@ -265,9 +327,20 @@ class Plan:
                 lines.append("  staged: A and B copied into zero-padded 16-byte aligned buffers (K and N rounded "
                              "up), the result into a padded temporary, then copied out")
         if self.candidates:
-            lines.append("  candidates:")
-            for name, why in self.candidates:
-                lines.append(f"    {'+' if not why else '-'} {name}" + (f": {why}" if why else ""))
+            source = self.calibration or "the device's peak rates (no calibration for this device)"
+            lines.append(f"  candidates, cheapest predicted first (cost model: {source}):")
+            shown = self.candidates[:12]
+            for c in shown:
+                mark = "*" if (c.kernel, c.variant, c.decomposition, c.splits) == (
+                    self.kernel, self.variant, self.decomposition, self.splits) else " "
+                copy = f" incl. {c.copy_us:.1f} copies" if c.copy_us else ""
+                lines.append(f"  {mark} {c.predicted_us:10.1f} us{copy}  {c.label()}")
+            if len(self.candidates) > len(shown):
+                lines.append(f"    ... {len(self.candidates) - len(shown)} more")
+        if self.refused:
+            lines.append("  not candidates:")
+            for name, why in self.refused:
+                lines.append(f"    - {name}: {why}")
         return "\n".join(lines)
 
 
@@ -285,9 +358,8 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
     if not isinstance(mat2, torch.Tensor):
         raise _type_error(2, "mat2", mat2)
     spec = _resolve_device(device, input)
-    cc = spec.capability[0] * 10 + spec.capability[1]
     # Raises mm()'s own errors for bad shapes and dtype mismatches.
-    d = _C.explain(input, mat2, out, kernel or "", cc, spec.sm_count, spec.smem_per_block)
+    d = _C.explain(input, mat2, out, kernel or "", spec.desc())
     if not d["supported_dtype"]:
         dtype = str(input.dtype).replace("torch.", "")
         if input.dtype.is_complex:
@@ -330,5 +402,9 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         a=ops["a"],
         b=ops["b"],
         out=ops["d"],
-        candidates=tuple(tuple(c) for c in d["candidates"]),
+        candidates=tuple(Candidate(kern, variant, decomposition, splits, us, kernel_us, copy_us, calibrated)
+                         for (variant, kern, decomposition, splits), us, kernel_us, copy_us, calibrated
+                         in d["ranked"]),
+        refused=tuple(tuple(r) for r in d["refused"]),
+        calibration=d["calibration"],
     )

@@ -1,21 +1,23 @@
-"""Autotuning and the tuning table: which kernel runs fastest on a problem, measured.
+"""Autotuning and the tuning table: which candidate runs fastest on a problem, measured.
 
 The planner (csrc/dispatch/planner.cpp) looks every call up in a table of exact problems
-(dtype, layouts and alignments as the kernel sees them, M, N, K, compute capability, SM
-count) before trusting its heuristic. The table is filled three ways:
+(dtype, layouts and alignments, M, N, K, compute capability, SM count) before asking the cost
+model. The table is filled two ways:
 
-* a shipped table per device (``cutlass_ops/tuning_tables/*.json``, measured on that GPU over
-  the benchmark suites), loaded at import when its device name matches the GPU;
-* your cache file (``cache_path()``), loaded at import, written at exit when autotuning
-  added entries;
 * autotuning: with ``CUTLASS_OPS_AUTOTUNE=1`` or ``set_autotune(True)``, a problem with no
-  entry is timed once on every eligible (kernel, K decomposition) on the call's own operands
-  and the fastest is recorded; when the winner is a persistent SM90 kernel with more tiles
-  than SMs, its tile orders (raster along M or N, swizzle 1-8) are timed too. ``tune()`` does that for a list of shapes up front.
+  entry is timed on the cost model's cheapest few candidates (variant, kernel, K
+  decomposition) on the call's own operands, in alternating rounds until their order is beyond
+  the timings' noise, and the fastest is recorded; a candidate is never recorded over the
+  model's pick unless it is faster beyond that noise. When the winner is a persistent SM90
+  kernel with more tiles than SMs, its tile orders (raster along M or N, swizzle 1-8) are
+  timed too. ``tune()`` does that for a list of shapes up front;
+* your cache file (``cache_path()``), loaded at import, written at exit when autotuning
+  added entries.
 
-A cache file is tied to its device, its build (the kernel list) and its CUTLASS version; a
-file that does not match, or does not parse, is ignored with a :class:`TuningWarning`.
-No code is compiled at run time: tuning only chooses among the kernels in the build.
+A cache file is tied to its device and its CUTLASS version; a file that does not match, or does
+not parse, is ignored with a :class:`TuningWarning`. Entries naming a kernel this build lacks
+are dropped one by one, so a cache survives adding or removing kernels. No code is compiled at
+run time: tuning only chooses among the kernels in the build.
 """
 
 from __future__ import annotations
@@ -36,14 +38,13 @@ from . import _extension
 _C = _extension._C
 
 FORMAT_VERSION = 1
-SHIPPED_DIR = Path(__file__).resolve().parent / "tuning_tables"
 
 __all__ = ["TuningWarning", "autotune_enabled", "build_id", "cache_path", "clear", "entries", "load", "save",
            "set_autotune", "tune"]
 
 
 class TuningWarning(UserWarning):
-    """A tuning file was ignored (corrupt, or made for another device, build or CUTLASS)."""
+    """A tuning file was ignored (corrupt, or made for another device or CUTLASS version)."""
 
 
 def set_autotune(enabled: bool = True) -> None:
@@ -66,7 +67,7 @@ def clear() -> None:
 
 
 def build_id() -> str:
-    """Identifies the kernel set of this build: a cache made with other kernels is stale."""
+    """Identifies the kernel set of this build (recorded in tuning caches and sweep files)."""
     from ._build_info import CUTLASS_VERSION
 
     names = sorted(k["name"] for k in _C.kernels())
@@ -109,12 +110,12 @@ def save(path: Optional[os.PathLike] = None, device: Optional[int] = None) -> Pa
     return path
 
 
-def load(path: Optional[os.PathLike] = None, device: Optional[int] = None, *, check_build: bool = True) -> int:
+def load(path: Optional[os.PathLike] = None, device: Optional[int] = None) -> int:
     """Add a tuning file's entries to the table; returns how many were added.
 
     A missing file adds nothing, silently. A file that does not parse, or was made for another
-    device, build (``check_build``) or CUTLASS version, adds nothing and warns. Entries naming
-    kernels this build lacks are skipped with one warning.
+    device or CUTLASS version, adds nothing and warns. Entries naming kernels this build lacks
+    are skipped with one warning.
     """
     from ._build_info import CUTLASS_VERSION
 
@@ -129,8 +130,6 @@ def load(path: Optional[os.PathLike] = None, device: Optional[int] = None, *, ch
         warnings.warn(f"cutlass_ops: ignoring tuning file {path}: {error}", TuningWarning, stacklevel=2)
         return 0
     expected = {"format": FORMAT_VERSION, "device": _device_name(device), "cutlass": CUTLASS_VERSION}
-    if check_build:
-        expected["build"] = build_id()
     stale = [f"{key} {document.get(key)!r} (this process: {value!r})" for key, value in expected.items()
              if document.get(key) != value]
     if stale:
@@ -199,17 +198,10 @@ _loaded_count = 0
 
 
 def _load_defaults() -> None:
-    """The shipped table for this GPU, then the user's cache (whose entries win)."""
+    """The user's cache of autotuned entries."""
     global _loaded_count
     if os.environ.get("CUTLASS_OPS_NO_TUNING_TABLE") or not torch.cuda.is_available():
         return
-    name = _device_name()
-    for path in sorted(SHIPPED_DIR.glob("*.json")):
-        try:
-            if json.loads(path.read_text()).get("device") == name:
-                load(path, check_build=False)  # shipped: entries for kernels this build lacks are skipped
-        except (OSError, ValueError) as error:
-            warnings.warn(f"cutlass_ops: ignoring shipped tuning file {path}: {error}", TuningWarning, stacklevel=2)
     load()
     _loaded_count = len(_C.tuning_entries())
 

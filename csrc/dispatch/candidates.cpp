@@ -68,11 +68,42 @@ int64_t tile_count(const KernelInfo& k, int64_t m, int64_t n) {
   return round_up(ceil_div(m, k.tile_m), k.cluster_m) * round_up(ceil_div(n, k.tile_n), k.cluster_n);
 }
 
+namespace {
+
+// `kernel` on `plan` (which it accepts): data-parallel, and each other decomposition it
+// supports that can pay.
+void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan& plan, const KernelInfo& k,
+                        const DeviceDesc& dev) {
+  out.push_back({variant, &k, Decomposition::kDataParallel, 1});
+  const int64_t tiles = tile_count(k, plan.m, plan.n);
+  const int64_t slots = int64_t{std::max(1, dev.sm_count)} * ctas_per_sm(k, dev);
+  const int64_t k_tiles = ceil_div(plan.k, std::max(1, k.tile_k));
+  if (k.supports(Decomposition::kStreamK)) {
+    // CUTLASS 2.x's stream-K kernel (no split-K) balances only a ragged last wave, so it is
+    // worth pricing on any problem; CUTLASS 3.x's under four waves with a ragged last.
+    const bool ragged = tiles % slots != 0;
+    if (k_tiles >= 2 && ragged && (!k.supports(Decomposition::kSplitK) || tiles < 4 * slots)) {
+      out.push_back({variant, &k, Decomposition::kStreamK, 1});
+    }
+  }
+  if (k.supports(Decomposition::kSplitK) && tiles < slots) {
+    for (const int s : kSplitCounts) {
+      if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
+      if (s > kMaxSerialSplits && !k.sums_slices) break;
+      // The slice-summing kernels cut K into equal 16-byte multiples only.
+      if (k.sums_slices && plan.k % (int64_t{s} * k.align_a) != 0) continue;
+      out.push_back({variant, &k, Decomposition::kSplitK, s});
+    }
+  }
+}
+
+}  // namespace
+
 std::vector<Candidate> enumerate_candidates(const Plan& p, const DeviceDesc& dev) {
   std::vector<Candidate> out;
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return out;
   // Precisions a call may run at: float32 opted into 3xTF32 may also run IEEE fp32, which is
-  // more accurate; 3xTF32 itself only where its error beats torch's (kPresplitMinK).
+  // more accurate; 3xTF32 itself only where its error beats torch's (kTf32x3MinK).
   Precision precisions[2] = {p.precision, p.precision};
   int n_precisions = 1;
   if (p.precision == Precision::kTF32x3) precisions[n_precisions++] = Precision::kF32;
@@ -87,30 +118,16 @@ std::vector<Candidate> enumerate_candidates(const Plan& p, const DeviceDesc& dev
         if (k->role != Role::kProduct) continue;
         if (variant != Variant::kInPlace && !is_sm90_tensor_kernel(*k)) continue;
         if (check_kernel(*k, pp, dev) != Rejection::kNone) continue;
-        out.push_back({variant, k, Decomposition::kDataParallel, 1});
-        const int64_t tiles = tile_count(*k, pp.m, pp.n);
-        const int64_t slots = int64_t{std::max(1, dev.sm_count)} * ctas_per_sm(*k, dev);
-        const int64_t k_tiles = ceil_div(pp.k, std::max(1, k->tile_k));
-        if (k->supports(Decomposition::kStreamK)) {
-          // CUTLASS 2.x's stream-K kernel (no split-K) balances only a ragged last wave, so it
-          // is worth timing on any problem; CUTLASS 3.x's under four waves with a ragged last.
-          const bool ragged = tiles % slots != 0;
-          if (k_tiles >= 2 && ragged && (!k->supports(Decomposition::kSplitK) || tiles < 4 * slots)) {
-            out.push_back({variant, k, Decomposition::kStreamK, 1});
-          }
-        }
-        if (k->supports(Decomposition::kSplitK) && tiles < slots) {
-          for (const int s : kSplitCounts) {
-            if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
-            if (s > kMaxSerialSplits && !k->sums_slices) break;
-            // The slice-summing kernels cut K into equal 16-byte multiples only.
-            if (k->sums_slices && pp.k % (int64_t{s} * k->align_a) != 0) continue;
-            out.push_back({variant, k, Decomposition::kSplitK, s});
-          }
-        }
+        add_decompositions(out, variant, pp, *k, dev);
       }
     }
   }
+  return out;
+}
+
+std::vector<Candidate> kernel_candidates(const Plan& p, const KernelInfo& kernel, const DeviceDesc& dev) {
+  std::vector<Candidate> out;
+  if (p.m > 0 && p.n > 0 && p.k > 0) add_decompositions(out, Variant::kInPlace, p, kernel, dev);
   return out;
 }
 

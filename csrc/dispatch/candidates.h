@@ -65,6 +65,10 @@ int64_t tile_count(const KernelInfo& kernel, int64_t m, int64_t n);
 // wave), each K slice at least two K tiles deep.
 std::vector<Candidate> enumerate_candidates(const Plan& normalized, const DeviceDesc& device);
 
+// One kernel's candidates on the problem as it is (a kernel forced with kernel=, which may be a
+// teaching kernel): each decomposition it supports that can pay. The kernel must accept `plan`.
+std::vector<Candidate> kernel_candidates(const Plan& normalized, const KernelInfo& kernel, const DeviceDesc& device);
+
 // The plan that runs `candidate`: its variant's plan with the kernel and decomposition on it.
 Plan candidate_plan(const Plan& normalized, const Candidate& candidate);
 

@@ -79,7 +79,15 @@ Features features(const Plan& candidate_plan, const KernelInfo& kernel, const De
 Coefficients property_coefficients(const KernelInfo& kernel, const DeviceDesc& device);
 
 double kernel_time_us(const Features& f, const Coefficients& c);
-double copy_time_us(const Plan& normalized, Variant variant, const CopyCosts& copies);
+
+// What a variant's copies move, the same for every kernel.
+struct CopyWork {
+  double padded_mb = 0;     // staging: A and B into padded buffers and the padded result out, read + write
+  double transpose_mb = 0;  // the K-major copy of B, read + write
+  int launches = 0;         // extra kernel launches
+};
+CopyWork copy_work(const Plan& normalized, Variant variant);
+double copy_time_us(const CopyWork& work, const CopyCosts& copies);
 
 struct Prediction {
   double us = 0;

@@ -4,7 +4,9 @@
 #include <climits>
 #include <cstring>
 
-#include "dispatch/heuristic.h"
+#include "dispatch/candidates.h"
+#include "dispatch/cost_model.h"
+#include "dispatch/plan_cache.h"
 #include "dispatch/registry.h"
 #include "dispatch/tuning.h"
 
@@ -152,42 +154,6 @@ namespace {
 
 int64_t round_up(int64_t x, int64_t to) { return (x + to - 1) / to * to; }
 
-// The heuristic's choice for a normalised (or staged) plan, or nullptr; `order` (if given)
-// gets the tile order the heuristic names for it.
-const KernelInfo* preferred_kernel(const Plan& p, const DeviceDesc& dev, const char** reason,
-                                   TileOrder* order = nullptr) {
-  if (order != nullptr) *order = {};
-  const auto& candidates = Registry::instance().candidates(p.precision, p.a.layout, p.b.layout);
-  const Preference pref = preferred_configs(p, dev);
-  for (int i = 0; i < pref.count; ++i) {
-    const KernelInfo* best = nullptr;
-    for (const KernelInfo* k : candidates) {
-      if (std::strcmp(k->config, pref.configs[i]) != 0) continue;
-      if (check_kernel(*k, p, dev) != Rejection::kNone) continue;
-      // Several alignment variants of one config: the widest accesses win.
-      if (!best || k->align_a + k->align_b + k->align_d > best->align_a + best->align_b + best->align_d) {
-        best = k;
-      }
-    }
-    if (best) {
-      *reason = pref.reasons[i];
-      if (order != nullptr) *order = pref.orders[i];
-      return best;
-    }
-  }
-  if (pref.only_these) return nullptr;
-  for (const KernelInfo* k : candidates) {
-    // The hand-written kernels are for study and comparison: only kernel= runs them.
-    if (k->origin == Origin::kHandwritten) continue;
-    if (check_kernel(*k, p, dev) == Rejection::kNone) {
-      *reason = "no preferred config accepts the problem: first registered kernel that does";
-      return k;
-    }
-  }
-  *reason = "no kernel in this build accepts the problem";
-  return nullptr;
-}
-
 }  // namespace
 
 Plan stage(const Plan& p, Layout b_layout) {
@@ -218,120 +184,91 @@ Plan with_kmajor_b(const Plan& p) {
   return c;
 }
 
-void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev, TileOrder order) {
-  p.kernel = &kernel;
-  const DecompositionChoice d = choose_decomposition(p, kernel, dev);
-  p.decomposition = d.decomposition;
-  p.splits = d.splits;
-  p.tile_order = kernel.orders_tiles ? order : TileOrder{};
-}
-
 namespace {
 
-// A TMA + WGMMA kernel: CUTLASS 3.x, or the hand-written step 6 (both sm_90a only).
-bool is_sm90_tensor_kernel(const KernelInfo* k) {
-  return k != nullptr && k->min_cc == 90 && k->precision != Precision::kF64;
+// The one tile-order rule left from measurement (cost-model candidates run in CUTLASS's
+// default order): Hopper's 3xTF32 presplit GEMM on its 2x1 cluster walks its tiles along N
+// from 4096 rows when N >= M, against CUTLASS's rule, which walks along M there. Measured on an
+// H100 (autotuner, 2026-11-21): 8192x14336x4096 10.2 ms against 15.7, 8192x128256x4096 95.7
+// against 167.5, 16384^3 136 against 144, 4096^3 and 8192^3 within 1%; with fewer rows along N
+// lost (2048x128256x4096: 25.6 ms against 23.2).
+constexpr int64_t kPresplitAlongNMinRows = 4096;
+
+TileOrder default_tile_order(const Plan& p) {
+  const KernelInfo& k = *p.kernel;
+  if (k.pass == OperandPass::kPresplit && k.orders_tiles && k.cluster_m == 2 &&
+      p.decomposition == Decomposition::kDataParallel && p.n >= p.m && p.m >= kPresplitAlongNMinRows) {
+    return {Raster::kAlongN, 1};
+  }
+  return {};
 }
 
-// Row-major B with TF32 on Hopper: when a K-major copy of B (the transposing kernel of
-// ops/kmajor_copy.cu) for the "rc" kernels beats the swap-AB kernels, which transpose B^T
-// from shared memory into registers every K step. The copy moves K x N, the GEMM works
-// M x N x K. Measured on an H100 (benchmarks/RESULTS.md):
-//  - From 8192 rows (eleventh session): the "rc" 128x256 kernel alone ran 1.06-1.37x the
-//    swapped 256x128 one (16384^3: 23.0 ms against 31.4), where a copy at plain-copy speed
-//    cost 3-7% of cuBLAS's time; at 4096^3 the copy (50 us of 345) outweighed the gain.
-//  - Small problems, row-major A too (twelfth session): latency-bound, the swapped kernels
-//    ran 0.76-0.80x cuBLAS while the "rc" ones alone ran 1.07-1.24x, and a B of at most 4 MiB
-//    costs the copy a few microseconds: 512^3 "rc" 8.8 us + copy against 13.6 swapped, 1024^3
-//    14.1 + copy against 22.9; 256^3 about even (so from 512 rows); 2048^3 (a 16 MiB B) and
-//    1024x2048x4096 (32 MiB) lose.
-constexpr int64_t kTf32KmajorCopyMinRows = 8192;
-constexpr int64_t kTf32SmallCopyMinRows = 512;
-constexpr int64_t kTf32SmallCopyMaxB = int64_t{1} << 20;  // elements of B (K x N): 4 MiB
+constexpr const char* kModelReason = "cost model: the cheapest predicted candidate (explain() ranks them all)";
+constexpr const char* kNoKernelReason = "no kernel in this build accepts the problem";
 
-bool tf32_copies_b_kmajor(const Plan& p, const DeviceDesc& dev) {
-  if (dev.cc != 90 || p.precision != Precision::kTF32 || p.b.layout != Layout::kRowMajor || p.copy_b_kmajor) {
+// An autotuned entry for the problem, if it still applies (its kernel accepts the plan).
+bool apply_tuned(Plan& p, const DeviceDesc& dev) {
+  TuningTable& table = TuningTable::instance();
+  if (table.empty()) return false;
+  TuningEntry tuned;
+  if (!table.find(tuning_key(p, dev), &tuned)) return false;
+  Plan vp = variant_plan(p, tuned.variant);
+  if (vp.precision == Precision::kTF32x3 && tuned.kernel->precision == Precision::kF32) vp.precision = Precision::kF32;
+  if (check_kernel(*tuned.kernel, vp, dev) != Rejection::kNone || !tuned.kernel->supports(tuned.decomposition)) {
     return false;
   }
-  return p.m >= kTf32KmajorCopyMinRows || (p.a.layout == Layout::kRowMajor && p.m >= kTf32SmallCopyMinRows &&
-                                           p.k * p.n <= kTf32SmallCopyMaxB);
-}
-
-// The heuristic's kernel (and staging) for a normalised plan.
-void choose_by_heuristic(Plan& p, const DeviceDesc& dev) {
-  p.kernel = preferred_kernel(p, dev, &p.reason, &p.tile_order);
-  if (tf32_copies_b_kmajor(p, dev)) {
-    Plan c = with_kmajor_b(p);
-    const char* reason = "";
-    const KernelInfo* k = preferred_kernel(c, dev, &reason, &c.tile_order);
-    if (is_sm90_tensor_kernel(k)) {
-      p = c;
-      p.kernel = k;
-      p.reason = p.m >= kTf32KmajorCopyMinRows
-                     ? "tf32 row-major B, >= 8192 rows: B copied K-major (column-major) for the SM90 \"rc\" kernel, "
-                       "faster than the swap-AB kernels there"
-                     : "tf32 row-major A and B, >= 512 rows, B of <= 4 MiB: B copied K-major (column-major) for the "
-                       "SM90 \"rc\" kernel, faster than the swap-AB kernels there";
-      return;
-    }
-  }
-  // On Hopper, 16-bit and TF32 problems that break TMA's 16-byte rule (odd widths, storage
-  // offsets) would fall to SM80-class kernels; zero-padded aligned copies let the SM90
-  // kernels take them when the copies cost less than the slower kernel would.
-  const bool stageable = dev.cc == 90 && (is_sixteen_bit(p.precision) || p.precision == Precision::kTF32);
-  if (!stageable || is_sm90_tensor_kernel(p.kernel)) return;
-  if (p.b.layout == Layout::kRowMajor) {
-    // Only B's layout keeps the SM90 kernels out (TF32 WGMMA reads K-major operands only):
-    // a K-major copy of B alone, when A and the output suit the SM90 kernel as they are.
-    Plan c = with_kmajor_b(p);
-    const char* reason = "";
-    const KernelInfo* k = preferred_kernel(c, dev, &reason);
-    if (is_sm90_tensor_kernel(k)) {
-      if (prefer_staging(p, p.kernel, c, *k, dev)) {
-        p = c;
-        p.kernel = k;
-        p.reason = "B copied K-major (column-major) for the SM90 kernel, which cannot read it as it is";
-      }
-      return;
-    }
-  }
-  for (const Layout b_layout : {Layout::kRowMajor, Layout::kColMajor}) {
-    const Plan s = stage(p, b_layout);
-    const char* reason = "";
-    const KernelInfo* k = preferred_kernel(s, dev, &reason);
-    if (!is_sm90_tensor_kernel(k)) continue;
-    if (prefer_staging(p, p.kernel, s, *k, dev)) {
-      p = s;
-      p.kernel = k;
-      p.reason = "operands not 16-byte aligned: staged into zero-padded aligned copies for the SM90 kernel";
-    }
-    return;
-  }
+  p = candidate_plan(p, {tuned.variant, tuned.kernel, tuned.decomposition, tuned.splits});
+  if (tuned.kernel->orders_tiles) p.tile_order = tuned.tile_order;
+  p.tuned = true;
+  p.reason = "tuning table: the fastest candidate measured for this problem (autotuned)";
+  return true;
 }
 
 }  // namespace
 
-void choose_kernel(Plan& p, const DeviceDesc& dev) {
-  choose_by_heuristic(p, dev);
-  if (p.kernel == nullptr && p.precision == Precision::kTF32x3) {
-    // No 3xTF32 kernel takes it (unaligned operands, say): IEEE fp32, which is more accurate.
-    p.precision = Precision::kF32;
-    choose_by_heuristic(p, dev);
-  }
-  if (p.kernel == nullptr) return;
-  set_kernel(p, *p.kernel, dev, p.tile_order);  // the heuristic's order, until a table entry names one
-  TuningEntry tuned;
-  if (TuningTable::instance().find(tuning_key(p, dev), &tuned)) {
-    if (check_kernel(*tuned.kernel, p, dev) == Rejection::kNone &&
-        (tuned.kernel->decompositions & decomposition_bit(tuned.decomposition)) != 0) {
-      p.kernel = tuned.kernel;
-      p.decomposition = tuned.decomposition;
-      p.splits = tuned.splits;
-      if (tuned.kernel->orders_tiles) p.tile_order = tuned.tile_order;
-      p.tuned = true;
-      p.reason = "tuning table: the fastest kernel measured for this problem";
+void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev, TileOrder order) {
+  // The kernel's cheapest decomposition by the cost model.
+  Candidate best{Variant::kInPlace, &kernel, Decomposition::kDataParallel, 1};
+  double best_us = -1;
+  for (const Candidate& c : kernel_candidates(p, kernel, dev)) {
+    const double us = predict(p, c, dev).us;
+    if (best_us < 0 || us < best_us) {
+      best = c;
+      best_us = us;
     }
   }
+  p.kernel = &kernel;
+  p.decomposition = best.decomposition;
+  p.splits = best.splits;
+  p.tile_order = kernel.orders_tiles ? order : TileOrder{};
+}
+
+void choose_kernel(Plan& p, const DeviceDesc& dev) {
+  if (apply_tuned(p, dev)) return;
+  const PlanKey key = plan_key(p, dev);
+  CachedChoice choice;
+  if (!PlanCache::instance().find(key, &choice)) {
+    choice.generation = dispatch_generation();  // read first: a change while ranking leaves it stale
+    const std::vector<Ranked> ranked = rank_candidates(p, dev);
+    if (ranked.empty()) {
+      choice.candidate = Candidate{};
+      choice.reason = kNoKernelReason;
+    } else {
+      choice.candidate = ranked.front().candidate;
+      choice.reason = kModelReason;
+      const Plan chosen = candidate_plan(p, choice.candidate);
+      choice.tile_order = default_tile_order(chosen);
+    }
+    PlanCache::instance().insert(key, choice);
+  }
+  if (choice.candidate.kernel == nullptr) {
+    p.kernel = nullptr;
+    p.reason = choice.reason;
+    return;
+  }
+  p = candidate_plan(p, choice.candidate);
+  p.tile_order = choice.tile_order;
+  p.reason = choice.reason;
 }
 
 Plan make_plan(const CallDesc& call, const DeviceDesc& device) {

@@ -25,6 +25,10 @@ struct DeviceDesc {
   int cc = 0;                // 10 * major + minor
   int sm_count = 0;
   int smem_optin_bytes = 0;  // cudaDevAttrMaxSharedMemoryPerBlockOptin
+  // Peak SM clock and DRAM bandwidth, for the cost model's estimates on devices without a
+  // calibration (0: unknown, the compute capability's usual figure is taken).
+  int clock_mhz = 0;
+  int dram_gbps = 0;
 };
 
 // One call, as the caller's tensors describe it: self (M x K) times mat2 (K x N) into d.

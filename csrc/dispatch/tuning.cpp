@@ -50,11 +50,13 @@ bool TuningTable::find(const TuningKey& key, TuningEntry* entry) const {
 void TuningTable::insert(const TuningKey& key, const TuningEntry& entry) {
   std::unique_lock lock(mutex_);
   map_.insert_or_assign(key, entry);
+  count_.store(map_.size(), std::memory_order_relaxed);
 }
 
 void TuningTable::clear() {
   std::unique_lock lock(mutex_);
   map_.clear();
+  count_.store(0, std::memory_order_relaxed);
 }
 
 size_t TuningTable::size() const {

@@ -1,13 +1,15 @@
-// The tuning table: for problems someone has timed, the kernel and K decomposition that ran
-// fastest. The planner consults it before trusting the heuristic; the entry layer's autotuner
-// (ops/autotune.cpp) fills it; cutlass_ops/tuning.py loads it from and saves it to disk
-// (a shipped table per device and a user cache), versioned by device, build and CUTLASS.
+// The tuning table: for problems the autotuner has timed, the candidate (variant, kernel, K
+// decomposition, tile order) that ran fastest. The planner consults it before the cost model;
+// the entry layer's autotuner (ops/autotune.cpp) fills it; cutlass_ops/tuning.py loads it from
+// and saves it to the user's cache file, versioned by device and CUTLASS; an entry whose kernel
+// a build lacks is dropped alone, so the cache survives adding a kernel.
 //
-// Keys are exact problems: precision, operand layouts and alignments as the kernel sees them
-// (after transposition and staging), M, N, K, and the device's compute capability and SM
-// count. No torch, no CUDA.
+// Keys are exact problems as normalize() describes them: precision, operand layouts and
+// alignments (after transposition), M, N, K, and the device's compute capability and SM count.
+// No torch, no CUDA.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <shared_mutex>
@@ -15,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "dispatch/planner.h"
+#include "dispatch/candidates.h"
 
 namespace cutlass_ops {
 
@@ -38,6 +40,7 @@ struct TuningKeyHash {
 };
 
 struct TuningEntry {
+  Variant variant = Variant::kInPlace;
   const KernelInfo* kernel = nullptr;
   Decomposition decomposition = Decomposition::kDataParallel;
   int splits = 1;
@@ -56,11 +59,13 @@ class TuningTable {
   void insert(const TuningKey& key, const TuningEntry& entry);
   void clear();
   size_t size() const;
+  bool empty() const { return count_.load(std::memory_order_relaxed) == 0; }  // lock-free, for every call
   std::vector<std::pair<TuningKey, TuningEntry>> entries() const;
 
  private:
   mutable std::shared_mutex mutex_;
   std::unordered_map<TuningKey, TuningEntry, TuningKeyHash> map_;
+  std::atomic<size_t> count_{0};
 };
 
 }  // namespace cutlass_ops

@@ -1,211 +1,142 @@
 #include "ops/autotune.h"
 
 #include <algorithm>
-#include <utility>
+#include <cmath>
 #include <vector>
 
-#include <ATen/ATen.h>
-#include <ATen/cuda/Sleep.h>
-#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGraphsC10Utils.h>
-#include <c10/cuda/CUDAStream.h>
 
-#include "dispatch/heuristic.h"
-#include "dispatch/registry.h"
+#include "dispatch/cost_model.h"
 #include "dispatch/tuning.h"
 #include "ops/mm.h"
+#include "ops/timing.h"
 
 namespace cutlass_ops {
 
 namespace {
 
-struct Candidate {
-  const KernelInfo* kernel;
-  Decomposition decomposition;
-  int splits;
-};
-
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
-// A CUDA event owned for one autotuning pass.
-class Event {
- public:
-  Event() { C10_CUDA_CHECK(cudaEventCreate(&event_)); }
-  ~Event() { cudaEventDestroy(event_); }
-  Event(const Event&) = delete;
-  Event& operator=(const Event&) = delete;
-  void record(cudaStream_t stream) { C10_CUDA_CHECK(cudaEventRecord(event_, stream)); }
-  float ms_since(const Event& start) {
-    C10_CUDA_CHECK(cudaEventSynchronize(event_));
-    float ms = 0;
-    C10_CUDA_CHECK(cudaEventElapsedTime(&ms, start.event_, event_));
-    return ms;
-  }
+// The model's cheapest candidates timed: the model is within a few percent on most problems
+// (benchmarks/RESULTS.md), so the fastest is nearly always among its first few.
+constexpr int kTopCandidates = 6;
+constexpr int kReps = 5;         // timings per candidate per round, median kept
+constexpr int kMinRounds = 2;    // rounds alternate the order of the candidates (clock drift)
+constexpr int kMaxRounds = 5;
+// Below this gap two timings are the same time: the H100's clocks drift under its power cap,
+// and repeated medians of one kernel differ by 1-3%.
+constexpr double kNoiseFloor = 0.03;
 
- private:
-  cudaEvent_t event_ = nullptr;
+struct Trial {
+  Candidate candidate;
+  Plan plan;
+  std::vector<float> medians;  // one per round
+  bool refused = false;
+
+  double median() const {
+    std::vector<float> m = medians;
+    std::sort(m.begin(), m.end());
+    const size_t n = m.size();
+    return n == 0 ? 0.0 : (n % 2 ? m[n / 2] : 0.5 * (m[n / 2 - 1] + m[n / 2]));
+  }
+  double spread() const {  // (max - min) / median over rounds
+    if (medians.size() < 2) return 1.0;
+    const auto [lo, hi] = std::minmax_element(medians.begin(), medians.end());
+    return (*hi - *lo) / std::max(1e-9, median());
+  }
 };
-
-// Every registered kernel that accepts the plan, hand-written ones included (each declares
-// the shapes and alignments it takes), with each decomposition it supports that makes sense
-// for the problem.
-std::vector<Candidate> candidates_for(const Plan& plan, const DeviceDesc& desc) {
-  std::vector<Candidate> out;
-  for (const KernelInfo* k : Registry::instance().candidates(plan.precision, plan.a.layout, plan.b.layout)) {
-    if (check_kernel(*k, plan, desc) != Rejection::kNone) continue;
-    out.push_back({k, Decomposition::kDataParallel, 1});
-    if (is_stream_k_only(*k)) {  // CUTLASS 2.x's stream-K kernels: stream-K at any tile count
-      out.push_back({k, Decomposition::kStreamK, 1});
-      continue;
-    }
-    const int64_t tiles = ceil_div(plan.m, k->tile_m) * ceil_div(plan.n, k->tile_n);
-    const int64_t k_tiles = ceil_div(plan.k, k->tile_k);
-    // CUDA-core float32 tiles gained from split-K up to several CTAs per SM (heuristic.cpp,
-    // wave_split_k_slices), so their K slices are timed below two of their waves and up to
-    // eight; other kernels' below one wave and up to two.
-    const bool simt_f32 = is_simt_f32(*k);
-    const int64_t wave = simt_f32 ? int64_t{desc.sm_count} * simt_ctas_per_sm(*k) : desc.sm_count;
-    const int64_t max_ctas = simt_f32 ? 8 * wave : 2 * wave;
-    if (tiles >= (simt_f32 ? 2 * wave : wave)) continue;  // enough tiles: K-sharing only adds fix-up work
-    if (k->decompositions & decomposition_bit(Decomposition::kStreamK)) {
-      out.push_back({k, Decomposition::kStreamK, 1});
-    }
-    if (k->decompositions & decomposition_bit(Decomposition::kSplitK)) {
-      for (int splits : {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64}) {
-        if (splits * tiles > max_ctas || k_tiles < 2 * splits) break;
-        // Past 16 only the slice-summing kernels (their slices do not wait for each other),
-        // and only counts that divide K into equal 16-byte slices: another would run as the
-        // largest count below it that does, timed twice under two names.
-        if (splits > 16 && !k->sums_slices) break;
-        if (k->sums_slices && plan.k % (int64_t{splits} * k->align_a) != 0) continue;
-        out.push_back({k, Decomposition::kSplitK, splits});
-      }
-    }
-  }
-  return out;
-}
 
 }  // namespace
 
-void autotune(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
-              const DeviceDesc& desc) {
+void autotune(Plan& plan, const Plan& normalized, const at::Tensor& self, const at::Tensor& mat2,
+              const at::Tensor& out, int device, const DeviceDesc& desc) {
   if (c10::cuda::currentStreamCaptureStatusMayInitCtx() != c10::cuda::CaptureStatus::None) return;
-  const std::vector<Candidate> candidates = candidates_for(plan, desc);
-  if (candidates.empty()) return;
+  const std::vector<Ranked> ranked = rank_candidates(normalized, desc);
+  if (ranked.empty()) return;
+  std::vector<Trial> trials;
+  for (const Ranked& r : ranked) {
+    if (static_cast<int>(trials.size()) == kTopCandidates) break;
+    trials.push_back({r.candidate, candidate_plan(normalized, r.candidate), {}, false});
+  }
 
-  const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(device).stream();
-  Event start, stop;
-  constexpr int kReps = 5;
-  constexpr int64_t kBusyCycles = 200000;  // about 100 us at H100 clocks: longer than any host path
-  // Each timing starts with a cold L2, as the benchmarks do (and as a model's next layer
-  // finds it): writing twice the L2's size evicts the operands. Without it, small-M problems
-  // whose B fits in L2 (16x4096x4096 bf16: 32 MB of 50) were tuned for a cache-resident B.
-  int l2_bytes = 0;
-  C10_CUDA_CHECK(cudaDeviceGetAttribute(&l2_bytes, cudaDevAttrL2CacheSize, device));
-  at::Tensor flush = at::empty({2 * static_cast<int64_t>(l2_bytes)}, out.options().dtype(at::kByte));
-  // The median of kReps timings of `trial`, each from a cold L2; < 0 when it refuses at
-  // launch or is far behind `bar_ms` (> 0) after its first timing.
-  auto time_plan = [&](const Plan& trial, float bar_ms) -> float {
-    try {
-      launch(trial, self, mat2, out, device, desc);  // warm-up: first-launch costs stay out
-      std::vector<float> times;
-      for (int rep = 0; rep < kReps; ++rep) {
-        // Far behind the best so far after two timings (the naive ladder steps, say): no more
-        // reps. Two, because one timing can be an outlier (a clock change, a page fault).
-        if (rep == 2 && bar_ms > 0 && std::min(times[0], times[1]) > 3 * bar_ms) return -1;
-        // Keep the GPU busy while the host prepares the launch, so the events time the kernel
-        // (and its copies) rather than the host path: without this, small problems ranked
-        // kernels by their host cost (workspace allocation for split-K, say).
-        flush.zero_();
-        at::cuda::sleep(kBusyCycles);
-        start.record(stream);
-        launch(trial, self, mat2, out, device, desc);
-        stop.record(stream);
-        times.push_back(stop.ms_since(start));
+  // Rounds in alternating order until the fastest is ahead of the model's pick (trials[0]) by
+  // more than the timings' spread, or the pick is ahead of all others, or kMaxRounds.
+  KernelTimer timer(device);
+  timer.warm_up(10);  // clocks up from idle before anything is timed (ops/timing.h)
+  for (int round = 0; round < kMaxRounds && trials.size() > 1; ++round) {
+    for (size_t j = 0; j < trials.size(); ++j) {
+      Trial& t = trials[round % 2 == 0 ? j : trials.size() - 1 - j];
+      if (t.refused) continue;
+      try {
+        t.medians.push_back(timer.time([&] { launch(t.plan, self, mat2, out, device, desc); }, kReps).median_ms);
+      } catch (const c10::Error&) {
+        t.refused = true;  // can_implement said no at launch: not a candidate after all
       }
-      std::nth_element(times.begin(), times.begin() + kReps / 2, times.end());
-      return times[kReps / 2];
-    } catch (const c10::Error&) {
-      return -1;  // a candidate that refuses at launch (can_implement) is simply not a candidate
     }
-  };
+    if (round + 1 < kMinRounds) continue;
+    const Trial& pick = trials[0];
+    if (pick.refused) break;
+    double noise = std::max(kNoiseFloor, pick.spread());
+    bool settled = true;
+    for (size_t j = 1; j < trials.size(); ++j) {
+      const Trial& t = trials[j];
+      if (t.refused) continue;
+      noise = std::max(noise, t.spread());
+      // Unsettled while some candidate is within the noise of the pick, either way.
+      if (std::abs(t.median() - pick.median()) <= noise * pick.median()) settled = false;
+    }
+    if (settled) break;
+  }
 
-  auto trial_for = [&](const Candidate& c) {
-    Plan trial = plan;
-    trial.kernel = c.kernel;
-    trial.decomposition = c.decomposition;
-    trial.splits = c.splits;
-    trial.tile_order = {};
-    return trial;
-  };
-  float best_ms = 0;
-  const Candidate* best = nullptr;
-  std::vector<std::pair<float, const Candidate*>> timed;
-  for (const Candidate& c : candidates) {
-    if (candidates.size() == 1) {  // nothing to compare: record it without timing
-      best = &c;
-      break;
+  // The fastest, but never one that is not faster than the model's pick beyond the noise.
+  const Trial* best = &trials[0];
+  if (best->refused) {
+    best = nullptr;
+    for (const Trial& t : trials) {
+      if (!t.refused && (best == nullptr || t.median() < best->median())) best = &t;
     }
-    const float ms = time_plan(trial_for(c), best != nullptr ? best_ms : 0);
-    if (ms < 0) continue;
-    timed.emplace_back(ms, &c);
-    if (best == nullptr || ms < best_ms) {
-      best = &c;
-      best_ms = ms;
+    if (best == nullptr) return;
+  } else {
+    for (const Trial& t : trials) {
+      if (t.refused || &t == best) continue;
+      const double noise = std::max({kNoiseFloor, t.spread(), trials[0].spread()});
+      if (t.median() < (1.0 - noise) * trials[0].median() && t.median() < best->median()) best = &t;
     }
   }
-  if (best == nullptr) return;
-  // A second round for the three fastest, each keeping the better of its two medians: one
-  // round let a clock dip or a slow first launch hand a problem to a kernel 20% slower
-  // (measured: two tunings of bf16 4095x4097x4093 on an H100 picked kernels at 384 and 466 us).
-  if (timed.size() > 1) {
-    std::sort(timed.begin(), timed.end(),
-              [](const auto& x, const auto& y) { return x.first < y.first; });
-    timed.resize(std::min<size_t>(timed.size(), 3));
-    for (auto& [ms, c] : timed) {
-      const float again = time_plan(trial_for(*c), 0);
-      if (again >= 0) ms = std::min(ms, again);
-    }
-    const auto fastest = std::min_element(timed.begin(), timed.end(),
-                                          [](const auto& x, const auto& y) { return x.first < y.first; });
-    best_ms = fastest->first;
-    best = fastest->second;
-  }
+  double best_ms = best->median();
 
   // Then the winner's tile order, where it has one and more tiles than SMs (with one wave or
-  // less every tile runs at once, in any order). The default stays unless another order is
-  // more than 1% faster: closer than that is within the timings' spread.
-  TileOrder best_order;
-  const int64_t tiles = ceil_div(plan.m, best->kernel->tile_m) * ceil_div(plan.n, best->kernel->tile_n);
-  if (best->kernel->orders_tiles && best->decomposition == Decomposition::kDataParallel && best_ms > 0 &&
-      tiles > desc.sm_count) {
-    Plan trial = plan;
-    trial.kernel = best->kernel;
-    trial.decomposition = best->decomposition;
-    trial.splits = best->splits;
-    const float bar_ms = best_ms;
+  // less every tile runs at once, in any order). Another order must be faster by more than the
+  // noise, twice.
+  Plan tuned = best->plan;
+  const KernelInfo& k = *tuned.kernel;
+  const int64_t tiles = ceil_div(tuned.m, k.tile_m) * ceil_div(tuned.n, k.tile_n);
+  if (k.orders_tiles && tuned.decomposition == Decomposition::kDataParallel && best_ms > 0 && tiles > desc.sm_count) {
+    Plan trial = tuned;
+    const double bar = (1.0 - kNoiseFloor) * best_ms;
     for (const Raster raster : {Raster::kAlongM, Raster::kAlongN}) {
       for (const int swizzle : {1, 2, 4, 8}) {
         trial.tile_order = {raster, swizzle};
-        float ms = time_plan(trial, bar_ms);
-        // A faster order must be faster twice: the slower of two medians counts.
-        if (ms >= 0 && ms < 0.99f * bar_ms) ms = std::max(ms, time_plan(trial, 0));
-        if (ms >= 0 && ms < 0.99f * bar_ms && ms < best_ms) {
-          best_order = trial.tile_order;
-          best_ms = ms;
+        try {
+          float ms = timer.time([&] { launch(trial, self, mat2, out, device, desc); }, kReps, best_ms).median_ms;
+          if (ms < bar) ms = std::max(ms, timer.time([&] { launch(trial, self, mat2, out, device, desc); }, kReps).median_ms);
+          if (ms < bar && ms < best_ms) {
+            tuned.tile_order = trial.tile_order;
+            best_ms = ms;
+          }
+        } catch (const c10::Error&) {
         }
       }
     }
   }
 
-  TuningTable::instance().insert(tuning_key(plan, desc),
-                                 {best->kernel, best->decomposition, best->splits, best_order, 1000.0 * best_ms});
-  plan.kernel = best->kernel;
-  plan.decomposition = best->decomposition;
-  plan.splits = best->splits;
-  plan.tile_order = best_order;
+  TuningTable::instance().insert(tuning_key(normalized, desc),
+                                 {best->candidate.variant, tuned.kernel, tuned.decomposition, tuned.splits,
+                                  tuned.tile_order, 1000.0 * best_ms});
+  plan = tuned;
   plan.tuned = true;
-  plan.reason = "autotuned: the fastest kernel measured for this problem";
+  plan.reason = best == &trials[0] ? "autotuned: the cost model's pick, measured fastest (or within noise)"
+                                   : "autotuned: faster than the cost model's pick beyond the timings' noise";
 }
 
 }  // namespace cutlass_ops

@@ -3,6 +3,7 @@
 #include <torch/csrc/Exceptions.h>
 #include <torch/extension.h>
 
+#include "dispatch/cost_model.h"
 #include "dispatch/registry.h"
 #include "dispatch/tuning.h"
 #include "ops/aten_override.h"
@@ -82,6 +83,118 @@ Layout parse_layout(const std::string& name) {
   throw py::value_error("unknown layout '" + name + "'; expected row or col");
 }
 
+// ---- the cost model, for cutlass_ops.calibration (fitting and judging it on sweep rows) ----
+
+DeviceDesc parse_device(const py::tuple& t) {
+  if (t.size() != 5) throw py::value_error("device must be (cc, sm_count, smem_optin_bytes, clock_mhz, dram_gbps)");
+  return DeviceDesc{t[0].cast<int>(), t[1].cast<int>(), t[2].cast<int>(), t[3].cast<int>(), t[4].cast<int>()};
+}
+
+Variant parse_variant(const std::string& name) {
+  for (int i = 0; i < kNumVariants; ++i) {
+    if (name == variant_name(static_cast<Variant>(i))) return static_cast<Variant>(i);
+  }
+  throw py::value_error("unknown variant '" + name + "'");
+}
+
+const KernelInfo& registered_kernel(const std::string& name) {
+  const KernelInfo* k = Registry::instance().find(name);
+  if (k == nullptr) throw py::value_error("kernel '" + name + "' is not in this build");
+  return *k;
+}
+
+Candidate parse_candidate(const py::sequence& t) {
+  if (py::len(t) < 4) throw py::value_error("a candidate is (variant, kernel, decomposition, splits)");
+  return Candidate{parse_variant(t[0].cast<std::string>()), &registered_kernel(t[1].cast<std::string>()),
+                   parse_decomposition(t[2].cast<std::string>()), t[3].cast<int>()};
+}
+
+// A normalised plan as a sweep row records it: the kernel's view of the problem (M, N, K after
+// any transposition), A's and B's layouts ("rc"), and the three alignments.
+Plan plan_from_row(const std::string& precision, const std::string& layouts, const py::sequence& problem,
+                   const py::sequence& align) {
+  if (layouts.size() != 2 || py::len(problem) != 3 || py::len(align) != 3) {
+    throw py::value_error("a row's problem is (m, n, k), its layouts two letters, its alignments three numbers");
+  }
+  Plan p;
+  p.precision = parse_precision(precision);
+  p.m = problem[0].cast<int64_t>();
+  p.n = problem[1].cast<int64_t>();
+  p.k = problem[2].cast<int64_t>();
+  const Layout la = layouts[0] == 'r' ? Layout::kRowMajor : Layout::kColMajor;
+  const Layout lb = layouts[1] == 'r' ? Layout::kRowMajor : Layout::kColMajor;
+  p.a = {la, la == Layout::kRowMajor ? std::max<int64_t>(1, p.k) : std::max<int64_t>(1, p.m), align[0].cast<int>()};
+  p.b = {lb, lb == Layout::kRowMajor ? std::max<int64_t>(1, p.n) : std::max<int64_t>(1, p.k), align[1].cast<int>()};
+  p.d = {Layout::kRowMajor, std::max<int64_t>(1, p.n), align[2].cast<int>()};
+  return p;
+}
+
+py::tuple candidate_tuple(const Candidate& c) {
+  return py::make_tuple(variant_name(c.variant), c.kernel->name, decomposition_name(c.decomposition), c.splits);
+}
+
+// For each candidate of a sweep row: (features, (padded_mb, transpose_mb, launches),
+// predicted us, calibrated).
+py::list cost_rows(const std::string& precision, const std::string& layouts, const py::sequence& problem,
+                   const py::sequence& align, const py::list& candidates, const py::tuple& device) {
+  const Plan p = plan_from_row(precision, layouts, problem, align);
+  const DeviceDesc dev = parse_device(device);
+  py::list out;
+  for (const auto& item : candidates) {
+    const Candidate c = parse_candidate(item.cast<py::sequence>());
+    const Features f = features(candidate_plan(p, c), *c.kernel, dev);
+    const CopyWork w = copy_work(p, c.variant);
+    const Prediction pred = predict(p, c, dev);
+    py::tuple ft(static_cast<size_t>(kNumFeatures));
+    for (int i = 0; i < kNumFeatures; ++i) ft[i] = f[i];
+    out.append(py::make_tuple(ft, py::make_tuple(w.padded_mb, w.transpose_mb, w.launches), pred.us, pred.calibrated));
+  }
+  return out;
+}
+
+// The model's ranking of every candidate for a problem, cheapest first:
+// (candidate, predicted us, kernel us, copy us, calibrated).
+py::list rank_problem(const std::string& precision, const std::string& layouts, const py::sequence& problem,
+                      const py::sequence& align, const py::tuple& device) {
+  const Plan p = plan_from_row(precision, layouts, problem, align);
+  py::list out;
+  for (const Ranked& r : rank_candidates(p, parse_device(device))) {
+    out.append(py::make_tuple(candidate_tuple(r.candidate), r.prediction.us, r.prediction.kernel_us,
+                              r.prediction.copy_us, r.prediction.calibrated));
+  }
+  return out;
+}
+
+py::list property_coefficients_list(const std::string& kernel, const py::tuple& device) {
+  const Coefficients c = property_coefficients(registered_kernel(kernel), parse_device(device));
+  return py::cast(std::vector<double>(c.begin(), c.end()));
+}
+
+void add_calibration_dict(int cc, int sm_count, const std::string& source, const py::dict& copies,
+                          const py::dict& kernels) {
+  Calibration cal;
+  cal.cc = cc;
+  cal.sm_count = sm_count;
+  cal.source = source;
+  cal.copies.us_per_mb = copies["us_per_mb"].cast<double>();
+  cal.copies.transpose_us_per_mb = copies["transpose_us_per_mb"].cast<double>();
+  cal.copies.launch_us = copies["launch_us"].cast<double>();
+  for (const auto& [name, values] : kernels) {
+    const auto list = values.cast<std::vector<double>>();
+    if (list.size() != kNumFeatures) {
+      throw py::value_error("kernel '" + name.cast<std::string>() + "': expected " + std::to_string(kNumFeatures) +
+                            " constants, got " + std::to_string(list.size()));
+    }
+    Coefficients c{};
+    for (int i = 0; i < kNumFeatures; ++i) {
+      if (!(list[i] >= 0)) throw py::value_error("kernel '" + name.cast<std::string>() + "': constants must be >= 0");
+      c[i] = list[i];
+    }
+    cal.kernels.emplace(name.cast<std::string>(), c);
+  }
+  add_calibration(std::move(cal));
+}
+
 // The tuning table as plain dicts, for cutlass_ops/tuning.py to save.
 py::list tuning_entries() {
   py::list out;
@@ -94,6 +207,7 @@ py::list tuning_entries() {
     d["cc"] = key.cc;
     d["sm_count"] = key.sm_count;
     d["mnk"] = py::make_tuple(key.m, key.n, key.k);
+    d["variant"] = variant_name(entry.variant);
     d["kernel"] = entry.kernel->name;
     d["decomposition"] = decomposition_name(entry.decomposition);
     d["splits"] = entry.splits;
@@ -143,8 +257,16 @@ void tuning_insert(const py::dict& d) {
     throw py::value_error("kernel '" + name + "' does not take a tile order");
   }
   entry.microseconds = d.contains("us") ? d["us"].cast<double>() : 0.0;
-  if (key.precision != entry.kernel->precision || key.layout_a != entry.kernel->layout_a ||
-      key.layout_b != entry.kernel->layout_b) {
+  // The operands the kernel reads: the variant's (staging makes both row-major but for a
+  // column-major B; the K-major copy makes B column-major).
+  entry.variant = d.contains("variant") ? parse_variant(d["variant"].cast<std::string>()) : Variant::kInPlace;
+  Layout la = key.layout_a, lb = key.layout_b;
+  if (entry.variant == Variant::kStagedRowB || entry.variant == Variant::kStagedColB) la = Layout::kRowMajor;
+  if (entry.variant == Variant::kStagedRowB) lb = Layout::kRowMajor;
+  if (entry.variant == Variant::kStagedColB || entry.variant == Variant::kKmajorB) lb = Layout::kColMajor;
+  const bool precision_ok = key.precision == entry.kernel->precision ||
+                            (key.precision == Precision::kTF32x3 && entry.kernel->precision == Precision::kF32);
+  if (!precision_ok || la != entry.kernel->layout_a || lb != entry.kernel->layout_b) {
     throw py::value_error("kernel '" + name + "' does not compute this entry's precision and layouts");
   }
   TuningTable::instance().insert(key, entry);
@@ -196,12 +318,12 @@ py::list kernels() {
 
 py::tuple device_desc(int device) {
   const DeviceDesc& d = cuda_device_desc(device);
-  return py::make_tuple(d.cc, d.sm_count, d.smem_optin_bytes);
+  return py::make_tuple(d.cc, d.sm_count, d.smem_optin_bytes, d.clock_mhz, d.dram_gbps);
 }
 
 py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::optional<at::Tensor>& out,
-                 const std::string& kernel, int cc, int sm_count, int smem_optin_bytes) {
-  const DeviceDesc device{cc, sm_count, smem_optin_bytes};
+                 const std::string& kernel, const py::tuple& device_tuple) {
+  const DeviceDesc device = parse_device(device_tuple);
   const Explanation e = explain_call(self, mat2, out ? &*out : nullptr, kernel, device);
   py::dict d;
   d["supported_dtype"] = e.supported_dtype;
@@ -226,23 +348,27 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   d["a"] = operand_dict(p.a);
   d["b"] = operand_dict(p.b);
   d["d"] = operand_dict(p.d);
-  py::list candidates;
-  for (const auto& [k, why] : e.candidates) candidates.append(py::make_tuple(k->name, why));
-  d["candidates"] = candidates;
+  py::list ranked;
+  for (const Ranked& r : e.ranked) {
+    ranked.append(py::make_tuple(candidate_tuple(r.candidate), r.prediction.us, r.prediction.kernel_us,
+                                 r.prediction.copy_us, r.prediction.calibrated));
+  }
+  d["ranked"] = ranked;
+  py::list refused;
+  for (const auto& [k, why] : e.refused) refused.append(py::make_tuple(k->name, why));
+  d["refused"] = refused;
+  d["calibration"] = e.calibration;
   return d;
 }
 
-py::tuple candidate_tuple(const Candidate& c) {
-  return py::make_tuple(variant_name(c.variant), c.kernel->name, decomposition_name(c.decomposition), c.splits);
-}
 
 py::dict sweep_problem_dict(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
-                            float give_up) {
+                            float give_up, int passes) {
   SweepRow row;
   {
     HANDLE_TH_ERRORS
     py::gil_scoped_release no_gil;
-    row = sweep_problem(self, mat2, out, reps, give_up);
+    row = sweep_problem(self, mat2, out, reps, give_up, passes);
     END_HANDLE_TH_ERRORS_PYBIND
   }
   const Plan& p = row.normalized;
@@ -302,7 +428,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("kernels", &cutlass_ops::kernels, "Every registered kernel, as dicts.");
   m.def("registered_modules", [] { return cutlass_ops::Registry::instance().modules(); },
         "Kernel modules whose tables are registered.");
-  m.def("device_desc", &cutlass_ops::device_desc, "(compute capability * 10, SM count, opt-in smem bytes).");
+  m.def("device_desc", &cutlass_ops::device_desc, "(compute capability * 10, SM count, opt-in smem bytes, peak SM clock MHz, DRAM GB/s).");
   m.def("set_fp32_mode", [](const std::string& mode) {
         try {
           cutlass_ops::settings::set_fp32_mode(cutlass_ops::settings::parse_fp32_mode(mode));
@@ -319,8 +445,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("tuning_size", [] { return cutlass_ops::TuningTable::instance().size(); });
   m.def("sweep_problem", &cutlass_ops::sweep_problem_dict,
         "Time torch.mm and every candidate the planner could run for self @ mat2 (the profiling sweep).",
-        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("reps") = 5, py::arg("give_up") = 3.0f);
+        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("reps") = 5, py::arg("give_up") = 3.0f, py::arg("passes") = 2);
+  m.def("cost_rows", &cutlass_ops::cost_rows, "The cost model's features and prediction for each candidate of a sweep row.");
+  m.def("rank_problem", &cutlass_ops::rank_problem, "Every candidate for a problem with its predicted time, cheapest first.");
+  m.def("property_coefficients", &cutlass_ops::property_coefficients_list,
+        "A kernel's cost-model constants from the device's peak rates alone (no calibration).");
+  m.def("add_calibration", &cutlass_ops::add_calibration_dict, "Load one device's fitted cost-model constants.");
+  m.def("clear_calibrations", &cutlass_ops::clear_calibrations, "Forget every loaded calibration.");
   m.def("explain", &cutlass_ops::explain, "The planner's decision for a call, without running it.",
-        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"), py::arg("cc"), py::arg("sm_count"),
-        py::arg("smem_optin_bytes"));
+        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"), py::arg("device"));
 }

@@ -352,7 +352,8 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
     return at::cuda::mm_out(result, self, mat2);
   }
   if (C10_UNLIKELY(settings::autotune()) && forced.empty() && !plan.tuned) {
-    autotune(plan, self, mat2, result, device, desc);  // times the candidates into result
+    // Times the model's cheapest candidates into result.
+    autotune(plan, normalized_plan(*precision, self, mat2, result), self, mat2, result, device, desc);
   }
   launch(plan, self, mat2, result, device, desc);
   stats::count_kernel(*plan.kernel);
@@ -442,7 +443,8 @@ Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const a
   const MatrixDesc d = out ? describe_output(*out, m, n) : MatrixDesc{m, n, n, 1, 0};
   const CallDesc call = describe_call(*precision, self, mat2, d, d_overlaps);
 
-  e.plan = normalize(call);
+  const Plan normalized = normalize(call);
+  e.plan = normalized;
   if (forced.empty()) {
     choose_kernel(e.plan, device);
   } else {
@@ -450,8 +452,18 @@ Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const a
     const Rejection why = force_kernel(e.plan, kernel, device);
     if (why != Rejection::kNone) e.forced_rejection = describe_rejection(why, kernel, e.plan, device);
   }
-  for (const KernelInfo* k : Registry::instance().candidates(e.plan.precision, e.plan.a.layout, e.plan.b.layout)) {
-    e.candidates.emplace_back(k, describe_rejection(check_kernel(*k, e.plan, device), *k, e.plan, device));
+  e.ranked = rank_candidates(normalized, device);
+  const Calibration* cal = calibration_for(device);
+  e.calibration = cal == nullptr ? std::string() : cal->source;
+  // The kernels of the call's precision and layouts that are no candidate, and why.
+  for (const KernelInfo* k : Registry::instance().candidates(normalized.precision, normalized.a.layout,
+                                                             normalized.b.layout)) {
+    const Rejection why = check_kernel(*k, normalized, device);
+    if (why != Rejection::kNone) {
+      e.refused.emplace_back(k, describe_rejection(why, *k, normalized, device));
+    } else if (k->role == Role::kTeaching) {
+      e.refused.emplace_back(k, "a teaching kernel (a step of the hand-written ladder): runs only when forced with kernel=");
+    }
   }
   return e;
 }

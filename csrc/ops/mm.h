@@ -8,6 +8,7 @@
 
 #include <ATen/core/Tensor.h>
 
+#include "dispatch/cost_model.h"
 #include "dispatch/planner.h"
 
 namespace cutlass_ops {
@@ -53,7 +54,11 @@ struct Explanation {
   bool supported_dtype = true;  // false: complex and other dtypes cutlass_ops hands to torch.mm
   Plan plan;
   std::string forced_rejection;  // non-empty: the forced kernel cannot run the call
-  std::vector<std::pair<const KernelInfo*, std::string>> candidates;  // (kernel, "" or why not)
+  std::vector<Ranked> ranked;    // every candidate with the cost model's prediction, cheapest first
+  // Kernels of the call's precision and layouts that are no candidate in place, and why
+  // (staged and K-major variants reach others; those appear in `ranked`).
+  std::vector<std::pair<const KernelInfo*, std::string>> refused;
+  std::string calibration;  // where the model's constants come from ("": the device's peak rates)
 };
 Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
                          std::string_view forced_kernel, const DeviceDesc& device);

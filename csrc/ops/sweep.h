@@ -14,8 +14,8 @@ namespace cutlass_ops {
 
 struct TimedCandidate {
   Candidate candidate;
-  float median_us = -1;  // < 0: the kernel refused the problem at launch
-  int reps = 0;          // fewer than asked: it was far behind the best and stopped early
+  float median_us = -1;  // the smaller of its passes' medians; < 0: it refused the problem at launch
+  int reps = 0;          // timings over all passes (fewer than asked: far behind the best, stopped early)
 };
 
 struct SweepRow {
@@ -25,11 +25,13 @@ struct SweepRow {
   float torch_us = 0;                  // torch.mm (cuBLAS) on the same operands, median
 };
 
-// Times torch.mm, then every candidate for self @ mat2 into `out` (a contiguous M x N
-// tensor), then torch.mm again. Takes the current fp32 settings (TF32 flag, fp32 mode) as
-// mm() would. `reps` timings per candidate; one over `give_up` x the best so far after two
-// timings stops there.
+// After warming the GPU's clocks up, times torch.mm, then every candidate for self @ mat2 into
+// `out` (a contiguous M x N tensor), then torch.mm again, in `passes` passes over the candidates
+// in alternating order (forward, backward, ...): each candidate keeps the smaller of its
+// passes' medians, so a slow moment (a clock change) in one pass does not decide. Takes the
+// current fp32 settings (TF32 flag, fp32 mode) as mm() would. `reps` timings per candidate
+// and pass; one over `give_up` x the best so far after two timings stops there.
 SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
-                       float give_up);
+                       float give_up, int passes = 2);
 
 }  // namespace cutlass_ops

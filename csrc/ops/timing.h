@@ -30,6 +30,13 @@ class KernelTimer {
   // the best so far needs no precise figure. Exceptions from `fn` propagate.
   Result time(const std::function<void()>& fn, int reps, float bar_ms = 0, float give_up = 3);
 
+  // Keeps the GPU busy (L2 flushes back to back) for about `ms` milliseconds. An idle GPU
+  // lowers its clocks (an H100 idles at 345 MHz against 1980 under load) and takes
+  // milliseconds to raise them again: timings taken right after a pause read up to 10x slow
+  // (measured in this project's first profiling sweep, where the first candidates of some
+  // problems, and torch.mm before them, ran 5-12x their later times).
+  void warm_up(float ms);
+
  private:
   int device_;
   cudaStream_t stream_;

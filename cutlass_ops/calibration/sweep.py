@@ -8,10 +8,12 @@ One gzip-compressed JSON-lines file per precision and device (``<out>/<device>/<
 a header line (format, device, build, versions), then one line per problem. A sweep resumes
 where the file ends (device time comes in slices), and refuses to mix builds or devices.
 
-Each candidate is timed by the C++ timer the autotuner uses (``csrc/ops/timing.h``): a warm-up
-call, then ``reps`` timings of the call alone, each after an L2 flush, median kept; one that is
-three times slower than the best so far after two timings stops there. torch.mm is timed before
-and after the candidates, and its two medians averaged.
+Each candidate is timed by the C++ timer the autotuner uses (``csrc/ops/timing.h``): after
+25 ms of GPU work that raises the clocks from idle, a warm-up call, then ``reps`` timings of the
+call alone, each after an L2 flush, median kept; one that is three times slower than the best so
+far after two timings stops there. The candidates are timed in ``passes`` passes in alternating
+order and each keeps its fastest pass. torch.mm is timed before and after the candidates, and
+keeps the faster.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ from . import problems as problem_sets
 _C = _extension._C
 
 FORMAT = "cutlass_ops-sweep"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 FLUSH_EVERY = 20  # problems per gzip member appended
 
 TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "tf32": torch.float32, "f32": torch.float32,
@@ -46,12 +48,13 @@ def device_key(name: str, capability: tuple[int, int], sm_count: int) -> str:
     return f"sm{capability[0]}{capability[1]}_{sm_count}sm_{slug}"
 
 
-def header(dtype: str) -> dict:
+def header(dtype: str, reps: int = 5, passes: int = 2) -> dict:
     from .. import tuning
     from .._build_info import CUTLASS_VERSION
 
     index = torch.cuda.current_device()
-    cc, sm_count, _ = _C.device_desc(index)
+    desc = _C.device_desc(index)
+    cc, sm_count = desc[:2]
     return {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -59,9 +62,12 @@ def header(dtype: str) -> dict:
         "device": torch.cuda.get_device_name(index),
         "capability": [cc // 10, cc % 10],
         "sm_count": sm_count,
+        "desc": list(desc),  # (cc, SM count, smem opt-in, clock MHz, DRAM GB/s): what the cost model reads
         "build_id": tuning.build_id(),
         "cutlass": CUTLASS_VERSION,
         "torch": torch.__version__,
+        "reps": reps,
+        "passes": passes,
         "started": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     }
 
@@ -118,11 +124,12 @@ class _Settings:
         return False
 
 
-def measure(p: problem_sets.Problem, reps: int = 5, generator: Optional[torch.Generator] = None) -> dict:
+def measure(p: problem_sets.Problem, reps: int = 5, generator: Optional[torch.Generator] = None,
+            passes: int = 2) -> dict:
     """One sweep row: torch.mm and every candidate on fresh random operands for `p`."""
     a, b = make_operands(p, TORCH_DTYPES[p.dtype], generator)
     out = torch.empty(p.m, p.n, dtype=a.dtype, device="cuda")
-    r = _C.sweep_problem(a, b, out, reps)
+    r = _C.sweep_problem(a, b, out, reps, passes=passes)
     row = {
         "id": p.id, "group": p.group, "model": p.model, "split": p.split,
         "m": p.m, "n": p.n, "k": p.k, "layout": p.layout,
@@ -145,13 +152,13 @@ def _progress(total: int, initial: int, desc: str, enabled: bool):
 
 
 def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int = 5, limit: int = 0,
-        progress: bool = True, seed: int = 0) -> dict[str, int]:
+        progress: bool = True, seed: int = 0, passes: int = 2) -> dict[str, int]:
     """Sweep each precision's problem set into out_dir/<device>/<dtype>.jsonl.gz, resuming files
     already there; stops starting new problems after `time_limit` seconds (0: none) or `limit`
     new problems per precision. Returns {dtype: problems recorded so far}."""
     start = time.monotonic()
     index = torch.cuda.current_device()
-    cc, sm_count, _ = _C.device_desc(index)
+    cc, sm_count = _C.device_desc(index)[:2]
     folder = Path(out_dir) / device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
     folder.mkdir(parents=True, exist_ok=True)
     generator = torch.Generator(device="cuda").manual_seed(seed)
@@ -160,12 +167,12 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
         if dtype not in TORCH_DTYPES:
             raise ValueError(f"unknown precision {dtype!r}; choose from {list(TORCH_DTYPES)}")
         path = folder / f"{dtype}.jsonl.gz"
-        head = header(dtype)
+        head = header(dtype, reps, passes)
         done = set()
         if path.exists():
             old, rows = read(path)
-            for key in ("build_id", "capability", "sm_count", "dtype"):
-                if old[key] != head[key]:
+            for key in ("version", "build_id", "capability", "sm_count", "dtype", "reps", "passes"):
+                if old.get(key) != head[key]:
                     raise SystemExit(f"{path} was recorded with {key} {old[key]!r}, this run has {head[key]!r}: "
                                      "move it away to start a new sweep")
             done = {r["id"] for r in rows}
@@ -190,7 +197,7 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
                 if time_limit and time.monotonic() - start > time_limit:
                     stopped = True
                     break
-                pending.append(json.dumps(measure(p, reps, generator), separators=(",", ":")) + "\n")
+                pending.append(json.dumps(measure(p, reps, generator, passes), separators=(",", ":")) + "\n")
                 done.add(p.id)
                 if len(pending) >= FLUSH_EVERY:
                     flush()

@@ -1,0 +1,254 @@
+#include "dispatch/cost_model.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+
+namespace cutlass_ops {
+
+namespace {
+
+double ceil_div(double a, double b) { return std::ceil(a / b); }
+int64_t ceil_div_i(int64_t a, int64_t b) { return (a + b - 1) / b; }
+int64_t round_up(int64_t a, int64_t b) { return ceil_div_i(a, b) * b; }
+
+constexpr double kMB = 1e6;
+
+struct CalibrationStore {
+  std::shared_mutex mutex;
+  std::vector<std::shared_ptr<const Calibration>> all;
+};
+
+CalibrationStore& store() {
+  static CalibrationStore s;
+  return s;
+}
+
+std::atomic<uint64_t> generation{1};
+
+// Peak clock and DRAM bandwidth by compute capability, for devices that report neither (the
+// presets explain() plans for): A100, A10/RTX 30, L40S/RTX 40, H100 SXM.
+int default_clock_mhz(int cc) {
+  switch (cc) {
+    case 80: return 1410;
+    case 86: return 1695;
+    case 89: return 2520;
+    case 90: return 1755;
+    default: return 1500;
+  }
+}
+
+int default_dram_gbps(int cc) {
+  switch (cc) {
+    case 80: return 2039;
+    case 86: return 600;
+    case 89: return 864;
+    case 90: return 3350;
+    default: return 1000;
+  }
+}
+
+// Dense multiply-add throughput of one SM, FLOP per clock, by instruction and precision.
+double flop_per_clock_per_sm(const KernelInfo& k, int cc) {
+  const bool sixteen = is_sixteen_bit(k.precision);
+  const bool hopper = cc >= 90;
+  switch (k.math) {
+    case MathClass::kWgmma:
+      return sixteen ? 4096 : 2048;  // TF32 (and 3xTF32's TF32 parts) at half the 16-bit rate
+    case MathClass::kMma:
+      if (k.precision == Precision::kF64 || k.precision == Precision::kF32) return hopper ? 256 : 128;  // DMMA
+      return sixteen ? 2048 : 1024;
+    case MathClass::kSimt:
+      return hopper ? 256 : 128;  // FP32 FMA units; 16-bit SIMT converts to float
+  }
+  return 128;
+}
+
+}  // namespace
+
+const Calibration* calibration_for(const DeviceDesc& device) {
+  CalibrationStore& s = store();
+  std::shared_lock lock(s.mutex);
+  const Calibration* same_cc = nullptr;
+  for (const auto& c : s.all) {
+    if (c->cc != device.cc) continue;
+    if (c->sm_count == device.sm_count) return c.get();
+    if (same_cc == nullptr || std::abs(c->sm_count - device.sm_count) < std::abs(same_cc->sm_count - device.sm_count)) {
+      same_cc = c.get();
+    }
+  }
+  return same_cc;
+}
+
+void add_calibration(Calibration calibration) {
+  CalibrationStore& s = store();
+  {
+    std::unique_lock lock(s.mutex);
+    // Calibrations are never freed while the process runs: plans in flight keep pointers into
+    // one (explain, the plan cache). A replaced one stays allocated, unlisted.
+    static std::vector<std::shared_ptr<const Calibration>> retired;
+    for (auto it = s.all.begin(); it != s.all.end();) {
+      if ((*it)->cc == calibration.cc && (*it)->sm_count == calibration.sm_count) {
+        retired.push_back(*it);
+        it = s.all.erase(it);
+      } else {
+        ++it;
+      }
+    }
+    s.all.push_back(std::make_shared<const Calibration>(std::move(calibration)));
+  }
+  bump_dispatch_generation();
+}
+
+void clear_calibrations() {
+  CalibrationStore& s = store();
+  {
+    std::unique_lock lock(s.mutex);
+    static std::vector<std::shared_ptr<const Calibration>> retired;
+    retired.insert(retired.end(), s.all.begin(), s.all.end());
+    s.all.clear();
+  }
+  bump_dispatch_generation();
+}
+
+uint64_t dispatch_generation() { return generation.load(std::memory_order_acquire); }
+void bump_dispatch_generation() { generation.fetch_add(1, std::memory_order_acq_rel); }
+
+Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
+  Features f{};
+  const int64_t m = p.m, n = p.n;
+  // 3xTF32's presplit GEMM runs over the three TF32 parts side by side: 3K, K rounded up to 4.
+  const int64_t depth = k.pass == OperandPass::kPresplit ? 3 * round_up(p.k, 4) : p.k;
+  const int tm = std::max(1, k.tile_m), tn = std::max(1, k.tile_n), tk = std::max(1, k.tile_k);
+  const int cm = std::max(1, k.cluster_m), cn = std::max(1, k.cluster_n);
+  const double tiles = static_cast<double>(round_up(ceil_div_i(m, tm), cm) * round_up(ceil_div_i(n, tn), cn));
+  const int cluster = cm * cn;
+  const double slots = k.persistent ? std::max(1, dev.sm_count / cluster * cluster)
+                                    : static_cast<double>(std::max(1, dev.sm_count)) * ctas_per_sm(k, dev);
+  const double k_tiles = ceil_div(static_cast<double>(depth), tk);
+  const double tile_bytes = 4.0 * tm * tn;  // a float32 partial tile
+  switch (p.decomposition) {
+    case Decomposition::kDataParallel: {
+      const double rounds = ceil_div(tiles, slots);
+      f[kFeatTileRounds] = rounds;
+      f[kFeatCriticalIters] = rounds * k_tiles;
+      break;
+    }
+    case Decomposition::kSplitK: {
+      const double s = std::max(1, p.splits);
+      const double rounds = ceil_div(tiles * s, slots);
+      f[kFeatTileRounds] = rounds;
+      f[kFeatCriticalIters] = rounds * ceil_div(k_tiles, s);
+      // Serial split-K: every slice but the last writes a float32 partial tile that the next
+      // reads. Slice summing: every slice writes a float32 partial D that the sum reads.
+      f[kFeatFixupMB] = k.sums_slices ? 2.0 * 4.0 * s * static_cast<double>(m) * n / kMB
+                                      : 2.0 * (s - 1) * tiles * tile_bytes / kMB;
+      break;
+    }
+    case Decomposition::kStreamK: {
+      // The tiles' K iterations dealt evenly over the CTAs; each CTA also finishes about one
+      // more tile than whole tiles would give it, and the split tiles meet in the workspace.
+      const double total = tiles * k_tiles;
+      f[kFeatTileRounds] = ceil_div(tiles, slots) + 1;
+      f[kFeatCriticalIters] = ceil_div(total, slots);
+      f[kFeatFixupMB] = 2.0 * std::min(tiles, slots) * tile_bytes / kMB;
+      break;
+    }
+  }
+  const double eb = element_bytes(p.precision);
+  const double a = static_cast<double>(m) * p.k, b = static_cast<double>(p.k) * n, d = static_cast<double>(m) * n;
+  f[kFeatLaunch] = 1;
+  f[kFeatDramMB] = eb * (a + b + d) / kMB;
+  // Each CTA tile streams its A row slab and its B column slab over the whole (padded) K; a
+  // cluster multicasts A across its CTAs along N and B across those along M.
+  f[kFeatL2MB] = tiles * k_tiles * tk * eb * (static_cast<double>(tm) / cn + static_cast<double>(tn) / cm) / kMB;
+  if (k.pass == OperandPass::kPresplit) {
+    f[kFeatPassMB] = (4.0 * (a + b) + 4.0 * 3.0 * (static_cast<double>(m) + n) * round_up(p.k, 4)) / kMB;
+  }
+  return f;
+}
+
+Coefficients property_coefficients(const KernelInfo& k, const DeviceDesc& dev) {
+  const double clock_hz = 1e6 * (dev.clock_mhz > 0 ? dev.clock_mhz : default_clock_mhz(dev.cc));
+  const double dram_bps = 1e9 * (dev.dram_gbps > 0 ? dev.dram_gbps : default_dram_gbps(dev.cc));
+  constexpr double kEfficiency = 0.75;  // of peak, for a tile kernel's main loop
+  const double per_sm_flops = flop_per_clock_per_sm(k, dev.cc) * clock_hz * kEfficiency;
+  const double ctas = ctas_per_sm(k, dev);
+  Coefficients c{};
+  c[kFeatLaunch] = 4.0;  // launch, and the prologue of a TMA kernel (descriptors, barriers)
+  const double us_per_dram_mb = kMB / dram_bps * 1e6;
+  // An epilogue writes its tile at the SM's share of the bandwidth, after a pipeline fill.
+  c[kFeatTileRounds] = 0.5 + ctas * k.tile_m * k.tile_n * element_bytes(k.precision) / kMB * us_per_dram_mb *
+                                 std::max(1, dev.sm_count);
+  c[kFeatFixupMB] = us_per_dram_mb;
+  c[kFeatPassMB] = us_per_dram_mb;
+  c[kFeatCriticalIters] = 1e6 * ctas * 2.0 * k.tile_m * k.tile_n * k.tile_k / per_sm_flops;
+  c[kFeatDramMB] = us_per_dram_mb;
+  c[kFeatL2MB] = us_per_dram_mb / 3.0;  // L2 serves about three times the DRAM bandwidth
+  return c;
+}
+
+double kernel_time_us(const Features& f, const Coefficients& c) {
+  const double compute = c[kFeatCriticalIters] * f[kFeatCriticalIters];
+  const double memory = c[kFeatDramMB] * f[kFeatDramMB] + c[kFeatL2MB] * f[kFeatL2MB];
+  const double overlap = std::pow(std::pow(compute, kSmoothMaxPower) + std::pow(memory, kSmoothMaxPower),
+                                  1.0 / kSmoothMaxPower);
+  return c[kFeatLaunch] * f[kFeatLaunch] + c[kFeatTileRounds] * f[kFeatTileRounds] +
+         c[kFeatFixupMB] * f[kFeatFixupMB] + c[kFeatPassMB] * f[kFeatPassMB] + overlap;
+}
+
+CopyWork copy_work(const Plan& normalized, Variant variant) {
+  CopyWork w;
+  if (variant == Variant::kInPlace) return w;
+  const Plan s = variant_plan(normalized, variant);
+  const double eb = element_bytes(normalized.precision);
+  if (variant == Variant::kKmajorB) {
+    w.transpose_mb = 2.0 * eb * static_cast<double>(s.k) * s.n / kMB;  // B read and written once
+    w.launches = 1;
+    return w;
+  }
+  // Staged: A and B read and written once into padded buffers (with their margins zeroed), the
+  // padded result written by the kernel and copied out: three more launches.
+  w.padded_mb = 2.0 * eb *
+                (static_cast<double>(s.m) * s.k + static_cast<double>(s.k) * s.n + static_cast<double>(s.m) * s.n) /
+                kMB;
+  w.launches = 3;
+  return w;
+}
+
+double copy_time_us(const CopyWork& w, const CopyCosts& c) {
+  return c.us_per_mb * w.padded_mb + c.transpose_us_per_mb * w.transpose_mb + c.launch_us * w.launches;
+}
+
+Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device) {
+  Prediction out;
+  const Plan plan = candidate_plan(normalized, c);
+  const Calibration* cal = calibration_for(device);
+  Coefficients coefficients = property_coefficients(*c.kernel, device);
+  if (cal != nullptr) {
+    const auto it = cal->kernels.find(c.kernel->name);
+    if (it != cal->kernels.end()) {
+      coefficients = it->second;
+      out.calibrated = true;
+    }
+  }
+  out.kernel_us = kernel_time_us(features(plan, *c.kernel, device), coefficients);
+  out.copy_us = copy_time_us(copy_work(normalized, c.variant), cal != nullptr ? cal->copies : CopyCosts{});
+  out.us = out.kernel_us + out.copy_us;
+  return out;
+}
+
+std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device) {
+  std::vector<Ranked> ranked;
+  for (const Candidate& c : enumerate_candidates(normalized, device)) {
+    ranked.push_back({c, predict(normalized, c, device)});
+  }
+  std::stable_sort(ranked.begin(), ranked.end(),
+                   [](const Ranked& x, const Ranked& y) { return x.prediction.us < y.prediction.us; });
+  return ranked;
+}
+
+}  // namespace cutlass_ops

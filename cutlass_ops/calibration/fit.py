@@ -1,0 +1,180 @@
+"""Fitting the cost model's constants on a sweep's training split.
+
+    python -m cutlass_ops fit benchmarks/sweep/sm90_132sm_nvidia_h100_80gb_hbm3
+
+The features of every candidate come from the C++ model itself (``_C.cost_rows``), so the fit
+and the planner cannot disagree on what a feature means. Per kernel, seven constants >= 0
+(``csrc/dispatch/cost_model.h``) minimise the squared log ratio of predicted to measured time
+over the kernel's in-place rows (a soft-L1 loss, so a few noisy timings do not pull the fit);
+float16 and bfloat16 twins of one config and layout share their constants. Then three device
+constants (the staging copy's rate, the K-major copy's rate, the launch cost) are fitted on
+what the staged and K-major rows took beyond their kernel's prediction. Test rows are never
+read here.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import math
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import Optional
+
+from .. import _extension
+from . import sweep as sweep_files
+from .store import FORMAT, FORMAT_VERSION
+
+_C = _extension._C
+
+NUM_FEATURES = 7
+SMOOTH_MAX_POWER = 4.0  # cost_model.h kSmoothMaxPower
+
+# A device that sweeps did not record (files written before the header said): an H100 SXM.
+H100_DESC = (90, 132, 232448, 1980, 3352)
+
+
+def device_of(head: dict) -> tuple[int, int, int, int, int]:
+    if "desc" in head:
+        return tuple(head["desc"])
+    if (head["capability"], head["sm_count"]) == ([9, 0], 132):
+        return H100_DESC
+    raise ValueError(f"sweep header for {head['device']} has no device description")
+
+
+def fit_key(kernel: str) -> str:
+    """Kernels that share constants: the float16 and bfloat16 builds of one config and layout."""
+    return re.sub(r"_(bf16|f16)_", "_16bit_", kernel)
+
+
+def predict(features, c) -> float:
+    """cost_model.cpp kernel_time_us, for the fit."""
+    compute = c[4] * features[4]
+    memory = c[5] * features[5] + c[6] * features[6]
+    overlap = (compute ** SMOOTH_MAX_POWER + memory ** SMOOTH_MAX_POWER) ** (1.0 / SMOOTH_MAX_POWER)
+    return c[0] * features[0] + c[1] * features[1] + c[2] * features[2] + c[3] * features[3] + overlap
+
+
+def training_samples(folder: Path, splits=("train",)):
+    """{fit key: [(features, measured us)]} for in-place candidates, and the variant samples
+    [(kernel, features, copy work, measured us)], from the rows of `splits`."""
+    inplace: dict[str, list] = defaultdict(list)
+    variants: list = []
+    for head, row in sweep_files.iter_rows(folder):
+        if row["split"] not in splits:
+            continue
+        timed = [c for c in row["c"] if c[4] is not None]
+        if not timed:
+            continue
+        cands = [c[:4] for c in timed]
+        costs = _C.cost_rows(row["precision"], row["layouts"], row["problem"], row["align"], cands, device_of(head))
+        for c, (features, work, _, _) in zip(timed, costs):
+            if c[0] == "in-place":
+                inplace[fit_key(c[1])].append((features, c[4], c[1]))
+            else:
+                variants.append((c[1], features, work, c[4]))
+    return inplace, variants
+
+
+def _fit_kernel(samples, start) -> tuple[list[float], float]:
+    import numpy as np
+    from scipy.optimize import least_squares
+
+    f = np.array([s[0] for s in samples], dtype=float)
+    t = np.array([s[1] for s in samples], dtype=float)
+    used = [i for i in range(NUM_FEATURES) if np.any(f[:, i] > 0)]
+
+    def model(x):
+        c = np.zeros(NUM_FEATURES)
+        c[used] = x
+        compute = c[4] * f[:, 4]
+        memory = c[5] * f[:, 5] + c[6] * f[:, 6]
+        overlap = (compute ** SMOOTH_MAX_POWER + memory ** SMOOTH_MAX_POWER) ** (1.0 / SMOOTH_MAX_POWER)
+        return c[0] * f[:, 0] + c[1] * f[:, 1] + c[2] * f[:, 2] + c[3] * f[:, 3] + overlap
+
+    def residual(x):
+        return np.log(np.maximum(model(x), 1e-6)) - np.log(t)
+
+    x0 = np.maximum(np.array([start[i] for i in used], dtype=float), 1e-6)
+    result = least_squares(residual, x0, bounds=(0.0, np.inf), loss="soft_l1", f_scale=0.1, x_scale="jac",
+                           max_nfev=2000)
+    c = [0.0] * NUM_FEATURES
+    for i, v in zip(used, result.x):
+        c[i] = float(v)
+    rms = float(np.sqrt(np.mean(residual(result.x) ** 2)))
+    return c, rms
+
+
+def _fit_copies(variants, kernels: dict) -> dict:
+    """The staging and K-major copy constants: what variant rows took beyond their kernel's
+    fitted prediction, as us_per_mb * padded MB + transpose_us_per_mb * transpose MB + launch_us *
+    launches, non-negative least squares in relative terms."""
+    import numpy as np
+    from scipy.optimize import nnls
+
+    rows, target = [], []
+    for kernel, features, work, us in variants:
+        c = kernels.get(kernel)
+        if c is None:
+            continue
+        extra = us - predict(features, c)
+        weight = 1.0 / us
+        rows.append([work[0] * weight, work[1] * weight, work[2] * weight])
+        target.append(max(extra, 0.0) * weight)
+    defaults = {"us_per_mb": 0.4, "transpose_us_per_mb": 1.0, "launch_us": 3.0}
+    if len(rows) < 10:
+        return defaults
+    x, _ = nnls(np.array(rows), np.array(target))
+    fitted = dict(zip(("us_per_mb", "transpose_us_per_mb", "launch_us"), (float(v) for v in x)))
+    # A rate the rows never exercised (no K-major row, say) keeps its default.
+    for i, key in enumerate(("us_per_mb", "transpose_us_per_mb", "launch_us")):
+        if not any(r[i] > 0 for r in rows):
+            fitted[key] = defaults[key]
+    return fitted
+
+
+def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
+    """Fit every kernel with enough training samples; write the calibration JSON to `out`."""
+    folder = Path(folder)
+    heads = [sweep_files.read(p)[0] for p in sorted(folder.glob("*.jsonl.gz"))]
+    if not heads:
+        raise SystemExit(f"{folder}: no sweep files (*.jsonl.gz)")
+    head = heads[0]
+    device = device_of(head)
+    _C.clear_calibrations()  # features and starting points from the device's properties alone
+    inplace, variants = training_samples(folder)
+    kernels, report = {}, {}
+    for key, samples in sorted(inplace.items()):
+        if len(samples) < min_samples:
+            continue
+        start = _C.property_coefficients(samples[0][2], device)
+        c, rms = _fit_kernel(samples, start)
+        for name in sorted({s[2] for s in samples}):
+            kernels[name] = c
+        report[key] = {"samples": len(samples), "rms_log": round(rms, 4)}
+    copies = _fit_copies(variants, kernels)
+    calibration = {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "device": head["device"],
+        "capability": head["capability"],
+        "sm_count": head["sm_count"],
+        "desc": list(device),
+        "build_id": head["build_id"],
+        "cutlass": head["cutlass"],
+        "sweep": str(folder),
+        "fitted": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "copies": copies,
+        "kernels": {k: [round(v, 7) for v in c] for k, c in sorted(kernels.items())},
+        "fit": report,
+    }
+    if out is not None:
+        Path(out).parent.mkdir(parents=True, exist_ok=True)
+        Path(out).write_text(json.dumps(calibration, indent=1) + "\n")
+    return calibration
+
+
+def geomean(values) -> float:
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else float("nan")
