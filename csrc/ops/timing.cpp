@@ -11,10 +11,13 @@
 namespace cutlass_ops {
 
 namespace {
-// About 10 us at H100 clocks: longer than the host path of one launch (planning, workspace,
-// can_implement), so the start event is recorded before the GPU reaches it and the kernel is
-// queued behind it.
-constexpr int64_t kBusyCycles = 20000;
+// About 100 us at H100 clocks: longer than the host path of one launch (workspace, can_implement,
+// CUTLASS's argument set-up, a staging copy's launches), so the GPU is still busy when the start
+// event and the kernel are queued, and the events time the GPU's work alone. 10 us was measured
+// too short on the H100 machines of this project: 16-bit candidates of a few microseconds read up
+// to 5x slow in one sweep and not in another (18-21% of them differed by over 1.3x between two
+// sweeps; float32 and float64 candidates, which run longer, 1-2%).
+constexpr int64_t kBusyCycles = 200000;
 }  // namespace
 
 KernelTimer::KernelTimer(int device)
