@@ -15,6 +15,7 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 // (each waits its turn at the tile); the slice-summing kernels take more.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 constexpr int kMaxSerialSplits = 16;
+constexpr int64_t kMaxStreamKPeers = 4;
 
 // A TMA + WGMMA kernel: what staging and K-major copies exist to reach.
 bool is_sm90_tensor_kernel(const KernelInfo& k) { return k.math == MathClass::kWgmma; }
@@ -80,9 +81,15 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
   const int64_t k_tiles = ceil_div(plan.k, std::max(1, k.tile_k));
   if (k.supports(Decomposition::kStreamK)) {
     // CUTLASS 2.x's stream-K kernel (no split-K) balances only a ragged last wave, so it is
-    // worth pricing on any problem; CUTLASS 3.x's under four waves with a ragged last.
+    // worth pricing on any problem. CUTLASS 3.x's: under four waves with a ragged last, and at
+    // most kMaxStreamKPeers CTAs to a tile: more hand their partial tiles on one after another
+    // (measured on an H100, TF32 56x160x15648, two tiles shared by 132 CTAs: 128 us where split-K
+    // in 8 slices took 45), and split-K with its explicit slice count covers few tiles.
     const bool ragged = tiles % slots != 0;
-    if (k_tiles >= 2 && ragged && (!k.supports(Decomposition::kSplitK) || tiles < 4 * slots)) {
+    const bool cutlass2x_stream_k = !k.supports(Decomposition::kSplitK);
+    const int64_t peers = ceil_div(std::min(slots, tiles * k_tiles), tiles);
+    if (k_tiles >= 2 && ragged &&
+        (cutlass2x_stream_k || (tiles < 4 * slots && peers <= kMaxStreamKPeers))) {
       out.push_back({variant, &k, Decomposition::kStreamK, 1});
     }
   }

@@ -67,6 +67,23 @@ double flop_per_clock_per_sm(const KernelInfo& k, int cc) {
   return 128;
 }
 
+// The share of its instruction's peak a kernel's main loop sustains on large problems, from its
+// pipeline and its operands' copy width. Read off the H100's sweep (bf16, forced kernels, large
+// problems): 16-byte cp.async or TMA about 75%; 8-byte cp.async 305 TFLOP/s against 350 for
+// 16-byte; 4-byte 204; the register-staged two-stage kernel (element loads) about 100.
+double main_loop_efficiency(const KernelInfo& k) {
+  constexpr double kPipelined = 0.75;
+  switch (k.mainloop) {
+    case Mainloop::kRegisterStaged: return kPipelined * 0.3;
+    case Mainloop::kBasic: return kPipelined * 0.2;
+    case Mainloop::kStreaming: return kPipelined * 0.5;  // few rows: bandwidth, not the MMA, bounds them
+    default: break;
+  }
+  const int copy_bytes = std::min(16, k.align_a * element_bytes(k.precision));
+  const double width = copy_bytes >= 16 ? 1.0 : copy_bytes >= 8 ? 0.87 : copy_bytes >= 4 ? 0.58 : 0.3;
+  return kPipelined * width;
+}
+
 }  // namespace
 
 const Calibration* calibration_for(const DeviceDesc& device) {
@@ -143,25 +160,34 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
       f[kFeatTileRounds] = rounds;
       f[kFeatCriticalIters] = rounds * ceil_div(k_tiles, s);
       // Serial split-K: every slice but the last writes a float32 partial tile that the next
-      // reads. Slice summing: every slice writes a float32 partial D that the sum reads.
-      f[kFeatFixupMB] = k.sums_slices ? 2.0 * 4.0 * s * static_cast<double>(m) * n / kMB
-                                      : 2.0 * (s - 1) * tiles * tile_bytes / kMB;
+      // reads, in turn. Slice summing: every slice writes a float32 partial D that a second
+      // kernel sums, all at once.
+      if (k.sums_slices) {
+        f[kFeatFixupMB] = 2.0 * 4.0 * s * static_cast<double>(m) * n / kMB;
+      } else {
+        f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
+        f[kFeatChain] = s - 1;
+      }
       break;
     }
     case Decomposition::kStreamK: {
-      // The tiles' K iterations dealt evenly over the CTAs; each CTA also finishes about one
-      // more tile than whole tiles would give it, and the split tiles meet in the workspace.
+      // The tiles' K iterations dealt evenly over the CTAs that take part (all of them, or one
+      // per K iteration when there are fewer); each CTA finishes about one more tile than whole
+      // tiles would give it; the CTAs sharing a tile hand their partial tiles on in turn.
       const double total = tiles * k_tiles;
-      f[kFeatTileRounds] = ceil_div(tiles, slots) + 1;
-      f[kFeatCriticalIters] = ceil_div(total, slots);
-      f[kFeatFixupMB] = 2.0 * std::min(tiles, slots) * tile_bytes / kMB;
+      const double units = std::min(slots, total);
+      f[kFeatTileRounds] = ceil_div(tiles, units) + 1;
+      f[kFeatCriticalIters] = ceil_div(total, units);
+      f[kFeatFixupMB] = 2.0 * units * tile_bytes / kMB;
+      f[kFeatChain] = std::max(0.0, ceil_div(units, tiles) - 1);
       break;
     }
   }
   const double eb = element_bytes(p.precision);
   const double a = static_cast<double>(m) * p.k, b = static_cast<double>(p.k) * n, d = static_cast<double>(m) * n;
   f[kFeatLaunch] = 1;
-  f[kFeatDramMB] = eb * (a + b + d) / kMB;
+  f[kFeatReadMB] = eb * (a + b) / kMB;
+  f[kFeatWriteMB] = eb * d / kMB;
   // Each CTA tile streams its A row slab and its B column slab over the whole (padded) K; a
   // cluster multicasts A across its CTAs along N and B across those along M.
   f[kFeatL2MB] = tiles * k_tiles * tk * eb * (static_cast<double>(tm) / cn + static_cast<double>(tn) / cm) / kMB;
@@ -174,8 +200,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
 Coefficients property_coefficients(const KernelInfo& k, const DeviceDesc& dev) {
   const double clock_hz = 1e6 * (dev.clock_mhz > 0 ? dev.clock_mhz : default_clock_mhz(dev.cc));
   const double dram_bps = 1e9 * (dev.dram_gbps > 0 ? dev.dram_gbps : default_dram_gbps(dev.cc));
-  constexpr double kEfficiency = 0.75;  // of peak, for a tile kernel's main loop
-  const double per_sm_flops = flop_per_clock_per_sm(k, dev.cc) * clock_hz * kEfficiency;
+  const double per_sm_flops = flop_per_clock_per_sm(k, dev.cc) * clock_hz * main_loop_efficiency(k);
   const double ctas = ctas_per_sm(k, dev);
   Coefficients c{};
   c[kFeatLaunch] = 4.0;  // launch, and the prologue of a TMA kernel (descriptors, barriers)
@@ -186,18 +211,23 @@ Coefficients property_coefficients(const KernelInfo& k, const DeviceDesc& dev) {
   c[kFeatFixupMB] = us_per_dram_mb;
   c[kFeatPassMB] = us_per_dram_mb;
   c[kFeatCriticalIters] = 1e6 * ctas * 2.0 * k.tile_m * k.tile_n * k.tile_k / per_sm_flops;
-  c[kFeatDramMB] = us_per_dram_mb;
+  c[kFeatReadMB] = us_per_dram_mb;
+  c[kFeatWriteMB] = us_per_dram_mb;
   c[kFeatL2MB] = us_per_dram_mb / 3.0;  // L2 serves about three times the DRAM bandwidth
+  // A partial tile handed on: written and read at the SM's share of the bandwidth, plus a flag.
+  c[kFeatChain] = 0.5 + 2.0 * 4.0 * k.tile_m * k.tile_n / kMB * us_per_dram_mb * std::max(1, dev.sm_count);
   return c;
 }
 
 double kernel_time_us(const Features& f, const Coefficients& c) {
   const double compute = c[kFeatCriticalIters] * f[kFeatCriticalIters];
-  const double memory = c[kFeatDramMB] * f[kFeatDramMB] + c[kFeatL2MB] * f[kFeatL2MB];
+  const double memory =
+      c[kFeatReadMB] * f[kFeatReadMB] + c[kFeatL2MB] * f[kFeatL2MB] + c[kFeatWriteMB] * f[kFeatWriteMB];
   const double overlap = std::pow(std::pow(compute, kSmoothMaxPower) + std::pow(memory, kSmoothMaxPower),
                                   1.0 / kSmoothMaxPower);
   return c[kFeatLaunch] * f[kFeatLaunch] + c[kFeatTileRounds] * f[kFeatTileRounds] +
-         c[kFeatFixupMB] * f[kFeatFixupMB] + c[kFeatPassMB] * f[kFeatPassMB] + overlap;
+         c[kFeatFixupMB] * f[kFeatFixupMB] + c[kFeatPassMB] * f[kFeatPassMB] + c[kFeatChain] * f[kFeatChain] +
+         overlap;
 }
 
 CopyWork copy_work(const Plan& normalized, Variant variant) {
@@ -211,10 +241,15 @@ CopyWork copy_work(const Plan& normalized, Variant variant) {
     return w;
   }
   // Staged: A and B read and written once into padded buffers (with their margins zeroed), the
-  // padded result written by the kernel and copied out: three more launches.
-  w.padded_mb = 2.0 * eb *
-                (static_cast<double>(s.m) * s.k + static_cast<double>(s.k) * s.n + static_cast<double>(s.m) * s.n) /
-                kMB;
+  // padded result written by the kernel and copied out: three more launches. A copy into the
+  // other layout (a column-major A into row-major, B into the layout the variant names) is a
+  // transpose, at the transposing rate.
+  const double a_mb = 2.0 * eb * static_cast<double>(s.m) * s.k / kMB;
+  const double b_mb = 2.0 * eb * static_cast<double>(s.k) * s.n / kMB;
+  const double d_mb = 2.0 * eb * static_cast<double>(s.m) * s.n / kMB;
+  (normalized.a.layout == s.a.layout ? w.padded_mb : w.transpose_mb) += a_mb;
+  (normalized.b.layout == s.b.layout ? w.padded_mb : w.transpose_mb) += b_mb;
+  w.padded_mb += d_mb;
   w.launches = 3;
   return w;
 }
@@ -230,8 +265,9 @@ Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc&
   Coefficients coefficients = property_coefficients(*c.kernel, device);
   if (cal != nullptr) {
     const auto it = cal->kernels.find(c.kernel->name);
-    if (it != cal->kernels.end()) {
-      coefficients = it->second;
+    const Coefficients* fitted = it == cal->kernels.end() ? nullptr : it->second.find(c.decomposition);
+    if (fitted != nullptr) {
+      coefficients = *fitted;
       out.calibrated = true;
     }
   }

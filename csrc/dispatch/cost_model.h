@@ -3,19 +3,26 @@
 // the profiling sweep's training split (cutlass_ops/calibration). The planner runs the
 // cheapest candidate. No torch, no CUTLASS, no GPU.
 //
-//   time = c_launch + c_tile * tile_rounds + c_fixup * fixup_mb + c_pass * pass_mb
-//          + smoothmax(c_iter * critical_iters, c_dram * dram_mb + c_l2 * l2_mb)
+//   time = c_launch + c_tile * tile_rounds + c_fixup * fixup_mb + c_pass * pass_mb + c_chain * chain
+//          + smoothmax(c_iter * critical_iters, c_read * read_mb + c_l2 * l2_mb + c_write * write_mb)
 //          + the variant's copies (staging, K-major B) at the device's copy rates
 //
 // critical_iters: main-loop iterations (one CTA tile, one K step) on the busiest SM, so the
 //   tile's padding of M and N, the ragged last wave (clusters and CTAs per SM counted), and
 //   the K slices of split-K and stream-K are all in it;
 // tile_rounds: output tiles the busiest SM finishes (each one a prologue and an epilogue);
-// dram_mb: the operands read and D written once; l2_mb: A re-read for every N tile column and
-//   B for every M tile row (cluster multicast shares them), which the SMs pull through L2;
+// read_mb, write_mb: the operands read and D written once (apart: a kernel's epilogue stores
+//   at another rate than its main loop loads); l2_mb: A re-read for every N tile column and B
+//   for every M tile row (cluster multicast shares them), which the SMs pull through L2;
 // fixup_mb: partial tiles of split-K and stream-K through the workspace, and the float32
 //   slices of the slice-summing kernels;
-// pass_mb: operand passes inside the kernel (3xTF32's split of A and B into TF32 parts).
+// pass_mb: operand passes inside the kernel (3xTF32's split of A and B into TF32 parts);
+// chain: partial tiles one tile's result waits for, one after another (split-K's slices less
+//   one; stream-K's CTAs sharing a tile less one: with few tiles and a long K, 132 SMs may share
+//   one tile, and that reduction, not the multiply, is the time).
+//
+// Constants are per kernel and per K decomposition: a kernel's split-K and stream-K runs go
+// through other code (workspace, barriers) than its data-parallel one.
 //
 // Compute and memory overlap, so they meet in a smooth maximum (a 4-norm) rather than a sum.
 // Kernels with no fitted constants for the device (a GPU never calibrated, a kernel added
@@ -38,9 +45,11 @@ enum Feature : int {
   kFeatFixupMB = 2,
   kFeatPassMB = 3,
   kFeatCriticalIters = 4,
-  kFeatDramMB = 5,
+  kFeatReadMB = 5,
   kFeatL2MB = 6,
-  kNumFeatures = 7,
+  kFeatChain = 7,
+  kFeatWriteMB = 8,
+  kNumFeatures = 9,
 };
 using Features = std::array<double, kNumFeatures>;
 using Coefficients = std::array<double, kNumFeatures>;  // microseconds per unit of each feature
@@ -55,12 +64,25 @@ struct CopyCosts {
   double launch_us = 3.0;            // per extra kernel launch
 };
 
+// One kernel's constants, per K decomposition (Decomposition's order); a decomposition the
+// sweep never timed falls back on the data-parallel ones.
+struct KernelConstants {
+  std::array<Coefficients, 3> by_decomposition{};
+  std::array<bool, 3> fitted{};
+
+  const Coefficients* find(Decomposition d) const {
+    const int i = static_cast<int>(d);
+    if (fitted[i]) return &by_decomposition[i];
+    return fitted[0] ? &by_decomposition[0] : nullptr;
+  }
+};
+
 // The constants for one device: per kernel (by name), and for the copies.
 struct Calibration {
   std::string source;  // where they came from, for explain()
   int cc = 0, sm_count = 0;
   CopyCosts copies;
-  std::unordered_map<std::string, Coefficients> kernels;
+  std::unordered_map<std::string, KernelConstants> kernels;
 };
 
 // The device's calibration: an exact (compute capability, SM count) match, else one of the same
@@ -82,8 +104,9 @@ double kernel_time_us(const Features& f, const Coefficients& c);
 
 // What a variant's copies move, the same for every kernel.
 struct CopyWork {
-  double padded_mb = 0;     // staging: A and B into padded buffers and the padded result out, read + write
-  double transpose_mb = 0;  // the K-major copy of B, read + write
+  double padded_mb = 0;     // staging copies that keep the layout (A and B into padded buffers, the padded result out)
+  double transpose_mb = 0;  // copies that change the layout (staging a column-major A, B into the other
+                            // layout, the K-major copy of B); read + write
   int launches = 0;         // extra kernel launches
 };
 CopyWork copy_work(const Plan& normalized, Variant variant);

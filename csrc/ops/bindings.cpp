@@ -3,7 +3,10 @@
 #include <torch/csrc/Exceptions.h>
 #include <torch/extension.h>
 
+#include <thread>
+
 #include "dispatch/cost_model.h"
+#include "dispatch/plan_cache.h"
 #include "dispatch/registry.h"
 #include "dispatch/tuning.h"
 #include "ops/aten_override.h"
@@ -170,6 +173,43 @@ py::list property_coefficients_list(const std::string& kernel, const py::tuple& 
   return py::cast(std::vector<double>(c.begin(), c.end()));
 }
 
+// Plans every problem on each of `threads` threads at once (each thread the whole list, in its
+// own order), through choose_kernel and its plan cache, and returns the first thread's choices,
+// after checking that every thread chose the same.
+py::list plan_many(const py::list& problems, const py::tuple& device, int threads) {
+  std::vector<Plan> plans;
+  for (const auto& item : problems) {
+    const auto t = item.cast<py::tuple>();
+    plans.push_back(plan_from_row(t[0].cast<std::string>(), t[1].cast<std::string>(), t[2].cast<py::sequence>(),
+                                  t[3].cast<py::sequence>()));
+  }
+  const DeviceDesc dev = parse_device(device);
+  std::vector<std::vector<Candidate>> chosen(std::max(1, threads), std::vector<Candidate>(plans.size()));
+  {
+    py::gil_scoped_release no_gil;
+    std::vector<std::thread> pool;
+    for (int t = 0; t < std::max(1, threads); ++t) {
+      pool.emplace_back([&, t] {
+        for (size_t j = 0; j < plans.size(); ++j) {
+          const size_t i = (j + t * 7) % plans.size();
+          Plan p = plans[i];
+          choose_kernel(p, dev);
+          chosen[t][i] = p.kernel == nullptr ? Candidate{} : candidate_of(p);
+        }
+      });
+    }
+    for (std::thread& th : pool) th.join();
+  }
+  py::list out;
+  for (size_t i = 0; i < plans.size(); ++i) {
+    for (const auto& per_thread : chosen) {
+      if (!(per_thread[i] == chosen[0][i])) throw std::runtime_error("threads planned the same problem differently");
+    }
+    out.append(chosen[0][i].kernel == nullptr ? py::object(py::none()) : py::object(candidate_tuple(chosen[0][i])));
+  }
+  return out;
+}
+
 void add_calibration_dict(int cc, int sm_count, const std::string& source, const py::dict& copies,
                           const py::dict& kernels) {
   Calibration cal;
@@ -179,18 +219,24 @@ void add_calibration_dict(int cc, int sm_count, const std::string& source, const
   cal.copies.us_per_mb = copies["us_per_mb"].cast<double>();
   cal.copies.transpose_us_per_mb = copies["transpose_us_per_mb"].cast<double>();
   cal.copies.launch_us = copies["launch_us"].cast<double>();
-  for (const auto& [name, values] : kernels) {
-    const auto list = values.cast<std::vector<double>>();
-    if (list.size() != kNumFeatures) {
-      throw py::value_error("kernel '" + name.cast<std::string>() + "': expected " + std::to_string(kNumFeatures) +
-                            " constants, got " + std::to_string(list.size()));
+  // kernels: {name: {decomposition: [constants]}}
+  for (const auto& [name, by_decomposition] : kernels) {
+    const std::string kernel = name.cast<std::string>();
+    KernelConstants constants;
+    for (const auto& [decomposition, values] : by_decomposition.cast<py::dict>()) {
+      const int d = static_cast<int>(parse_decomposition(decomposition.cast<std::string>()));
+      const auto list = values.cast<std::vector<double>>();
+      if (list.size() != kNumFeatures) {
+        throw py::value_error("kernel '" + kernel + "': expected " + std::to_string(kNumFeatures) + " constants, got " +
+                              std::to_string(list.size()));
+      }
+      for (int i = 0; i < kNumFeatures; ++i) {
+        if (!(list[i] >= 0)) throw py::value_error("kernel '" + kernel + "': constants must be >= 0");
+        constants.by_decomposition[d][i] = list[i];
+      }
+      constants.fitted[d] = true;
     }
-    Coefficients c{};
-    for (int i = 0; i < kNumFeatures; ++i) {
-      if (!(list[i] >= 0)) throw py::value_error("kernel '" + name.cast<std::string>() + "': constants must be >= 0");
-      c[i] = list[i];
-    }
-    cal.kernels.emplace(name.cast<std::string>(), c);
+    cal.kernels.emplace(kernel, constants);
   }
   add_calibration(std::move(cal));
 }
@@ -452,6 +498,13 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         "A kernel's cost-model constants from the device's peak rates alone (no calibration).");
   m.def("add_calibration", &cutlass_ops::add_calibration_dict, "Load one device's fitted cost-model constants.");
   m.def("clear_calibrations", &cutlass_ops::clear_calibrations, "Forget every loaded calibration.");
+  m.def("plan_cache_size", [] { return cutlass_ops::PlanCache::instance().size(); },
+        "Problems whose cost-model choice is cached.");
+  m.def("plan_cache_clear", [] { cutlass_ops::PlanCache::instance().clear(); }, "Forget every cached choice.");
+  m.def("plan_many", &cutlass_ops::plan_many,
+        "Plan a list of (precision, layouts, (m, n, k), (align a, b, d)) problems on `threads` threads at once; "
+        "returns each plan's candidate (the plan cache under concurrency, for the tests).",
+        py::arg("problems"), py::arg("device"), py::arg("threads"));
   m.def("explain", &cutlass_ops::explain, "The planner's decision for a call, without running it.",
         py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"), py::arg("device"));
 }

@@ -9,11 +9,15 @@ the calibrations loaded) and its pick is looked up among the row's measured cand
 * regret: the pick's measured time over the fastest measured candidate's (1.0 is perfect);
 * vs torch: torch.mm's time over the pick's (above 1: faster than cuBLAS);
 * best vs torch: the same for the fastest candidate, what a perfect choice would reach;
-* before: the rule-tree planner that the sweep recorded (its pick's row), for comparison.
+* before: the rule-tree planner the cost model replaced, for comparison: its pick for each
+  problem, which the first sweep recorded (``rule_tree_picks.json.gz`` in the device folder),
+  at the time the sweep measured for that candidate.
 """
 
 from __future__ import annotations
 
+import gzip
+import json
 import math
 from collections import defaultdict
 from dataclasses import dataclass
@@ -61,6 +65,11 @@ def judge(folder: Path, splits: Iterable[str] = ("test",)) -> tuple[list[Judged]
     timed (an enumeration that changed since the sweep: a defect to fix by sweeping again)."""
     splits = set(splits)
     judged, untimed = [], []
+    baseline = {}
+    picks = Path(folder) / "rule_tree_picks.json.gz"
+    if picks.exists():
+        with gzip.open(picks, "rt") as f:
+            baseline = {k: tuple(v) for k, v in json.load(f)["picks"].items()}
     for head, row in sweep_files.iter_rows(folder):
         if row["split"] not in splits:
             continue
@@ -75,9 +84,7 @@ def judge(folder: Path, splits: Iterable[str] = ("test",)) -> tuple[list[Judged]
             untimed.append(row["id"])
             continue
         best = min(measured, key=measured.get)
-        before = None
-        if row["planner"] >= 0 and row["c"][row["planner"]][4] is not None:
-            before = row["c"][row["planner"]][4]
+        before = measured.get(baseline.get(row["id"]))
         judged.append(Judged(row["id"], head["dtype"], row["group"], row["model"], row["split"],
                              f"{row['m']}x{row['n']}x{row['k']} {row['layout']}", pick, predicted, measured[pick],
                              measured[best], best, row["torch_us"], before))
