@@ -152,7 +152,7 @@ def cmd_tune(args) -> int:
                       + ("" if (tuned.raster, tuned.swizzle) == ("heuristic", 1)
                          else f", {tuned.raster} swizzle {tuned.swizzle}") + ")"
                       + ("" if tuned.kernel == plan.kernel and tuned.decomposition == plan.decomposition
-                         else f"   heuristic: {plan.kernel} ({plan.decomposition})"))
+                         else f"   cost model: {plan.kernel} ({plan.decomposition})"))
                 del a, b
     finally:
         tuning.set_autotune(previous_on)

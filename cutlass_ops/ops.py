@@ -285,6 +285,7 @@ class Plan:
     candidates: tuple[Candidate, ...] = ()  # every way to run it, cheapest predicted first
     refused: tuple[tuple[str, str], ...] = ()  # (kernel, why it is no candidate in place)
     calibration: str = ""  # the cost model's constants: a calibration file, or "" (the device's peak rates)
+    tuning_key: Optional[dict] = None  # the tuning table's key for the call (cutlass_ops.tuning.pin)
 
     @property
     def predicted_us(self) -> Optional[float]:
@@ -407,4 +408,5 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
                          in d["ranked"]),
         refused=tuple(tuple(r) for r in d["refused"]),
         calibration=d["calibration"],
+        tuning_key=d.get("tuning_key"),
     )

@@ -39,7 +39,7 @@ _C = _extension._C
 
 FORMAT_VERSION = 1
 
-__all__ = ["TuningWarning", "autotune_enabled", "build_id", "cache_path", "clear", "entries", "load", "save",
+__all__ = ["TuningWarning", "autotune_enabled", "build_id", "cache_path", "clear", "entries", "load", "pin", "save",
            "set_autotune", "tune"]
 
 
@@ -61,8 +61,33 @@ def entries() -> list[dict]:
     return sorted(_C.tuning_entries(), key=lambda e: (e["precision"], e["mnk"], e["layout_a"], e["layout_b"]))
 
 
+def pin(input: torch.Tensor, mat2: torch.Tensor, kernel, decomposition: str = "data-parallel", splits: int = 1,
+        variant: str = "in-place", *, out: Optional[torch.Tensor] = None, device=None) -> dict:
+    """Make every call shaped like ``mm(input, mat2, out=out)`` run one candidate: ``kernel`` (a
+    name, or a :class:`cutlass_ops.Candidate` from ``explain().candidates``, whose decomposition,
+    splits and variant then apply) in ``variant`` (in-place, staged-row-b, staged-col-b,
+    kmajor-b). Adds a tuning-table entry (saved with the cache at exit like autotuned ones);
+    ``clear()`` removes it. Raises ValueError for a candidate that cannot run the call."""
+    from .ops import explain
+
+    if not isinstance(kernel, str):
+        kernel, decomposition, splits, variant = kernel.kernel, kernel.decomposition, kernel.splits, kernel.variant
+    plan = explain(input, mat2, out=out, device=device)
+    if plan.tuning_key is None or plan.action != "kernel":
+        raise ValueError(f"pin(): no kernel runs this call ({plan.action}: {plan.reason})")
+    entry = {**plan.tuning_key, "align": list(plan.tuning_key["align"]), "mnk": list(plan.tuning_key["mnk"]),
+             "kernel": kernel, "decomposition": decomposition, "splits": splits, "variant": variant}
+    _C.tuning_insert(entry)
+    pinned = explain(input, mat2, out=out, device=device)
+    if (pinned.kernel, pinned.decomposition, pinned.variant) != (kernel, decomposition, variant):
+        _C.tuning_remove(entry)
+        raise ValueError(f"pin(): {kernel} ({decomposition}, {variant}) cannot run this call; "
+                         f"explain() lists its candidates")
+    return entry
+
+
 def clear() -> None:
-    """Forget every entry (the heuristic decides until something is loaded or tuned again)."""
+    """Forget every entry (the cost model decides until something is loaded, tuned or pinned again)."""
     _C.tuning_clear()
 
 

@@ -6,8 +6,8 @@ import tempfile
 import pytest
 import torch
 
-# The tests' autotuning must never read or write the user's tuning cache, and the shipped table
-# would hide the heuristic the tests check.
+# The tests' autotuning must never read or write the user's tuning cache (its entries would
+# override the cost model the tests check).
 os.environ["CUTLASS_OPS_TUNING_CACHE"] = os.path.join(tempfile.mkdtemp(prefix="cutlass_ops_test_"), "tuning.json")
 os.environ["CUTLASS_OPS_NO_TUNING_TABLE"] = "1"
 

@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import matrix
+from mm_testing import matrix, planned
 
 pytestmark = pytest.mark.gpu
 
@@ -49,16 +49,21 @@ def ieee_fp32(tf32_matmul):
     (2048, 4096, 1000, 1, IN_REGISTERS["128sk"].replace("_a4", "_a1")),  # leading dims off 16 bytes: 4-byte copies
     (2048, 2176, 1536, 1, IN_REGISTERS["128sk"].replace("_a4", "_a1")),
 ])
-def test_auto_dispatch_rounds_each_result_once(layouts, m, n, k, ld_pad, config, ieee_fp32):
+def test_widened_kernels_round_each_result_once(layouts, m, n, k, ld_pad, config, ieee_fp32):
+    """Multi-wave shapes and a ragged last wave, aligned and not: the DMMA kernels, forced, round
+    each result once; whatever auto dispatch runs is IEEE fp32, no less accurate than torch."""
     a = matrix(m, k, torch.float32, layouts[0], ld_pad=ld_pad)
     b = matrix(k, n, torch.float32, layouts[1], ld_pad=ld_pad)
-    plan = cutlass_ops.explain(a, b)
-    assert plan.kernel == f"cutlass2x_sm90_f32_{layouts}_{config}", plan
-    assert plan.dtype == "f32" and "widened to float64" in plan.reason and not plan.staged, plan
-    out = cutlass_ops.mm(a, b)
+    kernel = f"cutlass2x_sm90_f32_{layouts}_{config}"
+    plan = cutlass_ops.explain(a, b, kernel=kernel)
+    assert plan.dtype == "f32" and not plan.staged, plan
+    out = cutlass_ops.mm(a, b, kernel=kernel)
     e_ours, e_torch = relative_error(out, a, b), relative_error(torch.mm(a, b), a, b)
     assert e_ours <= ROUNDING, f"{plan.kernel}: relative error {e_ours:.3e}, more than one float32 rounding"
     assert e_ours <= e_torch / 4, f"{plan.kernel}: {e_ours:.3e} against torch fp32's {e_torch:.3e}"
+    auto = cutlass_ops.explain(a, b)
+    assert auto.dtype == "f32" and "_f32_" in auto.kernel, auto
+    assert relative_error(cutlass_ops.mm(a, b), a, b) <= 1.5 * e_torch, auto
 
 
 @needs_dmma
@@ -98,15 +103,16 @@ def test_widened_in_registers_rounds_each_result_once(kernel, m, n, k, ieee_fp32
 @needs_dmma
 @pytest.mark.parametrize("kernel", [n for n in f32_dmma_kernels() if n.endswith("_a4")])
 def test_sixteen_byte_copy_kernels_refuse_misaligned_operands(kernel, ieee_fp32):
-    """16-byte cp.async: an operand off 16 bytes is refused by name, and auto dispatch takes the
-    same tile's 4-byte-copy kernel."""
+    """16-byte cp.async: an operand off 16 bytes is refused by name, and auto dispatch runs a
+    kernel that reads it as it lies (IEEE fp32 is never staged)."""
     la, lb = kernel.split("_")[3]
     a = matrix(264, 1000, torch.float32, la, offset=1)
     b = matrix(1000, 136, torch.float32, lb)
     with pytest.raises(ValueError, match="aligned to"):
         cutlass_ops.explain(a, b, kernel=kernel)
     plan = cutlass_ops.explain(a, b)
-    assert plan.kernel.endswith("_a1") and "_dmma16x8x8_" in plan.kernel and not plan.staged, plan
+    assert "_f32_" in plan.kernel and plan.a.align == 1 and not plan.staged, plan
+    assert relative_error(cutlass_ops.mm(a, b), a, b) <= 1.5 * relative_error(torch.mm(a, b), a, b), plan
 
 
 @needs_dmma
@@ -167,8 +173,9 @@ def test_stream_k_is_deterministic(config, ieee_fp32):
     partial tiles meeting in float64 in a fixed order."""
     kernel = f"cutlass2x_sm90_f32_rr_{config}"
     a, b = matrix(1000, 8192, torch.float32), matrix(8192, 1000, torch.float32)
-    plan = cutlass_ops.explain(a, b, kernel=kernel)
-    assert plan.decomposition == "stream-k", plan
-    first = cutlass_ops.mm(a, b, kernel=kernel)
-    assert torch.equal(first, cutlass_ops.mm(a, b, kernel=kernel))
+    with planned(a, b, kernel, "stream-k"):
+        plan = cutlass_ops.explain(a, b)
+        assert (plan.kernel, plan.decomposition) == (kernel, "stream-k"), plan
+        first = cutlass_ops.mm(a, b)
+        assert torch.equal(first, cutlass_ops.mm(a, b))
     assert relative_error(first, a, b) <= ROUNDING

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import (EDGE_SHAPES, LARGE_SHAPES, LAYOUT_PAIRS, PRECISIONS, assert_matches_reference, matrix,
+from mm_testing import (planned, EDGE_SHAPES, LARGE_SHAPES, LAYOUT_PAIRS, PRECISIONS, assert_matches_reference, matrix,
                         poison_allocator)
 
 pytestmark = pytest.mark.gpu
@@ -142,25 +142,31 @@ def test_staged_unaligned_problems(name, dtype, tf32, layouts, out_form, m, n, k
     elif out_form == "offset":
         out = torch.full((m * n + 1,), math.nan, dtype=dtype, device="cuda")[1:].view(m, n)
     plan = cutlass_ops.explain(a, b, out=out)
-    if name != "tf32":
-        # TF32 below a wave of 128x128 tiles (the first two shapes) runs the SM80 TF32 kernel
-        # with split-K, unstaged: the padding copies would cost more than they save there.
-        assert plan.staged and plan.kernel.startswith(("cutlass3x_sm90", "handwritten_sm90")), plan
+    staged = [c for c in plan.candidates if c.variant.startswith("staged")]
+    assert staged, plan
+    # The cheapest staged candidate, whatever the model picks, then the model's own pick.
+    with planned(a, b, staged[0], out=out):
+        pinned = cutlass_ops.explain(a, b, out=out)
+        assert pinned.staged and pinned.kernel.startswith(("cutlass3x_sm90", "handwritten_sm90")), pinned
+        result = cutlass_ops.mm(a, b, out=out)
+        assert out is None or result is out
+        assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {pinned.kernel}")
+    if out is not None:
+        out.fill_(math.nan)
     result = cutlass_ops.mm(a, b, out=out)
-    assert out is None or result is out
     assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {plan.kernel}")
 
 
 TF32_ROW_MAJOR_B_CASES = [
-    # (B, m, n, k, the plan's kernel for a row-major out)
-    ("aligned", 128, 4096, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),  # split-K, 3 slices
-    ("aligned", 1024, 2048, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),  # 64 tiles of 256x128
-    ("aligned", 520, 2048, 4096, "tf32_rr_256x128x32_1x1x1_coop_streamk_swapab"),  # 48 of them, K split 2 ways
-    ("aligned", 8200, 264, 520, "tf32_rc_128x128x32_1x1x1_coop"),  # >= 8192 rows: B copied K-major
-    ("aligned", 520, 1024, 1000, "tf32_rc_64x128x32_1x1x1_pingpong"),  # >= 512 rows, B <= 4 MiB: copied
+    # (B, m, n, k, a swap-AB kernel that reads B in place: aligned B only)
+    ("aligned", 128, 4096, 2048, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),
+    ("aligned", 1024, 2048, 2048, "tf32_rr_256x128x32_1x1x1_coop_streamk_swapab"),
+    ("aligned", 520, 2048, 4096, "tf32_rr_256x128x32_1x1x1_coop_streamk_swapab"),
+    ("aligned", 8200, 264, 520, "tf32_rr_64x64x32_1x1x1_pingpong_swapab"),
+    ("aligned", 520, 1024, 1000, "tf32_rr_128x128x32_1x1x1_coop_streamk_swapab"),
     ("aligned", 3072, 2080, 1040, "tf32_rr_256x128x32_1x2x1_coop_swapab"),
-    ("misaligned", 2048, 2048, 2048, "tf32_rc_128x128x32_1x1x1_coop"),  # B copied K-major
-    ("misaligned", 3072, 2080, 1040, "tf32_rc_128x256x32_2x1x1_coop"),
+    ("misaligned", 2048, 2048, 2048, None),
+    ("misaligned", 3072, 2080, 1040, None),
 ]
 
 
@@ -168,10 +174,9 @@ TF32_ROW_MAJOR_B_CASES = [
 @pytest.mark.parametrize("b_form,m,n,k,kernel", TF32_ROW_MAJOR_B_CASES)
 def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matmul):
     """Row-major x row-major TF32 on Hopper (TF32 WGMMA cannot read a row-major B from shared
-    memory): below 8192 rows an aligned B runs the swap-AB kernels (D^T = B^T A^T) in place;
-    from 8192 rows, from 512 with a B of at most 4 MiB, or when its leading dim breaks TMA's
-    16-byte rule, B is copied column-major for the SM90 "rc" kernels.
-    The inputs are left untouched."""
+    memory): the swap-AB kernels (D^T = B^T A^T) read an aligned B in place, or B is copied
+    column-major (K-major) for the SM90 "rc" kernels; each path pinned, then the cost model's
+    own pick. The inputs are left untouched."""
     if torch.cuda.get_device_capability() != (9, 0) or not any(
             kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
         pytest.skip("the swap-AB kernels and the K-major copy are the SM90 TF32 paths")
@@ -187,18 +192,31 @@ def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matm
     elif out_form == "offset":
         out = torch.full((m * n + 4,), math.nan, device="cuda")[4:].view(m, n)
     plan = cutlass_ops.explain(a, b, out=out)
+    pins = []
     if out_form != "column_major":
         # (A column-major out transposes the problem: B's role goes to A^T, already K-major.)
-        assert plan.kernel == f"cutlass3x_sm90_{kernel}", plan
-        assert plan.copy_b_kmajor == (b_form == "misaligned" or m >= 8192 or (m >= 512 and k * n <= 2**20)), plan
-        assert not (plan.staged or plan.copy_input or plan.copy_mat2), plan
+        kmajor = [c for c in plan.candidates if c.variant == "kmajor-b"]
+        assert kmajor, plan
+        pins.append(kmajor[0])
+        if kernel is not None:
+            pins.append(next(c for c in plan.candidates if c.kernel == f"cutlass3x_sm90_{kernel}"))
         # torch's overlap check answers "too hard" for a padded (non-dense) B, so an out= is
         # then written through a temporary (README, known limits).
         assert plan.out_via_temp == (b_form == "misaligned" and out is not None), plan
-    result = cutlass_ops.mm(a, b, out=out)
-    assert out is None or result is out
-    assert torch.equal(a, a_before) and torch.equal(b, b_before)
-    assert_matches_reference(result, a, b, "tf32", context=f"{m}x{n}x{k} {b_form} B, {out_form} via {plan.kernel}")
+    for candidate in [*pins, None]:
+        if out is not None:
+            out.fill_(math.nan)
+        if candidate is None:
+            result, how = cutlass_ops.mm(a, b, out=out), plan
+        else:
+            with planned(a, b, candidate, out=out):
+                how = cutlass_ops.explain(a, b, out=out)
+                assert how.copy_b_kmajor == (candidate.variant == "kmajor-b"), how
+                assert not (how.staged or how.copy_input or how.copy_mat2), how
+                result = cutlass_ops.mm(a, b, out=out)
+        assert out is None or result is out
+        assert torch.equal(a, a_before) and torch.equal(b, b_before)
+        assert_matches_reference(result, a, b, "tf32", context=f"{m}x{n}x{k} {b_form} B, {out_form} via {how.kernel}")
 
 
 def test_tf32_kmajor_copy_of_a_transposed_plan(tf32_matmul):
@@ -213,9 +231,12 @@ def test_tf32_kmajor_copy_of_a_transposed_plan(tf32_matmul):
     a, b = matrix(m, k, torch.float32, "c"), matrix(k, n, torch.float32, "c")
     out = torch.full((n, m), math.nan, device="cuda").t()
     plan = cutlass_ops.explain(a, b, out=out)
-    assert plan.transposed and plan.copy_b_kmajor and plan.kernel.startswith("cutlass3x_sm90_tf32_rc_"), plan
-    assert cutlass_ops.mm(a, b, out=out) is out
-    assert_matches_reference(out, a, b, "tf32", context=f"{m}x{n}x{k} transposed, B copied K-major via {plan.kernel}")
+    kmajor = next(c for c in plan.candidates if c.variant == "kmajor-b")
+    with planned(a, b, kmajor, out=out):
+        pinned = cutlass_ops.explain(a, b, out=out)
+        assert pinned.transposed and pinned.copy_b_kmajor and pinned.kernel.startswith("cutlass3x_sm90_tf32_rc_"), pinned
+        assert cutlass_ops.mm(a, b, out=out) is out
+    assert_matches_reference(out, a, b, "tf32", context=f"{m}x{n}x{k} transposed, B copied K-major via {pinned.kernel}")
 
 
 @pytest.mark.parametrize("name,dtype,tf32", PRECISIONS, ids=[p[0] for p in PRECISIONS])

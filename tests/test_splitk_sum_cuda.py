@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix, planned
 
 pytestmark = pytest.mark.gpu
 
@@ -51,13 +51,18 @@ def test_strided_out_is_written_only_where_it_should_be(kernel):
     assert (big[:, :5] == 7).all() and (big[:, 5 + n:] == 7).all()
 
 
-def test_auto_dispatch_takes_it_for_few_tiles_and_a_long_k():
+def test_offered_for_few_tiles_and_a_long_k():
+    """Few tiles and a long K: the slice-summing kernel is a candidate with up to 64 slices;
+    pinned at the most the model offers, and as auto dispatch runs it, the result is right."""
     if not sum_kernels():
         pytest.skip("built without the sm90a kernels")
     a, b = matrix(256, 131072, torch.bfloat16), matrix(131072, 256, torch.bfloat16)
     plan = cutlass_ops.explain(a, b)
-    assert "splitk_sum" in plan.kernel, plan
-    assert_matches_reference(cutlass_ops.mm(a, b), a, b, "bf16")
+    sliced = [c for c in plan.candidates if "splitk_sum" in c.kernel and c.splits >= 16]
+    assert sliced, plan
+    with planned(a, b, max(sliced, key=lambda c: c.splits)):
+        assert_matches_reference(cutlass_ops.mm(a, b), a, b, "bf16", context=str(cutlass_ops.explain(a, b)))
+    assert_matches_reference(cutlass_ops.mm(a, b), a, b, "bf16", context=str(plan))
 
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)

@@ -53,6 +53,12 @@ void TuningTable::insert(const TuningKey& key, const TuningEntry& entry) {
   count_.store(map_.size(), std::memory_order_relaxed);
 }
 
+void TuningTable::erase(const TuningKey& key) {
+  std::unique_lock lock(mutex_);
+  map_.erase(key);
+  count_.store(map_.size(), std::memory_order_relaxed);
+}
+
 void TuningTable::clear() {
   std::unique_lock lock(mutex_);
   map_.clear();

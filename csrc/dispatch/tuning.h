@@ -57,6 +57,7 @@ class TuningTable {
   // Copies the entry for `key` into *entry; false if the problem was never tuned.
   bool find(const TuningKey& key, TuningEntry* entry) const;
   void insert(const TuningKey& key, const TuningEntry& entry);
+  void erase(const TuningKey& key);
   void clear();
   size_t size() const;
   bool empty() const { return count_.load(std::memory_order_relaxed) == 0; }  // lock-free, for every call

@@ -267,7 +267,7 @@ py::list tuning_entries() {
 
 // Adds one saved entry. Raises ValueError (the loader warns and skips it) for a kernel this
 // build lacks or a decomposition the kernel does not support.
-void tuning_insert(const py::dict& d) {
+TuningKey parse_tuning_key(const py::dict& d) {
   TuningKey key;
   key.precision = parse_precision(d["precision"].cast<std::string>());
   key.layout_a = parse_layout(d["layout_a"].cast<std::string>());
@@ -282,6 +282,13 @@ void tuning_insert(const py::dict& d) {
   key.m = std::get<0>(mnk);
   key.n = std::get<1>(mnk);
   key.k = std::get<2>(mnk);
+  return key;
+}
+
+void tuning_remove(const py::dict& d) { TuningTable::instance().erase(parse_tuning_key(d)); }
+
+void tuning_insert(const py::dict& d) {
+  const TuningKey key = parse_tuning_key(d);
   TuningEntry entry;
   const std::string name = d["kernel"].cast<std::string>();
   entry.kernel = Registry::instance().find(name);
@@ -404,6 +411,16 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   for (const auto& [k, why] : e.refused) refused.append(py::make_tuple(k->name, why));
   d["refused"] = refused;
   d["calibration"] = e.calibration;
+  py::dict key;  // the tuning table's key for this call (tuning_insert takes it with a candidate)
+  const Plan& n = e.normalized;
+  key["precision"] = precision_name(n.precision);
+  key["layout_a"] = layout_word(n.a.layout);
+  key["layout_b"] = layout_word(n.b.layout);
+  key["align"] = py::make_tuple(n.a.align, n.b.align, n.d.align);
+  key["cc"] = device.cc;
+  key["sm_count"] = device.sm_count;
+  key["mnk"] = py::make_tuple(n.m, n.n, n.k);
+  d["tuning_key"] = key;
   return d;
 }
 
@@ -487,6 +504,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("autotune_enabled", &cutlass_ops::settings::autotune);
   m.def("tuning_entries", &cutlass_ops::tuning_entries, "The tuning table, as dicts.");
   m.def("tuning_insert", &cutlass_ops::tuning_insert, "Add one tuning-table entry (a dict as tuning_entries gives).");
+  m.def("tuning_remove", &cutlass_ops::tuning_remove, "Remove the entry for a key (a dict as tuning_entries gives).");
   m.def("tuning_clear", [] { cutlass_ops::TuningTable::instance().clear(); }, "Empty the tuning table.");
   m.def("tuning_size", [] { return cutlass_ops::TuningTable::instance().size(); });
   m.def("sweep_problem", &cutlass_ops::sweep_problem_dict,

@@ -444,6 +444,7 @@ Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const a
   const CallDesc call = describe_call(*precision, self, mat2, d, d_overlaps);
 
   const Plan normalized = normalize(call);
+  e.normalized = normalized;
   e.plan = normalized;
   if (forced.empty()) {
     choose_kernel(e.plan, device);

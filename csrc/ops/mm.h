@@ -59,6 +59,7 @@ struct Explanation {
   // (staged and K-major variants reach others; those appear in `ranked`).
   std::vector<std::pair<const KernelInfo*, std::string>> refused;
   std::string calibration;  // where the model's constants come from ("": the device's peak rates)
+  Plan normalized;          // the problem before any variant: what the tuning table is keyed by
 };
 Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
                          std::string_view forced_kernel, const DeviceDesc& device);

@@ -115,7 +115,7 @@ class _Settings:
         return self
 
     def __exit__(self, *exc):
-        from .. import ops, tuning
+        from .. import ops
         allow_tf32, mode, entries = self.saved
         torch.backends.cuda.matmul.allow_tf32 = allow_tf32
         ops.set_fp32_mode(mode)
