@@ -120,9 +120,11 @@ def test_python_and_cpp_predictions_agree():
 
 @needs_sm90
 @pytest.mark.slow
-def test_refitting_the_stored_sweep_reproduces_the_shipped_constants(tmp_path):
-    """The shipped calibration is exactly what `python -m cutlass_ops fit` makes of the stored
-    sweep (so the data in the repository is the data the planner was fitted on)."""
+def test_refitting_the_stored_sweep_reproduces_the_shipped_model(tmp_path):
+    """The shipped calibration is what `python -m cutlass_ops fit` makes of the stored sweep (so
+    the data in the repository is the data the planner was fitted on). Compared by prediction:
+    where features are nearly collinear, other scipy and numpy builds land on other constants
+    that predict the same times."""
     pytest.importorskip("scipy")
     try:
         refit = fit.fit(H100, tmp_path / "refit.json")
@@ -130,9 +132,20 @@ def test_refitting_the_stored_sweep_reproduces_the_shipped_constants(tmp_path):
         store.install_shipped()
     shipped = store.load(H100_CALIBRATION)
     assert set(refit["kernels"]) == set(shipped["kernels"])
-    for name, by_decomposition in shipped["kernels"].items():
-        for d, constants in by_decomposition.items():
-            assert refit["kernels"][name][d] == pytest.approx(constants, rel=1e-3, abs=1e-6), (name, d)
+    head, rows = sweep_files.read(H100 / "bf16.jsonl.gz")
+    ratios = []
+    for row in rows[::25]:
+        cands = [c[:4] for c in row["c"] if c[0] == "in-place"]
+        out = _C.cost_rows(row["precision"], row["layouts"], row["problem"], row["align"], cands,
+                           fit.device_of(head))
+        for c, (features, _, _, _) in zip(cands, out):
+            a = refit["kernels"].get(c[1], {}).get(c[2])
+            b = shipped["kernels"].get(c[1], {}).get(c[2])
+            if a and b:
+                ratios.append(abs(math.log(fit.predict(features, a) / fit.predict(features, b))))
+    ratios.sort()
+    assert len(ratios) > 500
+    assert ratios[len(ratios) // 2] < 0.005 and ratios[int(0.95 * len(ratios))] < 0.05, ratios[-5:]
 
 
 def test_uncalibrated_sm90_devices_use_the_nearest_sm90_calibration():

@@ -27,15 +27,17 @@ def sum_kernels():
     (130, 8, 24576, 24),     # 2 tiles, one of 8 columns: 32 slices would be 768 deep, 24 are 1024
 ])
 def test_slices_sum_to_the_reference(kernel, m, n, k, slices):
+    """Each slice count pinned (cutlass_ops.tuning.pin): equal 16-byte slices summed in order."""
     dtype = KERNEL_DTYPES[kernel.dtype]
     a = matrix(m, k, dtype, kernel.layouts[0])
     b = matrix(k, n, dtype, kernel.layouts[1])
-    plan = cutlass_ops.explain(a, b, kernel=kernel.name)
-    assert (plan.decomposition, plan.splits) == ("split-k", slices), plan
-    out = cutlass_ops.mm(a, b, kernel=kernel.name)
-    assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
-    # The slices are summed in a fixed order: the same bits on every run.
-    assert torch.equal(out, cutlass_ops.mm(a, b, kernel=kernel.name))
+    with planned(a, b, kernel.name, "split-k", slices):
+        plan = cutlass_ops.explain(a, b)
+        assert (plan.kernel, plan.decomposition, plan.splits) == (kernel.name, "split-k", slices), plan
+        out = cutlass_ops.mm(a, b)
+        assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+        # The slices are summed in a fixed order: the same bits on every run.
+        assert torch.equal(out, cutlass_ops.mm(a, b))
 
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
