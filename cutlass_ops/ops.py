@@ -132,34 +132,25 @@ def _capability(cc: int) -> tuple[int, int]:
     return (cc // 10, cc % 10)
 
 
+# KernelInfo fields that _C.kernels() gives under the same name and as they are.
+_PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "n_multiple", "role", "math",
+                 "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab")
+
+
 def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInfo]:
     """Every kernel in this build; with ``capability``, only those that run on it."""
     kernels = []
     for k in _C.kernels():
         info = KernelInfo(
-            name=k["name"],
-            family=k["family"],
-            config=k["config"],
             dtype=k["precision"],
             layouts=k["layout_a"][0] + k["layout_b"][0],
             alignment=tuple(k["align"]),
             min_capability=_capability(k["min_cc"]),
             max_capability=None if k["max_cc"] is None else _capability(k["max_cc"]),
             tile=tuple(k["tile"]),
-            smem_bytes=k["smem_bytes"],
             decompositions=tuple(k["decompositions"]),
-            orders_tiles=k["orders_tiles"],
-            max_m=k["max_m"],
-            n_multiple=k["n_multiple"],
-            role=k["role"],
-            math=k["math"],
-            mainloop=k["mainloop"],
             cluster=tuple(k["cluster"]),
-            stages=k["stages"],
-            threads=k["threads"],
-            persistent=k["persistent"],
-            pingpong=k["pingpong"],
-            swap_ab=k["swap_ab"],
+            **{field: k[field] for field in _PLAIN_FIELDS},
         )
         if capability is None or info.runs_on(capability):
             kernels.append(info)

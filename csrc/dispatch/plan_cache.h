@@ -10,20 +10,18 @@
 #include <unordered_map>
 
 #include "dispatch/candidates.h"
+#include "dispatch/tuning.h"
 
 namespace cutlass_ops {
 
+// The tuning table's key (the exact problem and the device's compute capability and SM
+// count), and the shared memory per block, which decides which kernels the device can run.
 struct PlanKey {
-  int cc = 0, sm_count = 0, smem_optin_bytes = 0;
-  Precision precision = Precision::kF32;
-  Layout layout_a = Layout::kRowMajor, layout_b = Layout::kRowMajor;
-  int8_t align_a = 0, align_b = 0, align_d = 0;
-  int64_t m = 0, n = 0, k = 0;
+  TuningKey problem;
+  int smem_optin_bytes = 0;
 
   bool operator==(const PlanKey& o) const {
-    return cc == o.cc && sm_count == o.sm_count && smem_optin_bytes == o.smem_optin_bytes &&
-           precision == o.precision && layout_a == o.layout_a && layout_b == o.layout_b && align_a == o.align_a &&
-           align_b == o.align_b && align_d == o.align_d && m == o.m && n == o.n && k == o.k;
+    return problem == o.problem && smem_optin_bytes == o.smem_optin_bytes;
   }
 };
 
