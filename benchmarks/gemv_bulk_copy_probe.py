@@ -1,4 +1,4 @@
-"""GEMV (M = 1, row-major B) streamed by 1-D bulk copies into a deep pipeline: a probe (twelfth session).
+"""GEMV (M = 1, row-major B) streamed by 1-D bulk copies into a deep pipeline: a probe (RESULTS.md, 2026-11-23, "B streamed evict-first").
 
 One producer thread per block issues cp.async.bulk row copies of B (1-4 KiB each, optionally
 under an L2 evict_first policy) into 3-12 shared-memory stages, mbarrier-signalled; 4 or 8

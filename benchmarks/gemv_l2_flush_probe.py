@@ -1,4 +1,4 @@
-"""Streaming B evict-first in L2, after a flush that leaves L2 dirty: a probe (twelfth session).
+"""Streaming B evict-first in L2, after a flush that leaves L2 dirty: a probe (RESULTS.md, 2026-11-23, "B streamed evict-first").
 
 The benchmarks flush L2 by writing 256 MB, which leaves it full of dirty lines; a kernel that
 then streams B pays their write-back as it evicts them. This times, for a few 1- and 16-row

@@ -1,4 +1,4 @@
-"""GEMV (M = 1, row-major B) variants after a dirty-L2 flush: a probe (twelfth session).
+"""GEMV (M = 1, row-major B) variants after a dirty-L2 flush: a probe (RESULTS.md, 2026-11-23, "B streamed evict-first").
 
 CUDA-core GEMV kernels (compiled here with load_inline), each timed at its best K split
 (4-64 slabs, atomics into the output): warps sharing 32 x 4 (fp32) / 32 x 8 (bf16) columns

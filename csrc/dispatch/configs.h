@@ -30,7 +30,7 @@ struct Sm90_128x256x64_2x1x1_Coop {
 
 // Few output tiles and a long K (256x256x131072), 16-bit: CUTLASS's split-K sums partial
 // tiles through a serial turnstile, one slice after another, so past ~12 slices it got
-// slower (RESULTS.md, eighth session: 128x128 tiles at 32 slices took 127 us against 93 at
+// slower (RESULTS.md, 2026-11-22, "split-K summed by a second kernel": 128x128 tiles at 32 slices took 127 us against 93 at
 // 12). Here K is cut into up to 32 slices run as a batch of independent GEMMs, each writing
 // a float32 partial D, and a second kernel sums the slices in order (deterministic):
 // cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster covers 256x256 with
@@ -89,7 +89,7 @@ struct Sm90_64x32x64_1x2x1_Pingpong {
 // to a wave of tiles; the heuristic takes the width with the most tiles that fit one wave.
 // 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256, where
 // 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second wave.
-// Measured on an H100 (benchmarks/split_probe.py, bf16, L2 flushed; RESULTS.md, ninth session):
+// Measured on an H100 (benchmarks/split_probe.py, bf16, L2 flushed; RESULTS.md, 2026-11-22, "64-row ping-pong tiles"):
 // 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on swap-AB), 128x6144x4096 1.02x on 64x128
 // (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256 (0.98x on 128x128 ping-pong),
 // 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x on 64x128 (0.87x on 128x64).
@@ -291,7 +291,7 @@ struct Sm90_256x128x32_1x1x1_CoopStreamK_SwapAB {
 // Row-major x row-major TF32, 33-64 rows: a 64-row ping-pong tile, swapped as the two configs
 // above are (CUTLASS runs 64 (N) x 64 (M), one consumer warpgroup per tile, B^T
 // register-sourced). 64x4096 is 64 whole-K tiles where the 128x128 stream-K tile had 32,
-// each split three ways along K. Measured on an H100 (bench, RESULTS.md tenth session):
+// each split three ways along K. Measured on an H100 (bench, RESULTS.md, 2026-11-22, "float64 on CUTLASS 2.x's stream-K kernel"):
 // 64x4096x4096 0.90x cuBLAS against 0.81x. Wider swapped tiles (128 and 256 columns, ping-pong or cooperative) lost to
 // the 128x128 stream-K tile from 128 rows: the register-sourced path transposes B^T on its
 // way to the registers, which costs more on a narrow tile than the split-K fix-up does.
@@ -451,7 +451,7 @@ struct Sm90Dmma_128x128x16_32x64x16_3s_StreamK {
 // aligned operands, 4-byte ones for any others. A stage holds K = 32 floats in
 // the bytes of the float64 kernels' K = 16. The float64 tiles, 128x128, 64x64 and 32x64, all
 // on CUTLASS 2.x's stream-K kernel (it runs data-parallel when asked to; stream-K stands in
-// for split-K, which these kernels do not offer). Measured on an H100 (fourteenth session):
+// for split-K, which these kernels do not offer). Measured on an H100 (RESULTS.md, 2026-11-23, "IEEE float32 widened in registers"):
 // 128x128 on the stream-K kernel was ahead of or level with the plain kernel on all 53 suite
 // problems it ran, so the plain one was dropped.
 // Smem: 3 x (128 + 128) x 32 x 4 B = 96 KiB, 4 x (64 + 64) x 32 x 4 B = 64 KiB, 5 x (32 + 64)
