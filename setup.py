@@ -211,7 +211,9 @@ def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
     counts = {}
     for arch in archs:
         family, gencode = FAMILIES[arch][0], family_gencode(arch)
-        kernels = rel(p for d in selected_kernel_dirs() for p in (CSRC / d).glob(f"**/*_{family}.cu"))
+        # Each family's hand-written TUs (csrc/<dir>) and the generated ones (csrc/generated/<dir>).
+        kernels = rel(p for d in selected_kernel_dirs() for folder in (CSRC / d, CSRC / "generated" / d)
+                      for p in folder.glob(f"**/*_{family}.cu"))
         if not kernels:
             continue
         counts[f"_C_{family}"] = len(kernels)

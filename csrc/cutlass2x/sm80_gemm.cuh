@@ -91,7 +91,7 @@ struct PrecisionTraits<Precision::kF32, 90> {
   using MathOp = OpMultiplyAddF32OnF64;
 };
 
-// Configs with `kStreamK = true`, and kernels whose D is narrower than their accumulator
+// Configs with `kStreamK = true` (the kernel table's stream_k), and kernels whose D is narrower than their accumulator
 // (Sm80Gemm::kStreamK), run CUTLASS 2.x's stream-K kernel (GemmUniversalStreamk, the
 // kernel GemmUniversal picks for ThreadblockSwizzleStreamK). Its block mapping keeps whole
 // waves of output tiles data-parallel and deals the K iterations of the tiles that would make
@@ -99,11 +99,6 @@ struct PrecisionTraits<Precision::kF32, 90> {
 // the SMs, scheduled first; their partial tiles are summed through the workspace in a fixed
 // order (deterministic for a given problem and SM count). Where its cost model sees no gain
 // it runs data-parallel.
-template <class Config, class = void>
-struct IsStreamK : std::false_type {};
-template <class Config>
-struct IsStreamK<Config, std::void_t<decltype(Config::kStreamK)>> : std::bool_constant<Config::kStreamK> {};
-
 template <Layout L>
 using LayoutTag = std::conditional_t<L == Layout::kRowMajor, cutlass::layout::RowMajor,
                                      cutlass::layout::ColumnMajor>;
@@ -130,7 +125,10 @@ struct Sm80Gemm {
   // 1.2e-3 against torch.mm's 1.6e-4; `fuzz --seed 18`). Those kernels run CUTLASS's stream-K
   // kernel instead, whose partial tiles meet in its workspace in the accumulator's type.
   static constexpr bool kDHoldsAccumulator = sizeof(ElementD) >= sizeof(Accumulator);
-  static constexpr bool kStreamK = IsStreamK<Config>::value || !kDHoldsAccumulator;
+  static constexpr bool kStreamK = Config::kStreamK || !kDHoldsAccumulator;
+  // The table's decompositions with stream-K in split-K's place, for the kernels above.
+  static constexpr int kSplitKAsStreamK = (Config::kDecompositions & ~decomposition_bit(Decomposition::kSplitK)) |
+                                          decomposition_bit(Decomposition::kStreamK);
   using Swizzle = std::conditional_t<kStreamK, cutlass::gemm::threadblock::ThreadblockSwizzleStreamK,
                                      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>>;
 
@@ -186,7 +184,7 @@ struct Sm80Gemm {
     constexpr Mainloop kMainloop = Config::kStages == 2 ? Mainloop::kRegisterStaged : Mainloop::kCpAsyncMultistage;
     return KernelInfo{
         .name = name,
-        .config = Config::kName,
+        .config_id = Config::kId,
         .origin = Origin::kCutlass2x,
         .precision = P,
         .layout_a = LA,
@@ -204,9 +202,8 @@ struct Sm80Gemm {
         .stages = Config::kStages,
         .threads = static_cast<int>(Gemm::GemmKernel::kThreadCount),
         .smem_bytes = static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
-        .decompositions = decomposition_bit(Decomposition::kDataParallel) |
-                          decomposition_bit(kStreamK ? Decomposition::kStreamK : Decomposition::kSplitK),
-        .stream_k_replaces_split_k = kStreamK && !IsStreamK<Config>::value,
+        .decompositions = kStreamK && !Config::kStreamK ? kSplitKAsStreamK : Config::kDecompositions,
+        .stream_k_replaces_split_k = kStreamK && !Config::kStreamK,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,

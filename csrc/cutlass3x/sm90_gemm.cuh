@@ -88,14 +88,10 @@ struct SchedulerTag;
 template <>
 struct SchedulerTag<configs::Sm90Scheduler::kPersistent> {
   using type = cutlass::gemm::PersistentScheduler;
-  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 template <>
 struct SchedulerTag<configs::Sm90Scheduler::kStreamK> {
   using type = cutlass::gemm::StreamKScheduler;
-  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel) |
-                                         decomposition_bit(Decomposition::kSplitK) |
-                                         decomposition_bit(Decomposition::kStreamK);
 };
 
 // Fills a CUTLASS 3.x stride (M/N mode, K mode, batch mode) for a 2-D operand: one of the
@@ -269,7 +265,7 @@ struct Sm90Gemm {
   static KernelInfo info(const char* name) {
     return KernelInfo{
         .name = name,
-        .config = Config::kName,
+        .config_id = Config::kId,
         .origin = Origin::kCutlass3x,
         .precision = P,
         .layout_a = LA,
@@ -292,7 +288,7 @@ struct Sm90Gemm {
         .persistent = true,
         .pingpong = Config::kSchedule == configs::Sm90Schedule::kPingpong,
         .swap_ab = Config::kSwapAB,
-        .decompositions = SchedulerTag<Config::kScheduler>::kDecompositions,
+        .decompositions = Config::kDecompositions,  // the kernel table's, from its scheduler
         .orders_tiles = true,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,

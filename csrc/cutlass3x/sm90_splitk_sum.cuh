@@ -112,13 +112,14 @@ struct SplitKSum {
   }
 
   static KernelInfo info(const char* name) {
-    KernelInfo k = Partial::info(name);  // config, tiles, shared memory, tile order: the GEMM's
+    // Config, tiles, shared memory, tile order and decompositions (data-parallel and split-K,
+    // from the kernel table): the GEMM's.
+    KernelInfo k = Partial::info(name);
     // D itself is written element by element by the sum, at any address and leading dim; but
     // the GEMM stores the float32 partials by TMA, and CUTLASS takes their rows only in whole
     // 16-byte units: N a multiple of 4.
     k.align_d = 1;
     k.n_multiple = 4;
-    k.decompositions = decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
     k.workspace_bytes = &workspace_bytes;
     k.can_implement = &can_implement;
     k.run = &run;

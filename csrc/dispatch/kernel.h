@@ -16,11 +16,12 @@
 #include <cstddef>
 #include <vector>
 
+#include "dispatch/configs.h"
 #include "dispatch/types.h"
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 7;
+inline constexpr int kKernelAbiVersion = 8;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -87,8 +88,10 @@ enum class OperandPass : int8_t {
 
 struct KernelInfo {
   // ---- identity (for people: names are never compared to decide anything) ----
-  const char* name = nullptr;    // stable, unique: origin_arch_precision_layouts_config
-  const char* config = nullptr;  // the config's name, e.g. "128x256x64_2x1x1_coop"
+  const char* name = nullptr;  // stable, unique: origin_arch_precision_layouts_config
+  // Its row of the kernel table (csrc/kernel_table.py); configs::config_name() gives the
+  // config's name, e.g. "128x256x64_2x1x1_coop". The registry refuses a kernel without one.
+  configs::ConfigId config_id = configs::ConfigId::kNone;
   Origin origin = Origin::kCutlass2x;
   Role role = Role::kProduct;
 
@@ -132,6 +135,7 @@ struct KernelInfo {
   KernelStatus (*run)(const GemmArgs&) = nullptr;
 
   bool supports(Decomposition d) const { return (decompositions & decomposition_bit(d)) != 0; }
+  const char* config() const { return configs::config_name(config_id); }
 };
 
 inline constexpr int kAnyNewerCC = INT_MAX;

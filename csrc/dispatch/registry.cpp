@@ -22,6 +22,10 @@ void Registry::add_table(const KernelTable& table) {
   for (const KernelInfo* k : all_) names.insert(k->name);
   for (int i = 0; i < table.count; ++i) {
     const KernelInfo& k = table.kernels[i];
+    if (k.config_id == configs::ConfigId::kNone || k.config_id >= configs::ConfigId::kCount) {
+      throw std::invalid_argument("kernel module " + module + " registers '" + k.name +
+                                  "' without a config id from the kernel table (csrc/kernel_table.py)");
+    }
     if (!names.insert(k.name).second) {
       throw std::invalid_argument("kernel module " + module + " registers '" + k.name +
                                   "', a name already registered; kernel names must be unique");

@@ -39,7 +39,10 @@ KernelStatus run(const GemmArgs& g) {
   return launch_status();
 }
 
-const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_1_naive", "1_naive", Precision::kF32,
+using Registered = configs::Handwritten_1_Naive;
+static_assert(Registered::kTileM == kRows && Registered::kTileN == kCols, "the kernel table describes this file's tile");
+
+const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_1_naive", Registered::kId, Precision::kF32,
                                            /*align_a=*/1, /*align_b=*/1, /*align_d=*/1, kRows, kCols,
                                            /*tile_k=*/1, /*smem_bytes=*/0, &can_implement_tiles<kRows, kCols>,
                                            &run, MathClass::kSimt, Mainloop::kBasic, kRows * kCols}));

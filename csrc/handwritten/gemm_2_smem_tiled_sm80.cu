@@ -58,7 +58,11 @@ KernelStatus run(const GemmArgs& g) {
   return launch_status();
 }
 
-const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_2_smem_tiled", "2_smem_tiled_32x32x32",
+using Registered = configs::Handwritten_2_SmemTiled_32x32x32;
+static_assert(Registered::kTileM == kTile && Registered::kTileN == kTile && Registered::kTileK == kTile,
+              "the kernel table describes this file's tile");
+
+const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_2_smem_tiled", Registered::kId,
                                            Precision::kF32, /*align_a=*/1, /*align_b=*/1, /*align_d=*/1, kTile,
                                            kTile, kTile, /*smem_bytes=*/2 * kTile * kTile * 4,
                                            &can_implement_tiles<kTile, kTile>, &run, MathClass::kSimt, Mainloop::kBasic,

@@ -130,12 +130,11 @@ __global__ void __launch_bounds__(Cfg::kThreads, 2) register_blocked_gemm(Proble
   }
 }
 
-// The registered configuration; its name and tile live in dispatch/configs.h because the
-// heuristic prefers this kernel for large row-major IEEE fp32 problems.
+// The registered configuration: its row of the kernel table (csrc/kernel_table.py).
 using Registered = configs::Handwritten_3_RegisterBlocked_128x128x16;
 using Sgemm128x128x16 = RegisterBlockedConfig<Registered::kTileK>;
 static_assert(Sgemm128x128x16::kBM == Registered::kTileM && Sgemm128x128x16::kBN == Registered::kTileN,
-              "configs.h describes the tile this file builds");
+              "the kernel table describes this file's tile");
 
 template <class Cfg>
 KernelStatus run_config(const GemmArgs& g) {
@@ -146,7 +145,7 @@ KernelStatus run_config(const GemmArgs& g) {
 }
 
 const KernelRegistrar registrar(make_info({"handwritten_sm80_f32_rr_3_register_blocked",
-                                           Registered::kName, Precision::kF32, /*align_a=*/4,
+                                           Registered::kId, Precision::kF32, /*align_a=*/4,
                                            /*align_b=*/4, /*align_d=*/4, Sgemm128x128x16::kBM, Sgemm128x128x16::kBN, Sgemm128x128x16::kBK,
                                            Sgemm128x128x16::kSmemBytes, &can_implement_tiles<Sgemm128x128x16::kBM, Sgemm128x128x16::kBN>,
                                            &run_config<Sgemm128x128x16>, MathClass::kSimt,

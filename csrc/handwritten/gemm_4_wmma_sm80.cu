@@ -164,7 +164,11 @@ KernelStatus run(const GemmArgs& g) {
 
 template <Precision P>
 KernelInfo info(const char* name) {
-  return make_info({name, "4_wmma_128x128x32_64x32", P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/8,
+  using Registered = configs::Handwritten_4_Wmma_128x128x32;
+  static_assert(Registered::kTileM == WmmaConfig::kBM && Registered::kTileN == WmmaConfig::kBN &&
+                    Registered::kTileK == WmmaConfig::kBK,
+                "the kernel table describes this file's tile");
+  return make_info({name, Registered::kId, P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/8,
                     WmmaConfig::kBM, WmmaConfig::kBN, WmmaConfig::kBK, WmmaConfig::kSmemBytes,
                     &can_implement_tiles<WmmaConfig::kBM, WmmaConfig::kBN>, &run<P>, MathClass::kMma, Mainloop::kBasic, WmmaConfig::kThreads});
 }

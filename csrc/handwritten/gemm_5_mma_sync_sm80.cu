@@ -290,7 +290,11 @@ KernelStatus run(const GemmArgs& g) {
 
 template <Precision P>
 KernelInfo info(const char* name) {
-  return make_info({name, "5_mma_sync_128x256x32_4s", P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/2,
+  using Registered = configs::Handwritten_5_MmaSync_128x256x32;
+  static_assert(Registered::kTileM == Mma128x256x32_4s::kBM && Registered::kTileN == Mma128x256x32_4s::kBN &&
+                    Registered::kTileK == Mma128x256x32_4s::kBK,
+                "the kernel table describes this file's tile");
+  return make_info({name, Registered::kId, P, /*align_a=*/8, /*align_b=*/8, /*align_d=*/2,
                     Mma128x256x32_4s::kBM, Mma128x256x32_4s::kBN, Mma128x256x32_4s::kBK, Mma128x256x32_4s::kSmemBytes,
                     &can_implement_tiles<Mma128x256x32_4s::kBM, Mma128x256x32_4s::kBN>, &run<Mma128x256x32_4s, P>, MathClass::kMma, Mainloop::kCpAsyncMultistage,
                     Mma128x256x32_4s::kThreads, /*stages=*/4});

@@ -378,10 +378,10 @@ struct Gemm6 {
     return from_cuda(cudaGetLastError());
   }
 
-  static KernelInfo info(const char* name, const char* config) {
+  static KernelInfo info(const char* name, configs::ConfigId config) {
     return KernelInfo{
         .name = name,
-        .config = config,
+        .config_id = config,
         .origin = Origin::kHandwritten,
         .role = Role::kProduct,  // dispatch runs it where its 128x256 tiles fill the SMs
         .precision = P,
@@ -415,12 +415,12 @@ namespace {
 namespace hw = cutlass_ops::handwritten_sm90;
 using cutlass_ops::Layout;
 using cutlass_ops::Precision;
-// The name the heuristic knows this kernel by (dispatch/configs.h), and the tile it describes.
+// Its row of the kernel table (csrc/kernel_table.py), and the tile it describes.
 using Registered = cutlass_ops::configs::Handwritten_6_WgmmaTma_128x256x64;
 static_assert(Registered::kTileM == hw::Config::kTileM && Registered::kTileN == hw::Config::kTileN &&
                   Registered::kTileK == hw::Config::kTileK,
-              "configs.h describes the tile this file builds");
-constexpr const char* kConfig = Registered::kName;
+              "the kernel table describes this file's tile");
+constexpr cutlass_ops::configs::ConfigId kConfig = Registered::kId;
 const cutlass_ops::KernelRegistrar bf16_rr(
     hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info("handwritten_sm90_bf16_rr_6_wgmma_tma", kConfig));
 const cutlass_ops::KernelRegistrar bf16_rc(

@@ -46,7 +46,7 @@
 namespace cutlass_ops::handwritten {
 namespace {
 
-constexpr const char* kConfig = configs::Handwritten_SkinnyMMma::kName;
+constexpr configs::ConfigId kConfig = configs::Handwritten_SkinnyMMma::kId;
 constexpr int kWarps = 8, kThreads = 32 * kWarps;
 constexpr int kBN = 32;  // columns of D per block (and per warp: 4 mma tiles of 8)
 constexpr int kBK = 32;  // K per stage: 16-bit, two mma k-steps of 16 (64-byte rows); TF32, four of 8 (128 bytes)

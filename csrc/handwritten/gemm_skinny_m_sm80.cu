@@ -44,7 +44,7 @@
 namespace cutlass_ops::handwritten {
 namespace {
 
-constexpr const char* kConfig = configs::Handwritten_SkinnyM::kName;  // the heuristic's name for it
+constexpr configs::ConfigId kConfig = configs::Handwritten_SkinnyM::kId;  // its row of the kernel table
 constexpr int kMaxRows = 8;  // rows per chunk: 8 x 8 fp32 accumulators per lane for 16-bit rr
 // K is split until the grid holds 16 warps per SM. With 8 (rr) or 2 x 4 (rc) 16-byte loads in
 // flight per lane, that is 64 KiB per SM, about 3x what full bandwidth needs in flight (an

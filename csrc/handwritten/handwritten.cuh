@@ -263,7 +263,7 @@ __device__ __forceinline__ int swizzle(int row, int c) {
 // and needs no workspace. The name follows handwritten_sm80_<precision>_rr_<step>_<idea>.
 struct LadderKernel {
   const char* name;
-  const char* config;  // "<step>_<idea>[_<tile>_<stages>]"
+  configs::ConfigId config;  // its row of the kernel table: "<step>_<idea>[_<tile>_<stages>]"
   Precision precision;
   int align_a, align_b, align_d;  // elements; see dispatch/layout.h
   int tile_m, tile_n, tile_k;
@@ -288,7 +288,7 @@ inline KernelInfo make_info(const LadderKernel& k) {
   info.mainloop = k.mainloop;
   info.threads = k.threads;
   info.stages = k.stages;
-  info.config = k.config;
+  info.config_id = k.config;
   info.precision = k.precision;
   info.layout_a = Layout::kRowMajor;
   info.layout_b = Layout::kRowMajor;

@@ -29,7 +29,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["name"] = k.name;
   d["family"] = origin_name(k.origin);
   d["role"] = k.role == Role::kTeaching ? "teaching" : "product";
-  d["config"] = k.config;
+  d["config"] = k.config();
   d["precision"] = precision_name(k.precision);
   d["layout_a"] = layout_word(k.layout_a);
   d["layout_b"] = layout_word(k.layout_b);

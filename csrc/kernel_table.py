@@ -1,0 +1,438 @@
+"""Every kernel configuration cutlass_ops builds: the one place that says which exist.
+
+Each row is a config (tile, cluster, schedule, stages, math, supported decompositions) and the
+precisions, operand layouts and alignments it is built for, with the reason it exists. From
+this table ``csrc/generate_kernels.py`` writes
+
+- ``csrc/dispatch/configs.h``: one plain struct per config and the ``ConfigId`` enum, which the
+  kernel templates (cutlass3x/sm90_gemm.cuh, cutlass2x/sm80_gemm.cuh) map onto CUTLASS types
+  and every ``KernelInfo`` carries as ``config_id``;
+- ``csrc/generated/``: one translation unit per (precision, config, alignment);
+- ``docs/kernels.md``: the table for people.
+
+Tests import this module (``tests/test_package.py``, ``tests/test_kernel_table.py``) to know
+which kernels a full build registers. Adding a config is one row here; then run
+``python csrc/generate_kernels.py``, build, and calibrate it (``python -m cutlass_ops sweep``).
+
+Names (``Config.struct``, ``Config.name``) are derived from the fields, so they cannot drift
+from what they describe; kernel names, which the tuning cache and calibration data key on, are
+``<origin>_sm<arch>_<precision>_<layouts>_<config name>[_a<alignment>]``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# A, B layouts: r = row-major, c = column-major (torch's view of each operand).
+LAYOUTS = ("rr", "rc", "cr", "cc")
+PRECISIONS = ("f16", "bf16", "tf32", "f32", "f64", "3xtf32")
+DECOMPOSITIONS = ("data_parallel", "split_k", "stream_k")
+
+
+@dataclass(frozen=True)
+class Config:
+    """Fields every row has."""
+    tile: tuple[int, int, int]  # CTA tile (M, N, K) in the problem's terms (swap-AB included)
+    why: str                    # the reason it exists, with the measurement that justified it
+
+    @property
+    def id(self) -> str:
+        """The ConfigId enumerator."""
+        return "k" + self.struct
+
+    def tile_text(self) -> str:
+        return "x".join(map(str, self.tile))
+
+
+@dataclass(frozen=True)
+class Sm90(Config):
+    """CUTLASS 3.x on SM90: TMA + WGMMA, warp-specialized, persistent (csrc/cutlass3x/sm90_gemm.cuh).
+
+    ``variant``: "gemm" (one CollectiveBuilder GEMM), "splitk_sum" (K slices as a batch of GEMMs
+    writing float32 partials, summed in order by a second kernel: sm90_splitk_sum.cuh) or
+    "presplit" (3xTF32: the operands split into TF32 parts by a pass, then one TF32 "rc" GEMM
+    over 3K registered for every layout: sm90_3xtf32_presplit.cuh).
+    """
+    cluster: tuple[int, int] = (1, 1)
+    schedule: str = "coop"            # "coop": two consumer warpgroups share a tile; "pingpong": they alternate tiles
+    scheduler: str = "persistent"     # "persistent": whole-K tiles; "streamk": CUTLASS's stream-K scheduler
+    swap_ab: bool = False             # computes D^T = B^T A^T (kTileM rows of D along WGMMA's narrow N side)
+    variant: str = "gemm"
+    promote_k_tiles: int = 0          # presplit: add WGMMA's accumulators into float32 every this many K steps
+    builds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # precision -> layouts
+
+    family = "cutlass3x"
+    arch = 90
+
+    def __post_init__(self) -> None:
+        assert self.schedule in ("coop", "pingpong") and self.scheduler in ("persistent", "streamk")
+        assert self.variant in ("gemm", "splitk_sum", "presplit")
+        assert (self.variant == "presplit") == (self.promote_k_tiles > 0)
+        assert not (self.schedule == "pingpong" and self.scheduler == "streamk"), "stream-K runs cooperative kernels"
+        for p, layouts in self.builds.items():
+            assert p in PRECISIONS and set(layouts) <= set(LAYOUTS), (p, layouts)
+
+    @property
+    def struct(self) -> str:
+        m, n, k = self.tile
+        parts = [f"Sm90_{m}x{n}x{k}_{self.cluster[0]}x{self.cluster[1]}x1_"
+                 + ("Coop" if self.schedule == "coop" else "Pingpong")
+                 + ("StreamK" if self.scheduler == "streamk" else "")]
+        parts += ["SwapAB"] * self.swap_ab
+        parts += {"gemm": [], "splitk_sum": ["SplitKSum"], "presplit": ["Presplit"]}[self.variant]
+        return "_".join(parts)
+
+    @property
+    def name(self) -> str:
+        parts = [f"{self.tile_text()}_{self.cluster[0]}x{self.cluster[1]}x1", self.schedule]
+        parts += ["streamk"] * (self.scheduler == "streamk")
+        parts += ["swapab"] * self.swap_ab
+        parts += {"gemm": [], "splitk_sum": ["splitk_sum"], "presplit": ["presplit"]}[self.variant]
+        return "_".join(parts)
+
+    @property
+    def decompositions(self) -> tuple[str, ...]:
+        if self.variant == "splitk_sum":
+            return ("data_parallel", "split_k")
+        return DECOMPOSITIONS if self.scheduler == "streamk" else ("data_parallel",)
+
+
+@dataclass(frozen=True)
+class Sm80(Config):
+    """CUTLASS 2.x device-level GEMM (csrc/cutlass2x/sm80_gemm.cuh): cp.async multistage, or the
+    two-stage register-staged pipeline. ``math``: "mma" (mma.sync tensor cores), "simt" (CUDA
+    cores), "dmma16x8x4" (float64 on Hopper's DMMA) or "dmma16x8x8" (IEEE float32 widened to
+    float64 in registers on Hopper's DMMA). DMMA configs use Hopper-only instructions and are
+    built for sm_90a; the others for sm_80 (and run on newer GPUs)."""
+    warp: tuple[int, int, int] = (0, 0, 0)
+    stages: int = 0
+    math: str = "mma"
+    stream_k: bool = False            # CUTLASS 2.x's stream-K kernel (it also runs data-parallel)
+    builds: dict[str, tuple[int, ...]] = field(default_factory=dict)  # precision -> alignments (elements)
+
+    family = "cutlass2x"
+
+    def __post_init__(self) -> None:
+        assert self.math in ("mma", "simt", "dmma16x8x4", "dmma16x8x8") and self.stages >= 2
+        for p in self.builds:
+            assert p in PRECISIONS, p
+
+    @property
+    def arch(self) -> int:
+        return 90 if self.math.startswith("dmma") else 80
+
+    @property
+    def struct(self) -> str:
+        prefix = {"mma": "Sm80", "simt": "Sm80Simt", "dmma16x8x4": "Sm90Dmma", "dmma16x8x8": "Sm90DmmaF32"}[self.math]
+        warp = "x".join(map(str, self.warp))
+        return f"{prefix}_{self.tile_text()}_{warp}_{self.stages}s" + ("_StreamK" if self.stream_k else "")
+
+    @property
+    def name(self) -> str:
+        prefix = {"mma": "", "simt": "simt_", "dmma16x8x4": "dmma16x8x4_", "dmma16x8x8": "dmma16x8x8_"}[self.math]
+        return f"{prefix}{self.tile_text()}_{self.stages}s" + ("_streamk" if self.stream_k else "")
+
+    @property
+    def decompositions(self) -> tuple[str, ...]:
+        # The 16-bit builds of the plain kernel offer stream-K in split-K's place
+        # (KernelInfo::stream_k_replaces_split_k): a precision rule, kept in sm80_gemm.cuh.
+        return ("data_parallel", "stream_k") if self.stream_k else ("data_parallel", "split_k")
+
+
+@dataclass(frozen=True)
+class Handwritten(Config):
+    """A kernel written from scratch (csrc/handwritten). Its translation unit is hand-written;
+    the row gives it a config id and a name. ``role``: "teaching" kernels run only when forced
+    with kernel=; "product" ones are dispatch candidates."""
+    struct_name: str = ""
+    config_name: str = ""
+    role: str = "teaching"
+    arch: int = 80
+
+    family = "handwritten"
+
+    @property
+    def struct(self) -> str:
+        return self.struct_name
+
+    @property
+    def name(self) -> str:
+        return self.config_name
+
+    @property
+    def decompositions(self) -> tuple[str, ...]:
+        return ("data_parallel",)
+
+
+F16_BF16 = ("f16", "bf16")
+
+
+def both16(layouts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    return {p: layouts for p in F16_BF16}
+
+
+# ---- SM90, CUTLASS 3.x -------------------------------------------------------------------
+
+_PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the
+other warpgroup on the CTA's next tile), in three widths so that few rows still give close to a
+wave of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
+where 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second
+wave. Measured on an H100 (benchmarks/split_probe.py, bf16, L2 flushed; RESULTS.md, 2026-11-22,
+"64-row ping-pong tiles"): 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on swap-AB),
+128x6144x4096 1.02x on 64x128 (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256 (0.98x on
+128x128 ping-pong), 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x on 64x128
+(0.87x on 128x64). Smem per stage: (64 + N) x 64 x 2 B, as many stages as fit beside the
+epilogue. Built in the layouts of x @ W and F.linear."""
+
+_PINGPONG_64_TF32 = """TF32, F.linear's layout ("rc", both operands K-major), 33-128 rows: the 64-row ping-pong
+tiles of the 16-bit kernels with the 32-deep K step of 4-byte elements."""
+
+_TF32_NOT_RR_CR = """TF32 WGMMA reads only K-major operands from shared memory. Not "rr": for 32-bit types
+with a K-major A and an N-major B the CollectiveBuilder takes its register-sourced swap-AB path,
+and with CUTLASS 4.2.0 that kernel left whole columns of D at zero on an H200
+(tests/test_kernels_cuda.py, 2026-11-22); row-major x row-major TF32 runs on the swap-AB configs
+instead, which give the builder the "cc" problem. Not "cr" either: with both operands MN-major
+the builder transposes B in shared memory each K step (4096^3: 604 us in the tuner, against 371
+for "cc"); the planner copies B K-major for the "cc" kernel instead (~134 us at 4096^3)."""
+
+_PRESPLIT = """3xTF32 on Hopper (float32 accuracy from TF32 WGMMA; fp32 mode "3xtf32"): each operand is
+split into big and small TF32 parts laid side by side along K, then one TF32 GEMM over 3K
+(cutlass3x/sm90_3xtf32_presplit.cuh). The GEMM adds WGMMA's accumulators into float32 registers
+every kPromoteKTiles K steps and restarts them: WGMMA's own accumulation drops low bits of the
+addends as its sum grows, which without this made the error grow with K (9.6e-6 at K = 4096
+against torch fp32's 1.1e-6; RESULTS.md). Two accumulators per thread, so 128x128 tiles (64 + 64
+registers per consumer thread; 128x256 would spill). Registered for every operand layout and any
+alignment (the split pass reads the operands as they lie). Workspace: 3 (M + N) K floats (K
+rounded up to 4). The stream-K build is for few tiles (split-K over the long 3K)."""
+
+SM90 = [
+    Sm90((128, 256, 64), cluster=(2, 1), builds=both16(LAYOUTS), why="""Large M*N, 16-bit: two
+consumer warpgroups share one 128x256 tile. The 2x1 cluster multicasts B across the pair.
+Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to 8192^3 (bf16). Smem: 4
+stages of (128 + 256) x 64 x 2 B."""),
+    Sm90((128, 256, 64), cluster=(2, 1), variant="splitk_sum", builds=both16(("rr", "rc")), why="""Few
+output tiles and a long K (256x256x131072), 16-bit: CUTLASS's split-K sums partial tiles through
+a serial turnstile, one slice after another, so past ~12 slices it got slower (RESULTS.md,
+2026-11-22, "split-K summed by a second kernel": 128x128 tiles at 32 slices took 127 us against
+93 at 12). Here K is cut into up to 32 slices run as a batch of independent GEMMs, each writing a
+float32 partial D, and a second kernel sums the slices in order (deterministic):
+cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster covers 256x256 with one
+cluster, which reads each slice of A and B from memory once. Built in the layouts of x @ W and
+F.linear."""),
+    Sm90((128, 128, 64), schedule="pingpong", builds=both16(LAYOUTS), why="""Mid-size 16-bit problems
+(too few 128x256 tiles to fill the SMs): two consumer warpgroups alternate whole 128x128 tiles,
+so one's epilogue hides under the other's MMA."""),
+    Sm90((128, 192, 64), cluster=(2, 1), builds=both16(("rr",)), why="""Mid-size 16-bit outputs whose
+128x256 tiles fall short of a wave and whose 128x128 tiles leave a ragged second one: 512x6144
+is 96 tiles of 128x256 (73% of 132 SMs), 192 of 128x128 (1.45 waves), but 128 of 128x192 (one
+wave, 97%). WGMMA takes N in steps of 8 up to 256; each consumer warpgroup runs 64x192. The 2x1
+cluster multicasts B across the pair, as 128x256's does. Smem: stages of (128 + 192) x 64 x 2 B
+= 40 KiB. Built for "rr", where it won."""),
+    Sm90((64, 32, 64), cluster=(1, 2), schedule="pingpong", builds=both16(("rr",)), why="""16-bit, M
+= 33-128 rows with N of a few thousand: a 64x32 tile (WGMMA 64x32 per consumer warpgroup) gives
+64x4096 its 128 tiles, one per SM, where 128-row tiles leave half of each idle; the 1x2 cluster
+multicasts A to the two CTAs of a tile row. The tile and cluster cuBLAS's own kernel names for
+64x4096x4096 on an H100 (torch.profiler: nvjet_sm90_tst_64x32_64x16_1x2). Persistent ping-pong:
+a CTA with two tiles overlaps one's epilogue with the other's MMAs."""),
+    Sm90((64, 64, 64), schedule="pingpong", builds=both16(("rr", "rc")), why=_PINGPONG_64_16BIT),
+    Sm90((64, 128, 64), schedule="pingpong", builds=both16(("rr", "rc")), why=_PINGPONG_64_16BIT),
+    Sm90((64, 256, 64), schedule="pingpong", builds=both16(("rr", "rc")), why=_PINGPONG_64_16BIT),
+    Sm90((256, 128, 64), cluster=(1, 2), builds=both16(("rr",)), why="""Large M*N, 16-bit, the other
+way round: a 256x128 tile (each consumer warpgroup 128x128) with a 1x2 cluster, which multicasts
+A to the two CTAs of a tile row. For outputs far wider than tall (N = 14336-128256 in LLM
+projections) the pair shares A's 256-row slab where 128x256 2x1 shares B's. Smem: 4 stages of
+(256 + 128) x 64 x 2 B, as 128x256. Built for "rr", where it won."""),
+    Sm90((128, 64, 64), cluster=(1, 2), builds=both16(("rr", "rc")), why="""Mid-size 16-bit problems
+(512^3-1024^3, 1000^3): a 128x64 tile gives twice the tiles of 128x128 (1024^3: 128, one per
+SM), split between the two consumer warpgroups (64 rows each); the 1x2 cluster multicasts A to
+the pair of tiles beside each other. Persistent, no workspace. cuBLAS picks the same tile and
+cluster for 1024^3 on an H100 (its kernel name). Built in the layouts of x @ W and F.linear."""),
+    Sm90((128, 128, 32), builds={"tf32": ("rc", "cc")}, why="""float32 with TF32 products: K tile 32
+keeps the 128-byte swizzle (32 x 4 B). """ + _TF32_NOT_RR_CR),
+    Sm90((64, 64, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
+    Sm90((64, 128, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
+    Sm90((64, 256, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
+    Sm90((128, 128, 64), scheduler="streamk", builds=both16(LAYOUTS), why="""Few output tiles for the
+SMs (small M or N, large K, mid-size squares): stream-K spreads the K iterations of all tiles
+evenly over every SM, or split-K cuts each tile's K into slices; partial tiles are summed in a
+fixed order (deterministic). 16-bit."""),
+    Sm90((128, 64, 128), scheduler="streamk", builds=both16(LAYOUTS), why="""Narrow, deep tiles for
+small M*N (decode-size M, thin outputs): twice the tiles of 128x128 to spread over the SMs,
+128-deep K steps so each TMA load moves more of B per barrier round trip. Smem: 4 stages of (128
++ 64) x 128 x 2 B = 192 KiB."""),
+    Sm90((128, 128, 32), scheduler="streamk", builds={"tf32": ("rc", "cc")}, why="""Stream-K and
+split-K for TF32, as the 16-bit 128x128x64 stream-K config; the layouts of the TF32 128x128
+cooperative config."""),
+    Sm90((128, 256, 32), cluster=(2, 1), builds={"tf32": ("rc", "cc")}, why="""Large M*N, TF32: the
+128x256 cooperative tile with a 2x1 cluster, as for 16-bit, with the 32-deep K step of 4-byte
+elements. Smem: (128 + 256) x 32 x 4 B = 48 KiB per stage, as many stages as fit beside the
+epilogue."""),
+    Sm90((32, 128, 128), scheduler="streamk", swap_ab=True, builds=both16(("rr", "rc", "cc")),
+         why="""Swap-AB, for small M (decode-size batches): the kernel computes D^T = B^T A^T, so the
+problem's N runs along WGMMA's 128-wide M side and the few rows of A along its narrow N side
+(WGMMA's N goes down to 8; its M is 64 per warpgroup). D^T is column-major, which is D row-major:
+nothing is copied. Tiles are in the problem's terms (kTileM rows of D), so kTileM = 32 means a
+CUTLASS tile of 128 (N) x 32 (M). Stream-K scheduler in split-K mode spreads the few tiles over
+the SMs. Smem: (128 + 32) x 128 x 2 B = 40 KiB per stage, as many stages as fit (five). Measured
+(H100, autotuner, bf16 row-major): 16x4096x4096 in 23.2 us against 33.1 for the best unswapped
+kernel; 1.1-1.55x faster on every LLM-suite shape with M <= 64, and at M = 128 while its tiles
+fit one wave. A 64-row variant never won and was dropped. Built for x @ W, x @ W.T (F.linear)
+and both operands transposed ("cc", where it won at 128x4096x4096); a "cr" build never won."""),
+    Sm90((256, 128, 32), cluster=(1, 2), swap_ab=True, builds={"tf32": ("rr",)}, why="""Row-major x
+row-major TF32 (x @ W on float32 tensors). TF32 WGMMA reads only K-major operands from shared
+memory, and a row-major B is N-major. Swapped, the problem is D^T = B^T A^T: CUTLASS's A is B^T
+(N-major), which the builder's register-sourced mainloop transposes on its way from shared
+memory into registers, and CUTLASS's B is A^T, K-major. B is read where it lies (before: a
+K-major copy of B, ~1 TB/s, then the "rc" kernel). Tiles and clusters in the problem's terms:
+CUTLASS runs 128 (N) x 256 (M) with a 2x1 cluster, the instantiation of the "cc" TF32 kernel,
+which the tuner timed at 370 TFLOP/s on 4096^3 (H100), where the copy and the "rc" kernel took
+289 together."""),
+    Sm90((128, 128, 32), scheduler="streamk", swap_ab=True, builds={"tf32": ("rr",)}, why="""The same
+swap for TF32 problems of about a wave of 128x128 tiles or fewer (128-1024 rows): the stream-K
+scheduler's split-K spreads few tiles over the SMs."""),
+    Sm90((256, 128, 32), scheduler="streamk", swap_ab=True, builds={"tf32": ("rr",)}, why="""The
+256x128 swapped tile on the stream-K scheduler (1x1 cluster), for row-major x row-major TF32 with
+under a wave of those tiles (256-1024 rows at N = 4096): split along K, the few wide tiles fill
+the SMs, and each consumer warpgroup still transposes its B^T slab for a 64 x 256 product per K
+step, where the 128x128 tile gets half that per transpose."""),
+    Sm90((64, 64, 32), schedule="pingpong", swap_ab=True, builds={"tf32": ("rr",)}, why="""Row-major
+x row-major TF32, 33-64 rows: a 64-row ping-pong tile, swapped as the configs above are (CUTLASS
+runs 64 (N) x 64 (M), one consumer warpgroup per tile, B^T register-sourced). 64x4096 is 64
+whole-K tiles where the 128x128 stream-K tile had 32, each split three ways along K. Measured on
+an H100 (bench, RESULTS.md, 2026-11-22, "float64 on CUTLASS 2.x's stream-K kernel"):
+64x4096x4096 0.90x cuBLAS against 0.81x. Wider swapped tiles (128 and 256 columns, ping-pong or
+cooperative) lost to the 128x128 stream-K tile from 128 rows: the register-sourced path
+transposes B^T on its way to the registers, which costs more on a narrow tile than the split-K
+fix-up does."""),
+    Sm90((128, 128, 32), cluster=(2, 1), variant="presplit", promote_k_tiles=2, builds={"3xtf32": LAYOUTS},
+         why=_PRESPLIT),
+    Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,
+         builds={"3xtf32": LAYOUTS}, why=_PRESPLIT),
+]
+
+# ---- CUTLASS 2.x (SM80-class; DMMA configs SM90) -----------------------------------------
+
+_DMMA_SMALL = """float64 below a wave of 128x128 tiles, on Hopper's DMMA 16x8x4: 64x64 (four warps of
+32x32) and, for up to 32 rows, 32x64 (four warps of 16x32), so that small and few-row problems
+get 4x (2x) the CTAs of 128x128; with split-K for a long K. Smem: 4 x (64 + 64) x 16 x 8 B = 64
+KiB, 5 x (32 + 64) x 16 x 8 B = 60 KiB."""
+
+_DMMA_F32 = """IEEE float32 on Hopper's FP64 tensor cores, widened in registers
+(cutlass2x/f32_on_dmma_warp.h): float operands copied into shared memory as they are (16-byte
+cp.async, the TF32 kernels' layouts), each warp's fragments widened to float64 and multiplied on
+DMMA.16x8x8, one rounding per result. No workspace, no passes; 16-byte aligned operands, 4-byte
+ones for any others. A stage holds K = 32 floats in the bytes of the float64 kernels' K = 16.
+The float64 tiles, 128x128, 64x64 and 32x64, all on CUTLASS 2.x's stream-K kernel (it runs
+data-parallel when asked to; stream-K stands in for split-K, which these kernels do not offer).
+Measured on an H100 (RESULTS.md, 2026-11-23, "IEEE float32 widened in registers"): 128x128 on
+the stream-K kernel was ahead of or level with the plain kernel on all 53 suite problems it ran,
+so the plain one was dropped. Smem: 3 x (128 + 128) x 32 x 4 B = 96 KiB, 4 x (64 + 64) x 32 x 4
+B = 64 KiB, 5 x (32 + 64) x 32 x 4 B = 60 KiB."""
+
+_SIMT_SMALL = """IEEE float32 on CUDA cores with smaller tiles, for outputs that 128x128 tiles cover badly:
+17-64 rows (64x128, 32x128: a 128-row tile would idle half or three quarters of its threads) and
+16-64 columns (128x32). CUTLASS's own SM80 SIMT tile set; 5 stages. Smem: 5 x (64 + 128) x 8 x 4
+B = 30 KiB (64x128), 20 KiB (32x128 and 128x32)."""
+
+SM80 = [
+    Sm80((128, 256, 64), warp=(64, 64, 64), stages=3, builds={"f16": (8,), "bf16": (8,)}, why="""16-bit,
+16-byte aligned operands. Smem: 3 x (128x64 + 64x256) x 2 B = 144 KiB, so it needs an
+SM80/SM90-class shared memory (SM86/89 offer 99 KiB: the planner skips it)."""),
+    Sm80((128, 128, 32), warp=(64, 64, 32), stages=3,
+         builds={"f16": (4, 2), "bf16": (4, 2), "tf32": (4, 2, 1), "3xtf32": (4,)}, why="""16-bit
+operands aligned to 4 or 8 bytes (cp.async copies of 8 and 4 bytes), TF32 at 4, 2 and 1 elements,
+and 3xTF32. Smem: 48 KiB (16-bit), 96 KiB (tf32)."""),
+    Sm80((128, 128, 32), warp=(64, 64, 32), stages=2, builds={"f16": (1,), "bf16": (1,)}, why="""16-bit
+operands with odd addresses or leading dims, on tensor cores. cp.async copies 4, 8 or 16 bytes,
+so a 2-byte-aligned operand cannot use the multistage pipeline: two stages (CUTLASS's
+MmaPipelined), each thread loading its part of the next K tile into registers, one element at a
+time, while the warps multiply the current one out of shared memory, then storing it. cuBLAS
+runs the same structure on such operands (CUTLASS's tensorop_s1688gemm_128x128_32x2_align1).
+Smem: 2 x (128 + 128) x 32 x 2 B = 32 KiB."""),
+    Sm80((64, 64, 64), warp=(32, 32, 64), stages=5, builds={"f16": (8,), "bf16": (8,)}, why="""Small
+problems and few rows, 16-bit, 16-byte aligned operands (also SM86/89's path: it fits their 99
+KiB). Four warps of 32x32, five stages of (64 + 64) x 64 x 2 B = 80 KiB. A 64x64 tile gives
+256x256 16 CTAs and 1024^3 256, where 128x128 gives 4 and 64; its prologue is a plain cp.async
+pipeline (no TMA descriptors, clusters or tile-scheduler workspace), which is most of the time
+at 256^3-1024^3. With serial split-K it is also a few-row kernel."""),
+    Sm80((128, 128, 16), warp=(32, 64, 16), stages=3, builds={"f64": (1,)}, why="""float64 on DMMA
+(8x8x4). CUTLASS's default SM80 fp64 shape; smem 96 KiB."""),
+    Sm80((128, 128, 16), warp=(32, 64, 16), stages=3, math="dmma16x8x4", builds={"f64": (1,)}, why="""float64
+on Hopper's DMMA (16x8x4, twice the depth of SM80's 8x8x4): CUTLASS 2.x's multistage kernel with
+the SM90 instruction, built for sm_90a. Smem: 3 x (128 + 128) x 16 x 8 B = 96 KiB."""),
+    Sm80((64, 64, 16), warp=(32, 32, 16), stages=4, math="dmma16x8x4", builds={"f64": (1,)}, why=_DMMA_SMALL),
+    Sm80((32, 64, 16), warp=(16, 32, 16), stages=5, math="dmma16x8x4", builds={"f64": (1,)}, why=_DMMA_SMALL),
+    Sm80((128, 128, 16), warp=(32, 64, 16), stages=3, math="dmma16x8x4", stream_k=True, builds={"f64": (1,)},
+         why="""The 128x128 DMMA tile on CUTLASS 2.x's stream-K kernel (sm80_gemm.cuh, kStreamK), for
+float64 problems whose tiles leave a ragged last wave: 128x14336 is 112 tiles of 128x128, 0.85
+of a wave of 132 SMs, and 448 of 64x64, 3.4 waves. Dealt out as K iterations, every SM gets the
+same share. Measured on an H100 (benchmarks/split_probe.py; RESULTS.md, 2026-11-22):
+128x14336x4096 0.98x cuBLAS (0.93x data-parallel), 128x6144x4096 1.08x (1.00x on 64x64
+split-K), 512x14336x4096 0.94x (0.90x). A 64x64 stream-K tile never won."""),
+    Sm80((128, 128, 32), warp=(32, 64, 32), stages=3, math="dmma16x8x8", stream_k=True,
+         builds={"f32": (4, 1)}, why=_DMMA_F32),
+    Sm80((64, 64, 32), warp=(32, 32, 32), stages=4, math="dmma16x8x8", stream_k=True,
+         builds={"f32": (4, 1)}, why=_DMMA_F32),
+    Sm80((32, 64, 32), warp=(16, 32, 32), stages=5, math="dmma16x8x8", stream_k=True,
+         builds={"f32": (4, 1)}, why=_DMMA_F32),
+    Sm80((128, 128, 8), warp=(32, 64, 8), stages=4, math="simt", builds={"f32": (1,)}, why="""IEEE
+float32 on CUDA cores, cp.async multistage (4-byte copies: any alignment)."""),
+    Sm80((64, 128, 8), warp=(32, 64, 8), stages=5, math="simt", builds={"f32": (1,)}, why=_SIMT_SMALL),
+    Sm80((32, 128, 8), warp=(32, 64, 8), stages=5, math="simt", builds={"f32": (1,)}, why=_SIMT_SMALL),
+    Sm80((128, 32, 8), warp=(64, 32, 8), stages=5, math="simt", builds={"f32": (1,)}, why=_SIMT_SMALL),
+    Sm80((128, 128, 8), warp=(32, 64, 8), stages=2, math="simt", builds={"f16": (1,), "bf16": (1,)},
+         why="""16-bit operands with odd addresses or leading dims: cp.async cannot copy 2 bytes, so
+this is the two-stage register-staged SIMT pipeline with fp32 accumulation. The correctness floor
+for any 16-bit shape; dispatch takes anything faster."""),
+]
+
+# ---- hand-written (csrc/handwritten; their translation units are written by hand) ---------
+
+HANDWRITTEN = [
+    Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step
+1: one thread per output element, reading A and B from global memory, in blocks of 8x32 threads
+(gemm_1_naive_sm80.cu)."""),
+    Handwritten((32, 32, 32), struct_name="Handwritten_2_SmemTiled_32x32x32", config_name="2_smem_tiled_32x32x32",
+                why="""Ladder step 2: 32x32 tiles of A and B staged through shared memory
+(gemm_2_smem_tiled_sm80.cu)."""),
+    Handwritten((128, 128, 16), struct_name="Handwritten_3_RegisterBlocked_128x128x16",
+                config_name="3_register_blocked_128x128x16_8x8", role="product", why="""Ladder step 3:
+register-blocked fp32 SIMT, 128x128x16 CTA tile of 256 threads with 8x8 outputs each, float4
+loads, double-buffered shared memory; row-major A and B, 4-element alignment, data-parallel
+only. Measured on an H100 at 4096^3 and 8192^3: 0.94x cuBLAS fp32, where CUTLASS's SIMT
+128x128x8 reached 0.87x (benchmarks/RESULTS.md)."""),
+    Handwritten((128, 128, 32), struct_name="Handwritten_4_Wmma_128x128x32", config_name="4_wmma_128x128x32_64x32",
+                why="""Ladder step 4: tensor cores through WMMA fragments, 128x128x32 CTA tile, warps of
+64x32 (gemm_4_wmma_sm80.cu)."""),
+    Handwritten((128, 256, 32), struct_name="Handwritten_5_MmaSync_128x256x32", config_name="5_mma_sync_128x256x32_4s",
+                why="""Ladder step 5: mma.sync with ldmatrix from swizzled shared memory fed by a
+four-stage cp.async ring, 128x256x32 CTA tile (gemm_5_mma_sync_sm80.cu)."""),
+    Handwritten((128, 256, 64), struct_name="Handwritten_6_WgmmaTma_128x256x64", config_name="6_wgmma_tma_128x256x64_4s",
+                role="product", arch=90, why="""Ladder step 6: TMA + WGMMA, warp-specialised, persistent
+128x256x64 tiles, 4 stages, TMA-store epilogue; bf16/f16, A row-major, B row- or column-major,
+8-element alignment. Measured (H100, autotuner): faster than the CUTLASS 128x256 cooperative
+kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
+    Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyM", config_name="skinny_m_streaming", role="product",
+                why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read
+once in 16-byte loads, K split over the SMs with a deterministic two-pass sum; rr and rc, fp32
+(also registered for TF32: full fp32 products), bf16, f16."""),
+    Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyMMma", config_name="skinny_m_mma_streaming", role="product",
+                why="""Not a ladder step: the tensor-core streaming kernel for 16-bit problems of up to 64
+rows and TF32 ones of up to 16 (gemm_skinny_m_mma_sm80.cu). 32 columns of D per block, K split
+over its 8 warps, each streaming B through its own cp.async ring into mma.sync; rr and rc."""),
+]
+
+CONFIGS: list[Config] = [*SM90, *SM80, *HANDWRITTEN]
+
+
+def check() -> None:
+    """Names and ids are unique (a derived name that collides means two rows describe one config)."""
+    for attr in ("struct", "id"):
+        seen = [getattr(c, attr) for c in CONFIGS]
+        dupes = {s for s in seen if seen.count(s) > 1}
+        assert not dupes, f"duplicate config {attr}: {sorted(dupes)}"
+    names = [(c.family, c.name) for c in CONFIGS]
+    assert len(set(names)) == len(names), "duplicate config names"
+
+
+check()

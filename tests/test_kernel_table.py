@@ -1,0 +1,111 @@
+"""The kernel table (csrc/kernel_table.py) is the one source of config facts: the generated files
+are current, and every kernel the build registered carries the tile, cluster, schedule, stages,
+math and decompositions its row states. CPU only: the registry is read without a GPU."""
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import cutlass_ops
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "csrc"))
+try:
+    import generate_kernels
+    import kernel_table as kt
+finally:
+    sys.path.pop(0)
+
+BY_NAME = {(c.family, c.name): c for c in kt.CONFIGS}
+
+
+def test_generated_files_are_current():
+    """configs.h, the translation units and docs/kernels.md are what the table generates now."""
+    result = subprocess.run([sys.executable, str(ROOT / "csrc" / "generate_kernels.py"), "--check"],
+                            capture_output=True, text=True)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_generator_reads_no_cpp():
+    """The generator takes every fact from the table: it opens no C++ file to parse it."""
+    source = (ROOT / "csrc" / "generate_kernels.py").read_text()
+    assert "import re" not in source and "read_text" not in source.replace("f.path.read_text()", "")
+
+
+def test_configs_header_lists_every_row_in_order():
+    header = (ROOT / "csrc" / "dispatch" / "configs.h").read_text()
+    enum = re.search(r"enum class ConfigId : int16_t \{(.*?)\};", header, re.S).group(1)
+    ids = [e.strip().rstrip(",") for e in enum.split("\n") if e.strip()]
+    assert ids == ["kNone = -1", *[c.id for c in kt.CONFIGS], "kCount"]
+    structs = re.findall(r"^struct (\w+) \{", header, re.M)
+    assert structs == [c.struct for c in kt.CONFIGS]
+    names = re.search(r"kConfigNames\[\] = \{(.*?)\};", header, re.S).group(1)
+    assert re.findall(r'"([^"]+)"', names) == [c.name for c in kt.CONFIGS]
+
+
+def test_derived_names_parse_back_to_the_fields():
+    for c in kt.SM90:
+        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)_(\d)x(\d)x1_(coop|pingpong)(_streamk)?(_swapab)?(_splitk_sum|_presplit)?",
+                         c.name)
+        assert m, c.name
+        assert tuple(map(int, m.group(1, 2, 3))) == c.tile and tuple(map(int, m.group(4, 5))) == c.cluster
+        assert m.group(6) == c.schedule and bool(m.group(7)) == (c.scheduler == "streamk")
+        assert bool(m.group(8)) == c.swap_ab
+    for c in kt.SM80:
+        assert c.name.endswith(f"{c.tile_text()}_{c.stages}s" + ("_streamk" if c.stream_k else "")), c.name
+
+
+def test_every_config_is_documented():
+    doc = (ROOT / "docs" / "kernels.md").read_text()
+    for c in kt.CONFIGS:
+        assert f"| `{c.name}` | {c.family} |" in doc
+        assert len(c.why.split()) >= 8, f"{c.name}: say why it exists"
+
+
+def test_generated_units_cover_every_build():
+    units = generate_kernels.all_units()
+    names = [n for u in units for n in u.names]
+    assert len(names) == len(set(names))
+    expected = sum(len(layouts) for c in kt.SM90 for layouts in c.builds.values())
+    expected += sum(len(kt.LAYOUTS) * len(aligns) for c in kt.SM80 for aligns in c.builds.values())
+    assert len(names) == expected
+    for u in units:
+        assert u.path.parent.parent == ROOT / "csrc" / "generated"
+        assert u.source.startswith(generate_kernels.BANNER)
+
+
+def _registered():
+    kernels = cutlass_ops.list_kernels()
+    if not kernels:
+        pytest.skip("no kernel module in this build")
+    return kernels
+
+
+def test_registered_kernels_carry_their_rows_facts():
+    """What the C++ templates report (KernelInfo) matches the row they were built from."""
+    checked = 0
+    for k in _registered():
+        row = BY_NAME.get((k.family, k.config))
+        assert row is not None, f"{k.name}: config {k.config!r} is not a row of the kernel table"
+        if any(row.tile):
+            assert k.tile == row.tile, k.name
+        assert set(k.decompositions) <= {d.replace("_", "-") for d in kt.DECOMPOSITIONS}
+        if isinstance(row, kt.Sm90):
+            assert k.cluster == row.cluster and k.swap_ab == row.swap_ab, k.name
+            assert k.pingpong == (row.schedule == "pingpong") and k.math == "wgmma", k.name
+            assert k.decompositions == tuple(d.replace("_", "-") for d in row.decompositions), k.name
+            assert k.dtype in row.builds and k.layouts in row.builds[k.dtype], k.name
+        elif isinstance(row, kt.Sm80):
+            assert k.stages == row.stages and k.math == ("simt" if row.math == "simt" else "mma"), k.name
+            assert k.alignment[0] in row.builds[k.dtype], k.name
+            offered = {d.replace("_", "-") for d in row.decompositions}
+            if k.dtype in ("f16", "bf16") and not row.stream_k:
+                offered = offered - {"split-k"} | {"stream-k"}  # stream_k_replaces_split_k
+            assert set(k.decompositions) == offered, k.name
+        else:
+            assert k.role == row.role, k.name
+        checked += 1
+    assert checked
