@@ -338,7 +338,7 @@ def main() -> None:
     print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}, modules built {side_by_side}")
     setup(
         packages=find_packages(include=["cutlass_ops", "cutlass_ops.*"]),
-        package_data={"cutlass_ops": ["calibration/data/*.json"]},
+        package_data={"cutlass_ops": ["calibration/data/*.json.gz"]},
         ext_modules=exts,
         cmdclass={"build_ext": BuildModules.with_options(use_ninja=True)},
     )

@@ -187,14 +187,20 @@ def cmd_fit(args) -> int:
     from .calibration import fit, store
 
     folder = Path(args.sweep)
-    out = Path(args.out) if args.out else store.DATA_DIR / f"{folder.name}.json"
+    out = Path(args.out) if args.out else store.DATA_DIR / f"{folder.name}{store.SUFFIX}"
     calibration = fit.fit(folder, out)
-    report = calibration["fit"]
+    report = {k: v for k, v in calibration["fit"].items() if "rms_log" in v}
     worst = sorted(report.items(), key=lambda kv: -kv[1]["rms_log"])[:5]
     print(f"{len(calibration['kernels'])} kernels fitted on {sum(r['samples'] for r in report.values())} "
           f"training samples; copies {calibration['copies']}")
     for key, r in worst:
         print(f"  widest fit: {key}: rms log error {r['rms_log']:.3f} over {r['samples']} samples")
+    cv = calibration["fit"]["residual cross-validation"]
+    residual = calibration["residual"]
+    points = sum(len(v) // 5 for slots in residual["fields"].values() for v in slots.values())
+    print(f"residuals: {points} training points; cross-validation chose {cv['chosen']} "
+          f"(regret geomean {cv[cv['chosen']]['regret_geomean']:.4f}, p95 {cv[cv['chosen']]['regret_p95']:.3f} "
+          f"on held-out training folds)")
     print(f"written to {out}")
     return 0
 

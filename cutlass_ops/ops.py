@@ -239,10 +239,11 @@ class Candidate:
     variant: str  # in-place, staged-row-b, staged-col-b (zero-padded aligned copies), kmajor-b (B copied K-major)
     decomposition: str  # data-parallel, split-k or stream-k
     splits: int
-    predicted_us: float  # kernel_us + copy_us
+    predicted_us: float  # (kernel_us + copy_us) * residual
     kernel_us: float
     copy_us: float
     calibrated: bool  # the kernel's constants were fitted on a sweep of this device class
+    residual: float = 1.0  # the factor its measured errors on nearby training problems apply
 
     def label(self) -> str:
         how = self.decomposition + (f" x{self.splits}" if self.decomposition == "split-k" else "")
@@ -326,7 +327,9 @@ class Plan:
                 mark = "*" if (c.kernel, c.variant, c.decomposition, c.splits) == (
                     self.kernel, self.variant, self.decomposition, self.splits) else " "
                 copy = f" incl. {c.copy_us:.1f} copies" if c.copy_us else ""
-                lines.append(f"  {mark} {c.predicted_us:10.1f} us{copy}  {c.label()}")
+                # The factor the sweep's errors on nearby training problems apply (cost_model.h).
+                residual = f" (x{c.residual:.2f} measured nearby)" if abs(c.residual - 1) >= 0.005 else ""
+                lines.append(f"  {mark} {c.predicted_us:10.1f} us{copy}{residual}  {c.label()}")
             if len(self.candidates) > len(shown):
                 lines.append(f"    ... {len(self.candidates) - len(shown)} more")
         if self.refused:
@@ -394,8 +397,8 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         a=ops["a"],
         b=ops["b"],
         out=ops["d"],
-        candidates=tuple(Candidate(kern, variant, decomposition, splits, us, kernel_us, copy_us, calibrated)
-                         for (variant, kern, decomposition, splits), us, kernel_us, copy_us, calibrated
+        candidates=tuple(Candidate(kern, variant, decomposition, splits, us, kernel_us, copy_us, calibrated, residual)
+                         for (variant, kern, decomposition, splits), us, kernel_us, copy_us, calibrated, residual
                          in d["ranked"]),
         refused=tuple(tuple(r) for r in d["refused"]),
         calibration=d["calibration"],

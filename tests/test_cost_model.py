@@ -21,7 +21,7 @@ from cutlass_ops.calibration import sweep as sweep_files
 _C = cutlass_ops._extension._C
 ROOT = Path(__file__).resolve().parent.parent
 H100 = ROOT / "benchmarks" / "sweep" / "sm90_132sm_nvidia_h100_80gb_hbm3"
-H100_CALIBRATION = store.DATA_DIR / f"{H100.name}.json"
+H100_CALIBRATION = store.DATA_DIR / f"{H100.name}{store.SUFFIX}"
 
 needs_sm90 = pytest.mark.skipif(not any(k.family == "cutlass3x" for k in cutlass_ops.list_kernels()),
                                 reason="built without the sm90a kernels")
@@ -127,7 +127,7 @@ def test_refitting_the_stored_sweep_reproduces_the_shipped_model(tmp_path):
     that predict the same times."""
     pytest.importorskip("scipy")
     try:
-        refit = fit.fit(H100, tmp_path / "refit.json")
+        refit = fit.fit(H100, tmp_path / "refit.json.gz")
     finally:
         store.install_shipped()
     shipped = store.load(H100_CALIBRATION)
@@ -204,3 +204,73 @@ def test_rule_tree_picks_cover_the_sweep():
         picks = json.load(f)["picks"]
     ids = {row["id"] for _, row in sweep_files.iter_rows(H100)}
     assert len(ids & set(picks)) >= 0.99 * len(ids)
+
+
+def _bf16_rr_problem():
+    return "bf16", "rr", [1000, 3000, 2000], [8, 8, 8]
+
+
+@needs_sm90
+def test_the_residual_correction_is_the_shrunk_weighted_mean_of_nearby_training_errors():
+    """A field holding two training points for one candidate class multiplies that candidate's
+    prediction by exp(sum(w r) / (sum(w) + shrink)), w Gaussian in log2 (M, N, K, slices), and
+    leaves every other candidate as the constants alone predict."""
+    precision, layouts, problem, align = _bf16_rr_problem()
+    device = fit.H100_DESC
+    plain = {tuple(r[0]): r for r in _C.rank_problem(precision, layouts, problem, align, device)}
+    target = next(c for c in plain if c[0] == "in-place" and c[2] == "data-parallel")
+    m, n, k = problem
+    points = [(m, n, k, 1, math.log(3.0)), (2 * m, n, k, 1, math.log(0.5))]  # one coincident, one 1 log2 unit away
+    bandwidth, shrink = 0.75, 0.2
+    data = store.load(H100_CALIBRATION)
+    data["residual"] = {"bandwidth": bandwidth, "shrink": shrink,
+                        "fields": {target[1]: {f"{target[0]}/{target[2]}": [v for p in points for v in p]}}}
+    try:
+        store.install(data, "a test's residuals")
+        corrected = {tuple(r[0]): r for r in _C.rank_problem(precision, layouts, problem, align, device)}
+    finally:
+        store.install_shipped()
+    weights = [math.exp(-(math.log2(pm / m) ** 2) / (2 * bandwidth ** 2)) for pm, *_ in points]
+    expected = math.exp(sum(w * p[4] for w, p in zip(weights, points)) / (sum(weights) + shrink))
+    for c, row in corrected.items():
+        base = plain[c][2] + plain[c][3]  # kernel_us + copy_us, before any residual
+        factor = expected if c == target else 1.0
+        assert row[5] == pytest.approx(factor, rel=1e-5), c
+        assert row[1] == pytest.approx(base * factor, rel=1e-5), c
+
+
+@needs_sm90
+def test_the_shipped_residuals_come_from_the_training_split_alone():
+    data = store.load(H100_CALIBRATION)
+    residual = data["residual"]
+    assert residual["bandwidth"] in fit.RESIDUAL_BANDWIDTHS and residual["shrink"] in fit.RESIDUAL_SHRINKS
+    cv = data["fit"]["residual cross-validation"]
+    assert cv["chosen"] == min((s for s in cv if s != "chosen"), key=lambda s: cv[s]["regret_geomean"])
+    # Kernels of one precision serve rows of another (float32 kernels time 3xTF32 rows that
+    # cannot split), so points are matched to training rows by extents and layouts.
+    train = {tuple(row["problem"]) + (row["layouts"],) for _, row in sweep_files.iter_rows(H100)
+             if row["split"] == "train"}
+    checked = 0
+    for key, slots in residual["fields"].items():
+        layouts = key.split("_")[3]
+        for slot, values in slots.items():
+            assert len(values) % 5 == 0
+            if not slot.startswith("in-place/"):  # a staged candidate's kernel has other layouts than its row
+                continue
+            for i in range(0, len(values), 5):
+                m, n, k = values[i:i + 3]
+                assert (m, n, k, layouts) in train, (key, m, n, k)
+                checked += 1
+    assert checked > 1000
+
+
+@needs_sm90
+def test_the_planner_picks_the_cheapest_ranked_candidate(judged):
+    """choose_kernel skips the residual correction of candidates that cannot win
+    (cheapest_candidate); it must still pick what ranking every candidate in full puts first."""
+    rows = [row for _, row in sweep_files.iter_rows(H100) if row["split"] == "test"][::3]
+    problems_ = [(r["precision"], r["layouts"], r["problem"], r["align"]) for r in rows]
+    _C.plan_cache_clear()
+    chosen = _C.plan_many(problems_, fit.H100_DESC, 2)
+    for p, c in zip(problems_, chosen):
+        assert tuple(c) == tuple(_C.rank_problem(*p, fit.H100_DESC)[0][0]), p

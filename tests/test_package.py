@@ -152,10 +152,10 @@ def test_calibrations_ship_with_the_package_and_load_at_import():
     """Each calibration file parses and loads without a GPU; setup.py ships them."""
     from cutlass_ops.calibration import store
 
-    files = sorted(store.DATA_DIR.glob("*.json"))
+    files = sorted(store.DATA_DIR.glob(f"*{store.SUFFIX}"))
     assert files, "no shipped calibration"
     for path in files:
         data = store.load(path)
         assert data["device"] and data["capability"] and data["sm_count"] > 0
     assert store.install_shipped() == [p.name for p in files]
-    assert "calibration/data/*.json" in (ROOT / "setup.py").read_text()
+    assert f"calibration/data/*{store.SUFFIX}" in (ROOT / "setup.py").read_text()

@@ -258,10 +258,65 @@ double copy_time_us(const CopyWork& w, const CopyCosts& c) {
   return c.us_per_mb * w.padded_mb + c.transpose_us_per_mb * w.transpose_mb + c.launch_us * w.launches;
 }
 
-Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device) {
+ResidualField::ResidualField(std::vector<Point> points, double bandwidth)
+    : bandwidth_(bandwidth), cell_size_(std::max(3.0 * bandwidth, 18.0 / kCells)) {
+  auto cell_index = [&](const Point& p) {
+    return (cell_of(p.x[0]) * kCells + cell_of(p.x[1])) * kCells + cell_of(p.x[2]);
+  };
+  std::stable_sort(points.begin(), points.end(),
+                   [&](const Point& a, const Point& b) { return cell_index(a) < cell_index(b); });
+  begin_.assign(kCells * kCells * kCells + 1, 0);
+  for (const Point& p : points) ++begin_[cell_index(p) + 1];
+  for (size_t i = 1; i < begin_.size(); ++i) begin_[i] += begin_[i - 1];
+  points_ = std::move(points);
+  // A shrunk weighted mean of residuals is never below the least of them, nor below 0.
+  least_ = 0;
+  for (const Point& p : points_) least_ = std::min(least_, static_cast<double>(p.r));
+}
+
+int ResidualField::cell_of(double log2_extent) const {
+  return std::clamp(static_cast<int>(log2_extent / cell_size_), 0, kCells - 1);
+}
+
+double ResidualField::correction(const std::array<double, 4>& x, double shrink) const {
+  const double inv = 1.0 / (2.0 * bandwidth_ * bandwidth_);
+  const double reach = 9.0 * bandwidth_ * bandwidth_;  // three bandwidths, squared
+  double sum_w = 0, sum_wr = 0;
+  const int c0 = cell_of(x[0]), c1 = cell_of(x[1]), c2 = cell_of(x[2]);
+  for (int i = std::max(0, c0 - 1); i <= std::min(kCells - 1, c0 + 1); ++i) {
+    for (int j = std::max(0, c1 - 1); j <= std::min(kCells - 1, c1 + 1); ++j) {
+      for (int l = std::max(0, c2 - 1); l <= std::min(kCells - 1, c2 + 1); ++l) {
+        const int cell = (i * kCells + j) * kCells + l;
+        for (uint32_t p = begin_[cell]; p < begin_[cell + 1]; ++p) {
+          const Point& q = points_[p];
+          double d2 = 0;
+          for (int a = 0; a < 4; ++a) d2 += (q.x[a] - x[a]) * (q.x[a] - x[a]);
+          if (d2 > reach) continue;
+          const double w = std::exp(-d2 * inv);
+          sum_w += w;
+          sum_wr += w * q.r;
+        }
+      }
+    }
+  }
+  return sum_wr / (sum_w + shrink);
+}
+
+double ResidualField::least_correction() const { return least_; }
+
+namespace {
+
+const ResidualField* residual_field(const Calibration* cal, const Candidate& c) {
+  if (cal == nullptr) return nullptr;
+  const auto it = cal->residuals.find(c.kernel->name);
+  return it == cal->residuals.end() ? nullptr : it->second[residual_slot(c.variant, c.decomposition)].get();
+}
+
+// The nine-term model's prediction (constants and copies), before the residual factor.
+Prediction plain_prediction(const Plan& normalized, const Candidate& c, const DeviceDesc& device,
+                            const Calibration* cal) {
   Prediction out;
   const Plan plan = candidate_plan(normalized, c);
-  const Calibration* cal = calibration_for(device);
   Coefficients coefficients = property_coefficients(*c.kernel, device);
   if (cal != nullptr) {
     const auto it = cal->kernels.find(c.kernel->name);
@@ -277,6 +332,25 @@ Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc&
   return out;
 }
 
+void apply_residual(const Plan& normalized, const Candidate& c, const Calibration* cal, const ResidualField* field,
+                    Prediction& out) {
+  if (field == nullptr) return;
+  const std::array<double, 4> x = {std::log2(std::max<int64_t>(1, normalized.m)),
+                                   std::log2(std::max<int64_t>(1, normalized.n)),
+                                   std::log2(std::max<int64_t>(1, normalized.k)), std::log2(std::max(1, c.splits))};
+  out.residual = std::exp(field->correction(x, cal->residual_shrink));
+  out.us *= out.residual;
+}
+
+}  // namespace
+
+Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device) {
+  const Calibration* cal = calibration_for(device);
+  Prediction out = plain_prediction(normalized, c, device, cal);
+  apply_residual(normalized, c, cal, residual_field(cal, c), out);
+  return out;
+}
+
 std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device) {
   std::vector<Ranked> ranked;
   for (const Candidate& c : enumerate_candidates(normalized, device)) {
@@ -285,6 +359,38 @@ std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& de
   std::stable_sort(ranked.begin(), ranked.end(),
                    [](const Ranked& x, const Ranked& y) { return x.prediction.us < y.prediction.us; });
   return ranked;
+}
+
+std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDesc& device) {
+  const Calibration* cal = calibration_for(device);
+  struct Entry {
+    size_t index;  // enumeration order, for ties
+    Ranked ranked;
+    const ResidualField* field;
+    double bound;  // the least its prediction can become
+  };
+  std::vector<Entry> entries;
+  const std::vector<Candidate> candidates = enumerate_candidates(normalized, device);
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    Prediction plain = plain_prediction(normalized, candidates[i], device, cal);
+    const ResidualField* field = residual_field(cal, candidates[i]);
+    const double bound = plain.us * (field == nullptr ? 1.0 : std::exp(field->least_correction()));
+    entries.push_back({i, {candidates[i], plain}, field, bound});
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
+    return x.bound < y.bound || (x.bound == y.bound && x.index < y.index);
+  });
+  const Entry* best = nullptr;
+  for (Entry& e : entries) {
+    if (best != nullptr && e.bound > best->ranked.prediction.us) break;  // neither it nor any after can win
+    apply_residual(normalized, e.ranked.candidate, cal, e.field, e.ranked.prediction);
+    const double us = e.ranked.prediction.us;
+    if (best == nullptr || us < best->ranked.prediction.us || (us == best->ranked.prediction.us && e.index < best->index)) {
+      best = &e;
+    }
+  }
+  if (best == nullptr) return std::nullopt;
+  return best->ranked;
 }
 
 }  // namespace cutlass_ops

@@ -27,9 +27,19 @@
 // Compute and memory overlap, so they meet in a smooth maximum (a 4-norm) rather than a sum.
 // Kernels with no fitted constants for the device (a GPU never calibrated, a kernel added
 // since) take constants derived from the device's peak rates (property_coefficients).
+//
+// What the nine terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
+// streaming kernels' K split; CUTLASS's stream-K heuristics) varies smoothly with the shape, and
+// the sweep measured it: each candidate class (variant, kernel, K decomposition) keeps its
+// training problems' log residuals, log(measured / predicted), and a prediction is multiplied
+// by exp(their Gaussian-weighted mean near the problem), in log2 M, N, K and slices, shrunk
+// toward 1 where few training problems are near (ResidualField: kernel regression). Its
+// bandwidth and shrinkage are chosen by cross-validation on the training split (fit.py).
 #pragma once
 
 #include <array>
+#include <memory>
+#include <optional>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
@@ -77,12 +87,41 @@ struct KernelConstants {
   }
 };
 
+// One candidate class's training residuals, bucketed on a grid in log2 (M, N, K) so that a
+// correction reads only the cells within three bandwidths of the problem.
+class ResidualField {
+ public:
+  struct Point {
+    float x[4];  // log2 M, log2 N, log2 K, log2 slices
+    float r;     // log(measured / predicted)
+  };
+  ResidualField(std::vector<Point> points, double bandwidth);
+  // sum(w r) / (sum(w) + shrink), w = exp(-|x - x_i|^2 / (2 bandwidth^2)).
+  double correction(const std::array<double, 4>& x, double shrink) const;
+  double least_correction() const;  // no correction() is below it
+  size_t size() const { return points_.size(); }
+
+ private:
+  static constexpr int kCells = 8;  // per dimension
+  int cell_of(double log2_extent) const;
+  double bandwidth_, cell_size_, least_ = 0;
+  std::vector<Point> points_;       // sorted by cell
+  std::vector<uint32_t> begin_;     // kCells^3 + 1 offsets into points_
+};
+
+// The residual fields of one kernel, by variant and K decomposition.
+using KernelResiduals = std::array<std::shared_ptr<const ResidualField>, kNumVariants * 3>;
+inline int residual_slot(Variant v, Decomposition d) { return static_cast<int>(v) * 3 + static_cast<int>(d); }
+
 // The constants for one device: per kernel (by name), and for the copies.
 struct Calibration {
   std::string source;  // where they came from, for explain()
   int cc = 0, sm_count = 0;
   CopyCosts copies;
   std::unordered_map<std::string, KernelConstants> kernels;
+  double residual_bandwidth = 0.75;  // log2 units
+  double residual_shrink = 0.1;      // in units of the weight of one coincident training problem
+  std::unordered_map<std::string, KernelResiduals> residuals;
 };
 
 // The device's calibration: an exact (compute capability, SM count) match, else one of the same
@@ -114,7 +153,8 @@ double copy_time_us(const CopyWork& work, const CopyCosts& copies);
 
 struct Prediction {
   double us = 0;
-  double kernel_us = 0, copy_us = 0;
+  double kernel_us = 0, copy_us = 0;  // the nine-term model's parts, before the residual factor
+  double residual = 1;                // the factor the training residuals near the problem apply
   bool calibrated = false;  // the kernel's constants came from a sweep of this device class
 };
 
@@ -127,5 +167,9 @@ struct Ranked {
 
 // Every candidate with its prediction, cheapest first (ties keep enumeration order).
 std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device);
+
+// rank_candidates(...).front(), for the planner: the residual correction, the model's costliest
+// part, is applied only to candidates that its bound (least_correction) leaves in the running.
+std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDesc& device);
 
 }  // namespace cutlass_ops

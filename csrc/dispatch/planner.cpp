@@ -249,12 +249,12 @@ void choose_kernel(Plan& p, const DeviceDesc& dev) {
   CachedChoice choice;
   if (!PlanCache::instance().find(key, &choice)) {
     choice.generation = dispatch_generation();  // read first: a change while ranking leaves it stale
-    const std::vector<Ranked> ranked = rank_candidates(p, dev);
-    if (ranked.empty()) {
+    const std::optional<Ranked> cheapest = cheapest_candidate(p, dev);
+    if (!cheapest) {
       choice.candidate = Candidate{};
       choice.reason = kNoKernelReason;
     } else {
-      choice.candidate = ranked.front().candidate;
+      choice.candidate = cheapest->candidate;
       choice.reason = kModelReason;
       const Plan chosen = candidate_plan(p, choice.candidate);
       choice.tile_order = default_tile_order(chosen);

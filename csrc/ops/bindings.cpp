@@ -3,6 +3,7 @@
 #include <torch/csrc/Exceptions.h>
 #include <torch/extension.h>
 
+#include <cmath>
 #include <thread>
 
 #include "dispatch/cost_model.h"
@@ -150,7 +151,9 @@ py::list cost_rows(const std::string& precision, const std::string& layouts, con
     const Prediction pred = predict(p, c, dev);
     py::tuple ft(static_cast<size_t>(kNumFeatures));
     for (int i = 0; i < kNumFeatures; ++i) ft[i] = f[i];
-    out.append(py::make_tuple(ft, py::make_tuple(w.padded_mb, w.transpose_mb, w.launches), pred.us, pred.calibrated));
+    // The nine-term model's time (kernel and copies), before the residual factor: what fit.predict computes.
+    out.append(py::make_tuple(ft, py::make_tuple(w.padded_mb, w.transpose_mb, w.launches), pred.kernel_us + pred.copy_us,
+                              pred.calibrated));
   }
   return out;
 }
@@ -163,7 +166,7 @@ py::list rank_problem(const std::string& precision, const std::string& layouts, 
   py::list out;
   for (const Ranked& r : rank_candidates(p, parse_device(device))) {
     out.append(py::make_tuple(candidate_tuple(r.candidate), r.prediction.us, r.prediction.kernel_us,
-                              r.prediction.copy_us, r.prediction.calibrated));
+                              r.prediction.copy_us, r.prediction.calibrated, r.prediction.residual));
   }
   return out;
 }
@@ -210,8 +213,46 @@ py::list plan_many(const py::list& problems, const py::tuple& device, int thread
   return out;
 }
 
+// residual: {"bandwidth": log2 units, "shrink": weight, "fields": {kernel name: {"variant/decomposition":
+// [m, n, k, slices, log residual, ...]}}}. One list handed for several kernels (the float16 and
+// bfloat16 twins share their residuals) becomes one field.
+void add_residuals(Calibration& cal, const py::dict& residual) {
+  cal.residual_bandwidth = residual["bandwidth"].cast<double>();
+  cal.residual_shrink = residual["shrink"].cast<double>();
+  if (!(cal.residual_bandwidth > 0) || !(cal.residual_shrink >= 0)) {
+    throw py::value_error("residual bandwidth must be > 0 and shrink >= 0");
+  }
+  std::unordered_map<PyObject*, std::shared_ptr<const ResidualField>> made;
+  for (const auto& [name, slots] : residual["fields"].cast<py::dict>()) {
+    KernelResiduals& fields = cal.residuals[name.cast<std::string>()];
+    for (const auto& [slot, values] : slots.cast<py::dict>()) {
+      const std::string key = slot.cast<std::string>();
+      const size_t bar = key.find('/');
+      if (bar == std::string::npos) throw py::value_error("residual slot '" + key + "': expected variant/decomposition");
+      const int index = residual_slot(parse_variant(key.substr(0, bar)), parse_decomposition(key.substr(bar + 1)));
+      auto found = made.find(values.ptr());
+      if (found == made.end()) {
+        const auto flat = values.cast<std::vector<double>>();
+        if (flat.size() % 5 != 0) throw py::value_error("residual slot '" + key + "': expected 5 numbers per point");
+        std::vector<ResidualField::Point> points;
+        for (size_t i = 0; i < flat.size(); i += 5) {
+          if (!(flat[i] >= 1 && flat[i + 1] >= 1 && flat[i + 2] >= 1 && flat[i + 3] >= 1) || !std::isfinite(flat[i + 4])) {
+            throw py::value_error("residual slot '" + key + "': extents must be >= 1 and residuals finite");
+          }
+          points.push_back({{static_cast<float>(std::log2(flat[i])), static_cast<float>(std::log2(flat[i + 1])),
+                             static_cast<float>(std::log2(flat[i + 2])), static_cast<float>(std::log2(flat[i + 3]))},
+                            static_cast<float>(flat[i + 4])});
+        }
+        found = made.emplace(values.ptr(),
+                             std::make_shared<const ResidualField>(std::move(points), cal.residual_bandwidth)).first;
+      }
+      fields[index] = found->second;
+    }
+  }
+}
+
 void add_calibration_dict(int cc, int sm_count, const std::string& source, const py::dict& copies,
-                          const py::dict& kernels) {
+                          const py::dict& kernels, const py::object& residual) {
   Calibration cal;
   cal.cc = cc;
   cal.sm_count = sm_count;
@@ -238,6 +279,7 @@ void add_calibration_dict(int cc, int sm_count, const std::string& source, const
     }
     cal.kernels.emplace(kernel, constants);
   }
+  if (!residual.is_none()) add_residuals(cal, residual.cast<py::dict>());
   add_calibration(std::move(cal));
 }
 
@@ -404,7 +446,7 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   py::list ranked;
   for (const Ranked& r : e.ranked) {
     ranked.append(py::make_tuple(candidate_tuple(r.candidate), r.prediction.us, r.prediction.kernel_us,
-                                 r.prediction.copy_us, r.prediction.calibrated));
+                                 r.prediction.copy_us, r.prediction.calibrated, r.prediction.residual));
   }
   d["ranked"] = ranked;
   py::list refused;
@@ -514,7 +556,10 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("rank_problem", &cutlass_ops::rank_problem, "Every candidate for a problem with its predicted time, cheapest first.");
   m.def("property_coefficients", &cutlass_ops::property_coefficients_list,
         "A kernel's cost-model constants from the device's peak rates alone (no calibration).");
-  m.def("add_calibration", &cutlass_ops::add_calibration_dict, "Load one device's fitted cost-model constants.");
+  m.def("add_calibration", &cutlass_ops::add_calibration_dict,
+        "Load one device's fitted cost-model constants (and the training residuals that correct them).",
+        py::arg("cc"), py::arg("sm_count"), py::arg("source"), py::arg("copies"), py::arg("kernels"),
+        py::arg("residual") = py::none());
   m.def("clear_calibrations", &cutlass_ops::clear_calibrations, "Forget every loaded calibration.");
   m.def("plan_cache_size", [] { return cutlass_ops::PlanCache::instance().size(); },
         "Problems whose cost-model choice is cached.");

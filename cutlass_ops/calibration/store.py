@@ -1,5 +1,6 @@
-"""The cost model's shipped constants: one JSON file per calibrated device class in
-``cutlass_ops/calibration/data/`` (written by ``python -m cutlass_ops fit``), keyed by compute
+"""The cost model's shipped constants: one gzip-compressed JSON file per calibrated device class
+in ``cutlass_ops/calibration/data/`` (written by ``python -m cutlass_ops fit``; its training
+residuals are most of it), keyed by compute
 capability and SM count. All are handed to the planner at import, which needs no GPU: the
 planner takes the one matching the device it plans for (an exact match, else one of the same
 compute capability), and plans from the device's peak rates where none matches.
@@ -7,10 +8,12 @@ compute capability), and plans from the device's peak rates where none matches.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import warnings
 from pathlib import Path
+from typing import Optional
 
 from .. import _extension
 
@@ -25,8 +28,12 @@ class CalibrationWarning(UserWarning):
     """A calibration file was ignored."""
 
 
+SUFFIX = ".json.gz"
+
+
 def load(path: os.PathLike) -> dict:
-    data = json.loads(Path(path).read_text())
+    raw = Path(path).read_bytes()
+    data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
     if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
         raise ValueError(f"{path}: not a cutlass_ops calibration file of version {FORMAT_VERSION}")
     return data
@@ -36,14 +43,36 @@ def install(data: dict, source: str = "") -> None:
     """Hand a calibration to the planner (for its compute capability and SM count). Constants of
     kernels this build lacks are kept: they are looked up by name and simply never asked for."""
     cc = data["capability"][0] * 10 + data["capability"][1]
-    _C.add_calibration(cc, data["sm_count"], source or data.get("device", ""), data["copies"], data["kernels"])
+    _C.add_calibration(cc, data["sm_count"], source or data.get("device", ""), data["copies"], data["kernels"],
+                       residual_fields(data.get("residual")))
+
+
+def save(data: dict, path: os.PathLike) -> None:
+    """Write a calibration (gzip-compressed JSON, byte-for-byte reproducible: no timestamp in
+    the gzip header)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=9, mtime=0) as f:
+        f.write((json.dumps(data, separators=(",", ":")) + "\n").encode())
+
+
+def residual_fields(residual: Optional[dict]) -> Optional[dict]:
+    """The residuals by kernel name: a field stored under a float16/bfloat16 twin's shared key
+    (``_16bit_``, fit.fit_key) is handed for both names, as one list (one field in C++)."""
+    if residual is None:
+        return None
+    fields = {}
+    for key, slots in residual["fields"].items():
+        names = [key.replace("_16bit_", f"_{p}_") for p in ("f16", "bf16")] if "_16bit_" in key else [key]
+        for name in names:
+            fields[name] = slots
+    return {"bandwidth": residual["bandwidth"], "shrink": residual["shrink"], "fields": fields}
 
 
 def install_shipped() -> list[str]:
     """Load every calibration shipped with the package; a file that does not load is skipped
     with a CalibrationWarning (the planner then estimates from the device's properties)."""
     loaded = []
-    for path in sorted(DATA_DIR.glob("*.json")):
+    for path in sorted(DATA_DIR.glob(f"*{SUFFIX}")):
         try:
             data = load(path)
             install(data, f"{path.name} ({data['device']}, fitted {data['fitted'][:10]})")
