@@ -212,7 +212,7 @@ def cmd_evaluate(args) -> int:
     from .calibration import evaluate
 
     splits = ("train", "test") if args.split == "all" else (args.split,)
-    judged, untimed = evaluate.judge(Path(args.sweep), splits)
+    judged, untimed = evaluate.judge(Path(args.sweep), splits, Path(args.unseen_by) if args.unseen_by else None)
     groups = {"all": evaluate.summary(judged), **evaluate.grouped(judged)}
     print(evaluate.table(groups, markdown=args.markdown))
     if untimed:
@@ -324,6 +324,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("evaluate", help="judge the cost model on a sweep's test split, from stored timings")
     p.add_argument("sweep", help="one device's sweep folder")
     p.add_argument("--split", default="test", choices=["test", "train", "all"])
+    p.add_argument("--unseen-by", metavar="SWEEP",
+                   help="only problems this other sweep folder does not hold (a re-measurement on new shapes)")
     p.add_argument("--markdown", action="store_true", help="print a markdown table")
     p.add_argument("--worst", type=int, default=0, help="also list the N problems of highest regret")
     p.add_argument("--json", help="write the summary to this JSON file")

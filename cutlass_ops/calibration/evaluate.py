@@ -60,10 +60,18 @@ class Judged:
         return self.torch_us / self.best_us
 
 
-def judge(folder: Path, splits: Iterable[str] = ("test",)) -> tuple[list[Judged], list[str]]:
+def problem_key(row: dict) -> tuple:
+    return row["precision"], row["layouts"], tuple(row["problem"]), tuple(row["align"])
+
+
+def judge(folder: Path, splits: Iterable[str] = ("test",), unseen_by: Optional[Path] = None
+          ) -> tuple[list[Judged], list[str]]:
     """The model's pick on every row of `splits`; also the ids of rows whose pick was never
-    timed (an enumeration that changed since the sweep: a defect to fix by sweeping again)."""
+    timed (an enumeration that changed since the sweep: a defect to fix by sweeping again).
+    With `unseen_by` (another sweep folder, the one the model was fitted on), only problems
+    that sweep does not hold: a re-measurement on shapes the fit never saw in any split."""
     splits = set(splits)
+    seen = {problem_key(row) for _, row in sweep_files.iter_rows(unseen_by)} if unseen_by else set()
     judged, untimed = [], []
     baseline = {}
     picks = Path(folder) / "rule_tree_picks.json.gz"
@@ -71,7 +79,7 @@ def judge(folder: Path, splits: Iterable[str] = ("test",)) -> tuple[list[Judged]
         with gzip.open(picks, "rt") as f:
             baseline = {k: tuple(v) for k, v in json.load(f)["picks"].items()}
     for head, row in sweep_files.iter_rows(folder):
-        if row["split"] not in splits:
+        if row["split"] not in splits or problem_key(row) in seen:
             continue
         measured = {tuple(c[:4]): c[4] for c in row["c"] if c[4] is not None}
         if not measured:
