@@ -197,7 +197,7 @@ def cmd_fit(args) -> int:
         print(f"  widest fit: {key}: rms log error {r['rms_log']:.3f} over {r['samples']} samples")
     cv = calibration["fit"]["residual cross-validation"]
     residual = calibration["residual"]
-    points = sum(len(v) // 5 for slots in residual["fields"].values() for v in slots.values())
+    points = sum(len(v) // 6 for slots in residual["fields"].values() for v in slots.values())
     print(f"residuals: {points} training points; cross-validation chose {cv['chosen']} "
           f"(regret geomean {cv[cv['chosen']]['regret_geomean']:.4f}, p95 {cv[cv['chosen']]['regret_p95']:.3f} "
           f"on held-out training folds)")

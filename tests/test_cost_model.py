@@ -212,26 +212,31 @@ def _bf16_rr_problem():
 
 @needs_sm90
 def test_the_residual_correction_is_the_shrunk_weighted_mean_of_nearby_training_errors():
-    """A field holding two training points for one candidate class multiplies that candidate's
-    prediction by exp(sum(w r) / (sum(w) + shrink)), w Gaussian in log2 (M, N, K, slices), and
-    leaves every other candidate as the constants alone predict."""
+    """A field holding training points for one candidate class multiplies that candidate's
+    prediction by exp(sum(w r) / (sum(w) + shrink)), w Gaussian in log2 (M, N, K, slices) with a
+    point of other layouts farther by the layout distance, and leaves every other candidate as
+    the constants alone predict."""
     precision, layouts, problem, align = _bf16_rr_problem()
     device = fit.H100_DESC
     plain = {tuple(r[0]): r for r in _C.rank_problem(precision, layouts, problem, align, device)}
     target = next(c for c in plain if c[0] == "in-place" and c[2] == "data-parallel")
+    key, layout_index = fit.residual_key(target[1])
+    assert layout_index == 0  # "rr"
     m, n, k = problem
-    points = [(m, n, k, 1, math.log(3.0)), (2 * m, n, k, 1, math.log(0.5))]  # one coincident, one 1 log2 unit away
-    bandwidth, shrink = 0.75, 0.2
+    # One coincident, one 1 log2 unit away, one coincident but of "cc" operands.
+    points = [(m, n, k, 1, 0, math.log(3.0)), (2 * m, n, k, 1, 0, math.log(0.5)), (m, n, k, 1, 3, math.log(2.0))]
+    bandwidth, shrink, distance = 0.75, 0.2, 1.5
     data = store.load(H100_CALIBRATION)
-    data["residual"] = {"bandwidth": bandwidth, "shrink": shrink,
-                        "fields": {target[1]: {f"{target[0]}/{target[2]}": [v for p in points for v in p]}}}
+    data["residual"] = {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance,
+                        "fields": {key: {f"{target[0]}/{target[2]}": [v for p in points for v in p]}}}
     try:
         store.install(data, "a test's residuals")
         corrected = {tuple(r[0]): r for r in _C.rank_problem(precision, layouts, problem, align, device)}
     finally:
         store.install_shipped()
-    weights = [math.exp(-(math.log2(pm / m) ** 2) / (2 * bandwidth ** 2)) for pm, *_ in points]
-    expected = math.exp(sum(w * p[4] for w, p in zip(weights, points)) / (sum(weights) + shrink))
+    weights = [math.exp(-(math.log2(p[0] / m) ** 2 + (distance if p[4] != 0 else 0)) / (2 * bandwidth ** 2))
+               for p in points]
+    expected = math.exp(sum(w * p[5] for w, p in zip(weights, points)) / (sum(weights) + shrink))
     for c, row in corrected.items():
         base = plain[c][2] + plain[c][3]  # kernel_us + copy_us, before any residual
         factor = expected if c == target else 1.0
@@ -244,6 +249,7 @@ def test_the_shipped_residuals_come_from_the_training_split_alone():
     data = store.load(H100_CALIBRATION)
     residual = data["residual"]
     assert residual["bandwidth"] in fit.RESIDUAL_BANDWIDTHS and residual["shrink"] in fit.RESIDUAL_SHRINKS
+    assert residual["layout_distance"] in fit.RESIDUAL_LAYOUT_DISTANCES
     cv = data["fit"]["residual cross-validation"]
     assert cv["chosen"] == min((s for s in cv if s != "chosen"), key=lambda s: cv[s]["regret_geomean"])
     # Kernels of one precision serve rows of another (float32 kernels time 3xTF32 rows that
@@ -252,14 +258,13 @@ def test_the_shipped_residuals_come_from_the_training_split_alone():
              if row["split"] == "train"}
     checked = 0
     for key, slots in residual["fields"].items():
-        layouts = key.split("_")[3]
         for slot, values in slots.items():
-            assert len(values) % 5 == 0
+            assert len(values) % 6 == 0
             if not slot.startswith("in-place/"):  # a staged candidate's kernel has other layouts than its row
                 continue
-            for i in range(0, len(values), 5):
-                m, n, k = values[i:i + 3]
-                assert (m, n, k, layouts) in train, (key, m, n, k)
+            for i in range(0, len(values), 6):
+                m, n, k, _, layouts = values[i:i + 5]
+                assert (m, n, k, store.LAYOUTS[layouts]) in train, (key, m, n, k)
                 checked += 1
     assert checked > 1000
 

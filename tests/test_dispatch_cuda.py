@@ -98,16 +98,15 @@ def test_every_decomposition_through_the_tuning_table(kernel, decomposition, spl
     cutlass_ops.set_fp32_mode("3xtf32" if precision == "3xtf32" else "ieee")
     try:
         plan = cutlass_ops.explain(a, b)
-        # The table is keyed by the call's precision (3xTF32 may run IEEE fp32 kernels instead).
-        if plan.transposed or (plan.a.layout[0], plan.b.layout[0]) != (
-                kernel.layouts[0], kernel.layouts[1]) or min(plan.a.align, plan.b.align, plan.out.align) < min(
-                kernel.alignment):
+        # The table is keyed by the call's operands as given (not those of a variant that copies B)
+        # and the kernel's precision.
+        key = {**plan.tuning_key, "precision": precision}
+        if plan.transposed or key["layout_a"][0] + key["layout_b"][0] != kernel.layouts or min(
+                key["align"]) < min(kernel.alignment):
             pytest.skip(f"{kernel.name} does not take this problem's precision, layout or alignment "
-                        f"(auto plan: {plan.dtype}, {plan.a.layout} x {plan.b.layout})")
-        _C.tuning_insert({"precision": precision, "layout_a": plan.a.layout, "layout_b": plan.b.layout,
-                          "align": [plan.a.align, plan.b.align, plan.out.align], "cc": plan.device.capability[0] * 10
-                          + plan.device.capability[1], "sm_count": plan.device.sm_count, "mnk": list(plan.problem),
-                          "kernel": kernel.name, "decomposition": decomposition, "splits": splits})
+                        f"(call: {key['precision']}, {key['layout_a']} x {key['layout_b']}, align {key['align']})")
+        _C.tuning_insert({**key, "variant": "in-place", "kernel": kernel.name, "decomposition": decomposition,
+                          "splits": splits})
         tuned = cutlass_ops.explain(a, b)
         assert (tuned.kernel, tuned.decomposition, tuned.splits) == (kernel.name, decomposition, splits), tuned
         out = cutlass_ops.mm(a, b)

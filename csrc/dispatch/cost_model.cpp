@@ -270,39 +270,51 @@ ResidualField::ResidualField(std::vector<Point> points, double bandwidth)
   for (size_t i = 1; i < begin_.size(); ++i) begin_[i] += begin_[i - 1];
   points_ = std::move(points);
   // A shrunk weighted mean of residuals is never below the least of them, nor below 0.
-  least_ = 0;
-  for (const Point& p : points_) least_ = std::min(least_, static_cast<double>(p.r));
+  least_.assign(kCells * kCells * kCells, 0.0f);
+  for (int cell = 0; cell < kCells * kCells * kCells; ++cell) {
+    for (uint32_t p = begin_[cell]; p < begin_[cell + 1]; ++p) least_[cell] = std::min(least_[cell], points_[p].r);
+  }
+}
+
+template <class Visit>
+void ResidualField::for_each_near_cell(const std::array<double, 4>& x, Visit visit) const {
+  const int c0 = cell_of(x[0]), c1 = cell_of(x[1]), c2 = cell_of(x[2]);
+  for (int i = std::max(0, c0 - 1); i <= std::min(kCells - 1, c0 + 1); ++i) {
+    for (int j = std::max(0, c1 - 1); j <= std::min(kCells - 1, c1 + 1); ++j) {
+      for (int l = std::max(0, c2 - 1); l <= std::min(kCells - 1, c2 + 1); ++l) visit((i * kCells + j) * kCells + l);
+    }
+  }
 }
 
 int ResidualField::cell_of(double log2_extent) const {
   return std::clamp(static_cast<int>(log2_extent / cell_size_), 0, kCells - 1);
 }
 
-double ResidualField::correction(const std::array<double, 4>& x, double shrink) const {
+double ResidualField::correction(const std::array<double, 4>& x, int layouts, double shrink,
+                                 double layout_distance) const {
   const double inv = 1.0 / (2.0 * bandwidth_ * bandwidth_);
   const double reach = 9.0 * bandwidth_ * bandwidth_;  // three bandwidths, squared
   double sum_w = 0, sum_wr = 0;
-  const int c0 = cell_of(x[0]), c1 = cell_of(x[1]), c2 = cell_of(x[2]);
-  for (int i = std::max(0, c0 - 1); i <= std::min(kCells - 1, c0 + 1); ++i) {
-    for (int j = std::max(0, c1 - 1); j <= std::min(kCells - 1, c1 + 1); ++j) {
-      for (int l = std::max(0, c2 - 1); l <= std::min(kCells - 1, c2 + 1); ++l) {
-        const int cell = (i * kCells + j) * kCells + l;
-        for (uint32_t p = begin_[cell]; p < begin_[cell + 1]; ++p) {
-          const Point& q = points_[p];
-          double d2 = 0;
-          for (int a = 0; a < 4; ++a) d2 += (q.x[a] - x[a]) * (q.x[a] - x[a]);
-          if (d2 > reach) continue;
-          const double w = std::exp(-d2 * inv);
-          sum_w += w;
-          sum_wr += w * q.r;
-        }
-      }
+  for_each_near_cell(x, [&](int cell) {
+    for (uint32_t p = begin_[cell]; p < begin_[cell + 1]; ++p) {
+      const Point& q = points_[p];
+      double d2 = 0;
+      for (int a = 0; a < 4; ++a) d2 += (q.x[a] - x[a]) * (q.x[a] - x[a]);
+      if (q.layouts != layouts) d2 += layout_distance;
+      if (d2 > reach) continue;
+      const double w = std::exp(-d2 * inv);
+      sum_w += w;
+      sum_wr += w * q.r;
     }
-  }
+  });
   return sum_wr / (sum_w + shrink);
 }
 
-double ResidualField::least_correction() const { return least_; }
+double ResidualField::least_correction(const std::array<double, 4>& x) const {
+  float least = 0;
+  for_each_near_cell(x, [&](int cell) { least = std::min(least, least_[cell]); });
+  return least;
+}
 
 namespace {
 
@@ -332,13 +344,17 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
   return out;
 }
 
+std::array<double, 4> residual_coordinates(const Plan& normalized, const Candidate& c) {
+  return {std::log2(std::max<int64_t>(1, normalized.m)), std::log2(std::max<int64_t>(1, normalized.n)),
+          std::log2(std::max<int64_t>(1, normalized.k)), std::log2(std::max(1, c.splits))};
+}
+
 void apply_residual(const Plan& normalized, const Candidate& c, const Calibration* cal, const ResidualField* field,
                     Prediction& out) {
   if (field == nullptr) return;
-  const std::array<double, 4> x = {std::log2(std::max<int64_t>(1, normalized.m)),
-                                   std::log2(std::max<int64_t>(1, normalized.n)),
-                                   std::log2(std::max<int64_t>(1, normalized.k)), std::log2(std::max(1, c.splits))};
-  out.residual = std::exp(field->correction(x, cal->residual_shrink));
+  const std::array<double, 4> x = residual_coordinates(normalized, c);
+  out.residual =
+      std::exp(field->correction(x, layout_index(*c.kernel), cal->residual_shrink, cal->residual_layout_distance));
   out.us *= out.residual;
 }
 
@@ -374,7 +390,8 @@ std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDes
   for (size_t i = 0; i < candidates.size(); ++i) {
     Prediction plain = plain_prediction(normalized, candidates[i], device, cal);
     const ResidualField* field = residual_field(cal, candidates[i]);
-    const double bound = plain.us * (field == nullptr ? 1.0 : std::exp(field->least_correction()));
+    const double bound =
+        plain.us * (field == nullptr ? 1.0 : std::exp(field->least_correction(residual_coordinates(normalized, candidates[i]))));
     entries.push_back({i, {candidates[i], plain}, field, bound});
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {

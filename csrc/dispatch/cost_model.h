@@ -30,11 +30,13 @@
 //
 // What the nine terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
 // streaming kernels' K split; CUTLASS's stream-K heuristics) varies smoothly with the shape, and
-// the sweep measured it: each candidate class (variant, kernel, K decomposition) keeps its
-// training problems' log residuals, log(measured / predicted), and a prediction is multiplied
-// by exp(their Gaussian-weighted mean near the problem), in log2 M, N, K and slices, shrunk
-// toward 1 where few training problems are near (ResidualField: kernel regression). Its
-// bandwidth and shrinkage are chosen by cross-validation on the training split (fit.py).
+// the sweep measured it: each candidate class (variant, config and alignment, K decomposition;
+// all four operand layouts together) keeps its training problems' log residuals, log(measured /
+// predicted), and a prediction is multiplied by exp(their Gaussian-weighted mean near the
+// problem), in log2 M, N, K and slices, a point of another operand layout counted as farther
+// by a fixed squared distance, shrunk toward 1 where few training problems are near
+// (ResidualField: kernel regression). Bandwidth, shrinkage and the layout distance are chosen
+// by cross-validation on the training split (fit.py).
 #pragma once
 
 #include <array>
@@ -92,22 +94,33 @@ struct KernelConstants {
 class ResidualField {
  public:
   struct Point {
-    float x[4];  // log2 M, log2 N, log2 K, log2 slices
-    float r;     // log(measured / predicted)
+    float x[4];      // log2 M, log2 N, log2 K, log2 slices
+    float r;         // log(measured / predicted)
+    int layouts;     // layout_index() of the training kernel's operands
   };
   ResidualField(std::vector<Point> points, double bandwidth);
-  // sum(w r) / (sum(w) + shrink), w = exp(-|x - x_i|^2 / (2 bandwidth^2)).
-  double correction(const std::array<double, 4>& x, double shrink) const;
-  double least_correction() const;  // no correction() is below it
+  // sum(w r) / (sum(w) + shrink), w = exp(-(|x - x_i|^2 + layout_distance [other layouts]) /
+  // (2 bandwidth^2)).
+  double correction(const std::array<double, 4>& x, int layouts, double shrink, double layout_distance) const;
+  // No correction() at x is below it: the least residual (or 0) of the cells it reads.
+  double least_correction(const std::array<double, 4>& x) const;
   size_t size() const { return points_.size(); }
 
  private:
   static constexpr int kCells = 8;  // per dimension
   int cell_of(double log2_extent) const;
-  double bandwidth_, cell_size_, least_ = 0;
+  template <class Visit>
+  void for_each_near_cell(const std::array<double, 4>& x, Visit visit) const;
+  double bandwidth_, cell_size_;
   std::vector<Point> points_;       // sorted by cell
   std::vector<uint32_t> begin_;     // kCells^3 + 1 offsets into points_
+  std::vector<float> least_;        // per cell: min(0, least residual in it)
 };
+
+// A kernel's operand layouts as 0-3: rr, rc, cr, cc (A then B; r = row-major).
+inline int layout_index(const KernelInfo& k) {
+  return (k.layout_a == Layout::kColMajor ? 2 : 0) + (k.layout_b == Layout::kColMajor ? 1 : 0);
+}
 
 // The residual fields of one kernel, by variant and K decomposition.
 using KernelResiduals = std::array<std::shared_ptr<const ResidualField>, kNumVariants * 3>;
@@ -121,6 +134,7 @@ struct Calibration {
   std::unordered_map<std::string, KernelConstants> kernels;
   double residual_bandwidth = 0.75;  // log2 units
   double residual_shrink = 0.1;      // in units of the weight of one coincident training problem
+  double residual_layout_distance = 2.0;  // squared log2 units added for a point of other layouts
   std::unordered_map<std::string, KernelResiduals> residuals;
 };
 
@@ -170,6 +184,7 @@ std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& de
 
 // rank_candidates(...).front(), for the planner: the residual correction, the model's costliest
 // part, is applied only to candidates that its bound (least_correction) leaves in the running.
+// The same pick (ties too).
 std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDesc& device);
 
 }  // namespace cutlass_ops

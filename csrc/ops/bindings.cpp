@@ -213,14 +213,16 @@ py::list plan_many(const py::list& problems, const py::tuple& device, int thread
   return out;
 }
 
-// residual: {"bandwidth": log2 units, "shrink": weight, "fields": {kernel name: {"variant/decomposition":
-// [m, n, k, slices, log residual, ...]}}}. One list handed for several kernels (the float16 and
-// bfloat16 twins share their residuals) becomes one field.
+// residual: {"bandwidth": log2 units, "shrink": weight, "layout_distance": squared log2 units,
+// "fields": {kernel name: {"variant/decomposition": [m, n, k, slices, layouts (0-3), log residual,
+// ...]}}}. One list handed for several kernels (a config's layouts and float16/bfloat16 twins
+// share their residuals) becomes one field.
 void add_residuals(Calibration& cal, const py::dict& residual) {
   cal.residual_bandwidth = residual["bandwidth"].cast<double>();
   cal.residual_shrink = residual["shrink"].cast<double>();
-  if (!(cal.residual_bandwidth > 0) || !(cal.residual_shrink >= 0)) {
-    throw py::value_error("residual bandwidth must be > 0 and shrink >= 0");
+  cal.residual_layout_distance = residual["layout_distance"].cast<double>();
+  if (!(cal.residual_bandwidth > 0) || !(cal.residual_shrink >= 0) || !(cal.residual_layout_distance >= 0)) {
+    throw py::value_error("residual bandwidth must be > 0, shrink and layout_distance >= 0");
   }
   std::unordered_map<PyObject*, std::shared_ptr<const ResidualField>> made;
   for (const auto& [name, slots] : residual["fields"].cast<py::dict>()) {
@@ -233,15 +235,20 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
       auto found = made.find(values.ptr());
       if (found == made.end()) {
         const auto flat = values.cast<std::vector<double>>();
-        if (flat.size() % 5 != 0) throw py::value_error("residual slot '" + key + "': expected 5 numbers per point");
+        constexpr size_t kPerPoint = 6;
+        if (flat.size() % kPerPoint != 0) {
+          throw py::value_error("residual slot '" + key + "': expected 6 numbers per point");
+        }
         std::vector<ResidualField::Point> points;
-        for (size_t i = 0; i < flat.size(); i += 5) {
-          if (!(flat[i] >= 1 && flat[i + 1] >= 1 && flat[i + 2] >= 1 && flat[i + 3] >= 1) || !std::isfinite(flat[i + 4])) {
-            throw py::value_error("residual slot '" + key + "': extents must be >= 1 and residuals finite");
+        for (size_t i = 0; i < flat.size(); i += kPerPoint) {
+          if (!(flat[i] >= 1 && flat[i + 1] >= 1 && flat[i + 2] >= 1 && flat[i + 3] >= 1) ||
+              !(flat[i + 4] >= 0 && flat[i + 4] <= 3) || !std::isfinite(flat[i + 5])) {
+            throw py::value_error("residual slot '" + key + "': extents must be >= 1, layouts 0-3, residuals finite");
           }
           points.push_back({{static_cast<float>(std::log2(flat[i])), static_cast<float>(std::log2(flat[i + 1])),
                              static_cast<float>(std::log2(flat[i + 2])), static_cast<float>(std::log2(flat[i + 3]))},
-                            static_cast<float>(flat[i + 4])});
+                            static_cast<float>(flat[i + 5]),
+                            static_cast<int>(flat[i + 4])});
         }
         found = made.emplace(values.ptr(),
                              std::make_shared<const ResidualField>(std::move(points), cal.residual_bandwidth)).first;

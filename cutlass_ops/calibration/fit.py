@@ -14,11 +14,12 @@ what the staged and K-major rows took beyond their kernel's prediction.
 
 Last, the residuals: every timed candidate of every training row keeps log(measured /
 predicted) under the fitted constants, and the planner corrects a prediction by those of its
-candidate class near the problem (cost_model.h, ResidualField). The correction's bandwidth and
-shrinkage are chosen by cross-validation on the training split alone: grouped folds (a model
-config's rows stay together, as the test split keeps whole configs out), each fold planned
-with the residuals of the others, the setting with the lowest regret geomean kept. Test rows
-are never read here.
+candidate class near the problem (cost_model.h, ResidualField); a class holds a config's four
+operand layouts, a point of other layouts counted as farther. The correction's bandwidth,
+shrinkage and layout distance are chosen by cross-validation on the training split alone:
+grouped folds (a model config's rows stay together, as the test split keeps whole configs
+out), each fold planned with the residuals of the others, the setting with the lowest regret
+geomean kept. Test rows are never read here.
 """
 
 from __future__ import annotations
@@ -47,8 +48,11 @@ SMOOTH_MAX_POWER = 4.0  # cost_model.h kSmoothMaxPower
 # The residual correction's settings that cross-validation chooses among (log2 units; weight
 # of one coincident training problem), and its folds.
 RESIDUAL_BANDWIDTHS = (0.5, 0.75, 1.0)
-RESIDUAL_SHRINKS = (0.03, 0.1, 0.3)
+RESIDUAL_SHRINKS = (0.03, 0.1)
+# Squared log2 distance added for a point of other operand layouts; 1000: layouts kept apart.
+RESIDUAL_LAYOUT_DISTANCES = (1.0, 2.0, 4.0, 1000.0)
 CV_FOLDS = 5
+LAYOUT_INDEX = {"rr": 0, "rc": 1, "cr": 2, "cc": 3}  # cost_model.h layout_index()
 
 # A device that sweeps did not record (files written before the header said): an H100 SXM.
 H100_DESC = (90, 132, 232448, 1980, 3352)
@@ -230,8 +234,15 @@ def residual_rows(folder: Path, device) -> list[dict]:
     return rows
 
 
+def residual_key(kernel: str) -> tuple[str, int]:
+    """The residual class of a kernel (its fit key without the layouts: origin_arch_precision_config)
+    and its layouts' index."""
+    parts = fit_key(kernel).split("_")
+    return "_".join(parts[:3] + parts[4:]), LAYOUT_INDEX[parts[3]]
+
+
 def residual_fields(rows: list[dict]) -> dict:
-    """{fit key: {"variant/decomposition": [m, n, k, slices, log(measured / predicted), ...]}}.
+    """{class: {"variant/decomposition": [m, n, k, slices, layouts, log(measured / predicted), ...]}}.
     Every timed candidate counts: leaving out those measured and predicted beyond 1.5x the
     row's fastest (a third of the points) raised the test split's regret max from 1.51 to 1.87."""
     fields: dict = defaultdict(lambda: defaultdict(list))
@@ -241,37 +252,40 @@ def residual_fields(rows: list[dict]) -> dict:
             predicted = row["predicted"].get((variant, kernel, decomposition, splits))
             if predicted is None or predicted <= 0:
                 continue
-            fields[fit_key(kernel)][f"{variant}/{decomposition}"] += [m, n, k, splits, round(math.log(us / predicted), 4)]
+            key, layouts = residual_key(kernel)
+            fields[key][f"{variant}/{decomposition}"] += [m, n, k, splits, layouts, round(math.log(us / predicted), 4)]
     return {key: dict(sorted(slots.items())) for key, slots in sorted(fields.items())}
 
 
 def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict) -> tuple[dict, dict]:
-    """The residual fields of the training split, with the bandwidth and shrinkage that plan the
-    held-out folds best; and the cross-validation's figures."""
+    """The residual fields of the training split, with the bandwidth, shrinkage and layout
+    distance that plan the held-out folds best; and the cross-validation's figures."""
     device = device_of(head)
     _install(head, constants, copies)
     rows = residual_rows(folder, device)
     folds = [residual_fields([r for r in rows if r["fold"] != f]) for f in range(CV_FOLDS)]
     report = {}
-    for bandwidth in RESIDUAL_BANDWIDTHS:
-        for shrink in RESIDUAL_SHRINKS:
-            regrets = []
-            for f in range(CV_FOLDS):
-                _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "fields": folds[f]})
-                for row in rows:
-                    if row["fold"] != f:
-                        continue
-                    pick = tuple(_C.rank_problem(*row["args"], device)[0][0])
-                    if pick in row["measured"]:
-                        regrets.append(row["measured"][pick] / min(row["measured"].values()))
-            regrets.sort()
-            report[f"bandwidth {bandwidth} shrink {shrink}"] = {
-                "regret_geomean": round(geomean(regrets), 5), "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
-                "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
+    settings = [(b, s, d) for b in RESIDUAL_BANDWIDTHS for s in RESIDUAL_SHRINKS for d in RESIDUAL_LAYOUT_DISTANCES]
+    for bandwidth, shrink, distance in settings:
+        regrets = []
+        for f in range(CV_FOLDS):
+            _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance,
+                                               "fields": folds[f]})
+            for row in rows:
+                if row["fold"] != f:
+                    continue
+                pick = tuple(_C.rank_problem(*row["args"], device)[0][0])
+                if pick in row["measured"]:
+                    regrets.append(row["measured"][pick] / min(row["measured"].values()))
+        regrets.sort()
+        report[f"bandwidth {bandwidth} shrink {shrink} layout_distance {distance}"] = {
+            "regret_geomean": round(geomean(regrets), 5), "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
+            "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
     best = min(report, key=lambda s: report[s]["regret_geomean"])
-    bandwidth, shrink = (float(v) for v in best.split()[1::2])
+    bandwidth, shrink, distance = (float(v) for v in best.split()[1::2])
     _C.clear_calibrations()
-    return {"bandwidth": bandwidth, "shrink": shrink, "fields": residual_fields(rows)}, {"chosen": best, **report}
+    return ({"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance, "fields": residual_fields(rows)},
+            {"chosen": best, **report})
 
 
 def geomean(values) -> float:

@@ -55,17 +55,24 @@ def save(data: dict, path: os.PathLike) -> None:
         f.write((json.dumps(data, separators=(",", ":")) + "\n").encode())
 
 
+LAYOUTS = ("rr", "rc", "cr", "cc")
+
+
 def residual_fields(residual: Optional[dict]) -> Optional[dict]:
-    """The residuals by kernel name: a field stored under a float16/bfloat16 twin's shared key
-    (``_16bit_``, fit.fit_key) is handed for both names, as one list (one field in C++)."""
+    """The residuals by kernel name. A field is stored once per class (origin_arch_precision_config,
+    fit.residual_key: its four layouts together, and for 16-bit kernels both precisions) and is
+    handed for every name of the class, as one list (one field in C++); names this build lacks
+    are never asked for."""
     if residual is None:
         return None
     fields = {}
     for key, slots in residual["fields"].items():
-        names = [key.replace("_16bit_", f"_{p}_") for p in ("f16", "bf16")] if "_16bit_" in key else [key]
-        for name in names:
-            fields[name] = slots
-    return {"bandwidth": residual["bandwidth"], "shrink": residual["shrink"], "fields": fields}
+        origin, arch, precision, rest = key.split("_", 3)
+        for p in ("f16", "bf16") if precision == "16bit" else (precision,):
+            for layouts in LAYOUTS:
+                fields[f"{origin}_{arch}_{p}_{layouts}_{rest}"] = slots
+    return {"bandwidth": residual["bandwidth"], "shrink": residual["shrink"],
+            "layout_distance": residual["layout_distance"], "fields": fields}
 
 
 def install_shipped() -> list[str]:
