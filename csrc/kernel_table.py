@@ -349,6 +349,19 @@ MmaPipelined), each thread loading its part of the next K tile into registers, o
 time, while the warps multiply the current one out of shared memory, then storing it. cuBLAS
 runs the same structure on such operands (CUTLASS's tensorop_s1688gemm_128x128_32x2_align1).
 Smem: 2 x (128 + 128) x 32 x 2 B = 32 KiB."""),
+    Sm80((64, 64, 32), warp=(32, 32, 32), stages=2, builds={"f16": (1,), "bf16": (1,)}, why="""Small
+16-bit problems with odd addresses or leading dims: the register-staged two-stage pipeline of the
+128x128 alignment-1 kernel on a 64x64 tile (four warps of 32x32), a quarter of the multiply-adds
+and half the element loads per K step, and four times the CTAs. The sweep (H100, bf16 and f16,
+2026-11-24): on the 1,162 problems under 0.1 GFLOP with an unaligned operand the best built
+kernel reached 0.72x torch.mm (geomean; median 10.5 us against 8.2), most of them on the 128x128
+alignment-1 kernel; cuBLAS runs CUTLASS 2.x alignment-1 kernels with 64x64 tiles there.
+Stream-K stands in for split-K (16-bit D). Smem: 2 x (64 + 64) x 32 x 2 B = 16 KiB."""),
+    Sm80((64, 64, 32), warp=(32, 32, 32), stages=4, builds={"f16": (4, 2), "bf16": (4, 2)}, why="""Small
+16-bit problems with operands aligned to 4 or 8 bytes: the cp.async multistage 128x128
+kernel's copies on a 64x64 tile (four warps of 32x32), four stages. On the sweep's 228 problems
+under 0.1 GFLOP aligned to 4 bytes the best built kernel, the 128x128 one, reached median 8.8 us
+against torch.mm's 6.0. Smem: 4 x (64 + 64) x 32 x 2 B = 32 KiB."""),
     Sm80((64, 64, 64), warp=(32, 32, 64), stages=5, builds={"f16": (8,), "bf16": (8,)}, why="""Small
 problems and few rows, 16-bit, 16-byte aligned operands (also SM86/89's path: it fits their 99
 KiB). Four warps of 32x32, five stages of (64 + 64) x 64 x 2 B = 80 KiB. A 64x64 tile gives

@@ -176,6 +176,15 @@ def cmd_sweep(args) -> int:
     if unknown:
         print(f"--dtype: unknown {unknown}; choose from {list(problems.SIZES)}", file=sys.stderr)
         return 2
+    if args.add_kernels:
+        from . import _extension
+
+        index = torch.cuda.current_device()
+        cc, sm_count = _extension._C.device_desc(index)[:2]
+        folder = Path(args.out) / sweep.device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
+        sweep.extend(folder, [k.strip() for k in args.add_kernels.split(",") if k.strip()], dtypes,
+                     time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress)
+        return 0
     sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
               progress=not args.no_progress, passes=args.passes)
     return 0
@@ -314,6 +323,9 @@ def main(argv=None) -> int:
     p.add_argument("--reps", type=int, default=5, help="timings per candidate and pass (median kept)")
     p.add_argument("--passes", type=int, default=2, help="passes over the candidates, in alternating order")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--add-kernels", metavar="NAMES",
+                   help="comma list of kernels added since the sweep: time just them on its problems and merge them "
+                        "into its rows (resumable)")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("fit", help="fit the cost model's constants on a sweep's training split")

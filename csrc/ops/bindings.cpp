@@ -475,12 +475,12 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
 
 
 py::dict sweep_problem_dict(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
-                            float give_up, int passes) {
+                            float give_up, int passes, const std::vector<std::string>& only) {
   SweepRow row;
   {
     HANDLE_TH_ERRORS
     py::gil_scoped_release no_gil;
-    row = sweep_problem(self, mat2, out, reps, give_up, passes);
+    row = sweep_problem(self, mat2, out, reps, give_up, passes, only);
     END_HANDLE_TH_ERRORS_PYBIND
   }
   const Plan& p = row.normalized;
@@ -558,7 +558,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("tuning_size", [] { return cutlass_ops::TuningTable::instance().size(); });
   m.def("sweep_problem", &cutlass_ops::sweep_problem_dict,
         "Time torch.mm and every candidate the planner could run for self @ mat2 (the profiling sweep).",
-        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("reps") = 5, py::arg("give_up") = 3.0f, py::arg("passes") = 2);
+        py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("reps") = 5, py::arg("give_up") = 3.0f, py::arg("passes") = 2,
+        py::arg("only") = std::vector<std::string>{});
   m.def("cost_rows", &cutlass_ops::cost_rows, "The cost model's features and prediction for each candidate of a sweep row.");
   m.def("rank_problem", &cutlass_ops::rank_problem, "Every candidate for a problem with its predicted time, cheapest first.");
   m.def("property_coefficients", &cutlass_ops::property_coefficients_list,

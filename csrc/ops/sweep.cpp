@@ -12,7 +12,7 @@
 namespace cutlass_ops {
 
 SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
-                       float give_up, int passes) {
+                       float give_up, int passes, const std::vector<std::string>& only) {
   check_mm_call(self, mat2, &out);
   TORCH_CHECK_VALUE(self.is_cuda(), "sweep: the operands must be CUDA tensors, got ", self.device());
   TORCH_CHECK_VALUE(out.dim() == 2 && out.size(0) == self.size(0) && out.size(1) == mat2.size(1) &&
@@ -30,7 +30,16 @@ SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at:
   choose_kernel(chosen, desc);
 
   std::vector<Candidate> candidates = enumerate_candidates(row.normalized, desc);
-  if (chosen.kernel != nullptr) {
+  if (!only.empty()) {
+    std::vector<Candidate> kept;
+    for (const std::string& name : only) {
+      for (const Candidate& c : candidates) {
+        if (name == c.kernel->name) kept.push_back(c);
+      }
+    }
+    candidates = std::move(kept);
+  }
+  if (chosen.kernel != nullptr && only.empty()) {
     const Candidate pick = candidate_of(chosen);
     for (size_t i = 0; i < candidates.size() && row.planner_index < 0; ++i) {
       if (candidates[i] == pick) row.planner_index = static_cast<int>(i);

@@ -4,6 +4,7 @@
 // rows (cutlass_ops/calibration.py) and judged on a held-out part of them.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include <ATen/core/Tensor.h>
@@ -30,8 +31,10 @@ struct SweepRow {
 // in alternating order (forward, backward, ...): each candidate keeps the smaller of its
 // passes' medians, so a slow moment (a clock change) in one pass does not decide. Takes the
 // current fp32 settings (TF32 flag, fp32 mode) as mm() would. `reps` timings per candidate
-// and pass; one over `give_up` x the best so far after two timings stops there.
+// and pass; one over `give_up` x the best so far after two timings stops there. With `only`
+// non-empty, just the candidates of those kernels (by name), in that list's order: a sweep
+// extended with kernels added since (cutlass_ops/calibration/sweep.py, extend()).
 SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
-                       float give_up, int passes = 2);
+                       float give_up, int passes = 2, const std::vector<std::string>& only = {});
 
 }  // namespace cutlass_ops

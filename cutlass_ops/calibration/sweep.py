@@ -217,6 +217,96 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
     return done_counts
 
 
+def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
+           passes: int = 2, progress: bool = True) -> dict[str, int]:
+    """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
+    merge them into the rows: a new config calibrated without sweeping every candidate again.
+    Each row's fastest stored candidate is timed beside them as a reference, and the new times
+    are scaled by its stored time over its time now, so that another machine or clock state than
+    the sweep's favours neither side. Resumable: rows done wait in ``<dtype>.extend.gz`` until
+    every row of the file has been timed, then the file is rewritten with them merged and the
+    extension recorded in its header. Returns {dtype: rows done}."""
+    start = time.monotonic()
+    kernels = list(kernels)
+    generator = torch.Generator(device="cuda").manual_seed(1)
+    done_counts = {}
+    for dtype in dtypes:
+        path = Path(folder) / f"{dtype}.jsonl.gz"
+        mine = [k for k in kernels if f"_{dtype}_" in k]
+        if not path.exists() or not mine:
+            continue
+        head, rows = read(path)
+        pending_path = Path(folder) / f"{dtype}.extend.gz"
+        done = {}
+        if pending_path.exists():
+            with gzip.open(pending_path, "rt") as f:
+                for line in f:
+                    if line.strip():
+                        record = json.loads(line)
+                        done[record["id"]] = record
+        todo = [r for r in rows if r["id"] not in done]
+        bar = _progress(len(rows), len(done), f"extend {dtype}", progress)
+        pending: list[str] = []
+
+        def flush() -> None:
+            if pending:
+                with open(pending_path, "ab") as f:
+                    f.write(gzip.compress("".join(pending).encode()))
+                pending.clear()
+
+        stopped = False
+        with _Settings(dtype):
+            for i, row in enumerate(todo):
+                if time_limit and time.monotonic() - start > time_limit:
+                    stopped = True
+                    break
+                timed = [c for c in row["c"] if c[4] is not None]
+                reference = min(timed, key=lambda c: c[4]) if timed else None
+                p = problem_sets.Problem(row["id"], dtype, row["m"], row["n"], row["k"], row["layout"], row["group"],
+                                         row["model"], row["split"])
+                a, b = make_operands(p, TORCH_DTYPES[dtype], generator)
+                out = torch.empty(p.m, p.n, dtype=a.dtype, device="cuda")
+                only = ([reference[1]] if reference else []) + [k for k in mine if not reference or k != reference[1]]
+                r = _C.sweep_problem(a, b, out, reps, passes=passes, only=only)
+                times = {tuple(cand): us for cand, us, _ in r["candidates"]}
+                now = times.get(tuple(reference[:4])) if reference else None
+                scale = reference[4] / now if now else 1.0
+                stored = {tuple(c[:4]) for c in row["c"]}
+                added = [[*cand, None if us is None else round(us * scale, 3), n]
+                         for cand, us, n in r["candidates"] if cand[1] in mine and tuple(cand) not in stored]
+                done[row["id"]] = {"id": row["id"], "scale": round(scale, 4), "c": added}
+                pending.append(json.dumps(done[row["id"]], separators=(",", ":")) + "\n")
+                if len(pending) >= FLUSH_EVERY:
+                    flush()
+                if bar is not None:
+                    bar.update(1)
+                if (i + 1) % 200 == 0:
+                    torch.cuda.empty_cache()
+        flush()
+        if bar is not None:
+            bar.close()
+        done_counts[dtype] = len(done)
+        if len(done) == len(rows):
+            for row in rows:
+                row["c"] += done[row["id"]]["c"]
+            head.setdefault("extended", []).append({
+                "kernels": mine, "build_id": header(dtype)["build_id"],
+                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "reps": reps, "passes": passes,
+                "method": "each new time scaled by the row's fastest stored candidate's stored time over its time now"})
+            with gzip.open(path, "wt") as f:
+                f.write(json.dumps(head) + "\n")
+                for row in rows:
+                    f.write(json.dumps(row, separators=(",", ":")) + "\n")
+            pending_path.unlink()
+            print(f"extend {dtype}: {len(rows)} rows merged into {path}", file=sys.stderr, flush=True)
+        else:
+            print(f"extend {dtype}: {len(done)} of {len(rows)} rows timed ({pending_path})", file=sys.stderr, flush=True)
+        if stopped:
+            break
+    return done_counts
+
+
 def iter_rows(folder: Path, dtypes: Optional[Iterable[str]] = None) -> Iterator[tuple[dict, dict]]:
     """(header, row) for every row of the sweep files in one device folder."""
     for path in sorted(Path(folder).glob("*.jsonl.gz")):
