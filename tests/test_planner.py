@@ -334,10 +334,13 @@ def test_device_spec_presets_and_custom_specs():
     assert DEVICE_PRESETS["h100"].capability == (9, 0)
     custom = DeviceSpec("made-up sm80 part", (8, 0), 10, 64 * 1024)
     p = plan(meta(4096, 4096), meta(4096, 4096), device=custom)
-    # 48 KiB: the only 16-bit tensor-op tile that fits (and the SIMT and streaming ones).
+    # 64 KiB: the 16-bit tensor-op tiles of 128x128x32 and 64x64x32 fit (and the SIMT and streaming ones).
     assert {c.kernel for c in p.candidates} <= {"cutlass2x_sm80_bf16_rr_128x128x32_3s_a4",
                                                 "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2",
                                                 "cutlass2x_sm80_bf16_rr_128x128x32_2s_a1",
+                                                "cutlass2x_sm80_bf16_rr_64x64x32_4s_a4",
+                                                "cutlass2x_sm80_bf16_rr_64x64x32_4s_a2",
+                                                "cutlass2x_sm80_bf16_rr_64x64x32_2s_a1",
                                                 "cutlass2x_sm80_bf16_rr_simt_128x128x8_2s_a1",
                                                 "handwritten_sm80_bf16_rr_skinny_m"}, p
     assert p.kernel == "cutlass2x_sm80_bf16_rr_128x128x32_3s_a4", p
