@@ -8,7 +8,7 @@ this table ``csrc/generate_kernels.py`` writes
   kernel templates (cutlass3x/sm90_gemm.cuh, cutlass2x/sm80_gemm.cuh) map onto CUTLASS types
   and every ``KernelInfo`` carries as ``config_id``;
 - ``csrc/generated/``: one translation unit per (precision, config, alignment);
-- ``docs/kernels.md``: the table for people.
+- ``docs/kernel_table.md``: the table for people.
 
 Tests import this module (``tests/test_package.py``, ``tests/test_kernel_table.py``) to know
 which kernels a full build registers. Adding a config is one row here; then run

@@ -23,7 +23,7 @@ BY_NAME = {(c.family, c.name): c for c in kt.CONFIGS}
 
 
 def test_generated_files_are_current():
-    """configs.h, the translation units and docs/kernels.md are what the table generates now."""
+    """configs.h, the translation units and docs/kernel_table.md are what the table generates now."""
     result = subprocess.run([sys.executable, str(ROOT / "csrc" / "generate_kernels.py"), "--check"],
                             capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
@@ -59,7 +59,7 @@ def test_derived_names_parse_back_to_the_fields():
 
 
 def test_every_config_is_documented():
-    doc = (ROOT / "docs" / "kernels.md").read_text()
+    doc = (ROOT / "docs" / "kernel_table.md").read_text()
     for c in kt.CONFIGS:
         assert f"| `{c.name}` | {c.family} |" in doc
         assert len(c.why.split()) >= 8, f"{c.name}: say why it exists"
