@@ -36,7 +36,7 @@ def mm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] =
     """Matrix product of ``input`` (M x K) and ``mat2`` (K x N), like :func:`torch.mm`.
 
     Same result dtype, shape, errors and ``out=`` rules as ``torch.mm`` on CUDA tensors
-    (see README "Differences from torch.mm"). ``kernel`` forces one registered kernel by
+    (see docs/differences.md). ``kernel`` forces one registered kernel by
     name (see :func:`list_kernels`); a kernel that cannot run the problem raises
     ``ValueError`` saying why. Differentiable, autocast-aware, and usable under
     ``torch.compile`` and CUDA graphs.

@@ -201,7 +201,7 @@ def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matm
         if kernel is not None:
             pins.append(next(c for c in plan.candidates if c.kernel == f"cutlass3x_sm90_{kernel}"))
         # torch's overlap check answers "too hard" for a padded (non-dense) B, so an out= is
-        # then written through a temporary (README, known limits).
+        # then written through a temporary (docs/differences.md, other limits).
         assert plan.out_via_temp == (b_form == "misaligned" and out is not None), plan
     for candidate in [*pins, None]:
         if out is not None:

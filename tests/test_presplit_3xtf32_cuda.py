@@ -78,7 +78,7 @@ def test_infinities_and_nans_land_where_fp32_puts_them(layouts, fp32_3xtf32):
     """A lone infinity reaches D as +-inf (sign of B's element), not inf - inf or inf * 0 from
     the parts; a NaN spreads along its row or column; a value near the largest float stays
     finite through the split. Its products need partners near 1 / 3.4e38, whose small parts
-    are subnormal and keep only TF32's subnormal resolution (README, known limits), so its row
+    are subnormal and keep only TF32's subnormal resolution (docs/precision.md), so its row
     is held to TF32's accuracy and every other finite element to float32's."""
     m, n, k = 1024, 1024, 1088  # past 1024^3: presplit
     a, b = matrix(m, k, torch.float32, layouts[0]), matrix(k, n, torch.float32, layouts[1])
