@@ -72,8 +72,15 @@ def _find_cuda_home() -> None:
 
 _find_cuda_home()
 
-import torch  # noqa: E402
-from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CUDAExtension  # noqa: E402
+BUILD_HINT = ("cutlass_ops compiles against the torch you run. Install a CUDA build of torch and the CUTLASS "
+              "headers first, then build without isolation:\n"
+              "  pip install -r requirements.txt && pip install --no-deps nvidia-cutlass==4.2.0.0 && "
+              "pip install --no-build-isolation -e .")
+try:
+    import torch  # noqa: E402
+    from torch.utils.cpp_extension import CUDA_HOME, BuildExtension, CUDAExtension  # noqa: E402
+except ImportError as error:  # an isolated build environment (pip install . without --no-build-isolation)
+    raise SystemExit(f"cutlass_ops: cannot import torch ({error}).\n{BUILD_HINT}") from None
 
 ROOT = Path(__file__).resolve().parent
 CSRC = ROOT / "csrc"
@@ -135,6 +142,46 @@ def selected_archs() -> list[str]:
         # operands too misaligned for TMA.
         return ["80", "90a"] if cc == (9, 0) else ["80"]
     return ["80", "90a"]
+
+
+# Memory one compile job can take: a CUTLASS 3.x translation unit peaks at about 4.2 GB.
+GB_PER_JOB = 4.2
+
+
+def preflight(cutlass) -> None:
+    """Stop before compiling, with the fix, where the build could not succeed or its result could
+    not load: a CPU-only torch, nvcc of another CUDA major version than torch's, a GPU below
+    compute capability 8.0 (unless CUTLASS_OPS_ARCHS asks for a build for other GPUs), CUTLASS
+    headers of another version than the pin."""
+    if torch.version.cuda is None:
+        raise SystemExit(f"cutlass_ops: torch {torch.__version__} is a CPU-only build; cutlass_ops needs a CUDA build "
+                         "of torch (https://pytorch.org/get-started/locally/).")
+    nvcc = nvcc_version()
+    if nvcc.split(".")[0] != torch.version.cuda.split(".")[0]:
+        raise SystemExit(f"cutlass_ops: nvcc {nvcc} ({CUDA_HOME}) and torch {torch.__version__}'s CUDA "
+                         f"{torch.version.cuda} differ in major version; the extension would not load. Point CUDA_HOME "
+                         f"at a CUDA {torch.version.cuda.split('.')[0]}.x toolkit or install the torch built for CUDA "
+                         f"{nvcc.split('.')[0]}.")
+    cc = visible_capability()
+    if cc is not None and cc < (8, 0):
+        raise SystemExit(f"cutlass_ops: {torch.cuda.get_device_name()} has compute capability {cc[0]}.{cc[1]}; "
+                         "cutlass_ops needs 8.0 or newer (set CUTLASS_OPS_ARCHS to build for another GPU).")
+    pin = _load_find_cutlass().CUTLASS_PIN
+    if cutlass.source == "nvidia-cutlass" and not pin.startswith(cutlass.version + "."):
+        raise SystemExit(f"cutlass_ops: nvidia-cutlass provides CUTLASS {cutlass.version}; cutlass_ops is built and "
+                         f"tested with {pin}: pip install --no-deps nvidia-cutlass=={pin} (or set CUTLASS_DIR).")
+
+
+def default_jobs() -> int:
+    """Parallel compile jobs when MAX_JOBS is unset: the cores, but no more than the available
+    memory holds at GB_PER_JOB each."""
+    cores = os.cpu_count() or 1
+    try:
+        with open("/proc/meminfo") as f:
+            available_kb = next(int(line.split()[1]) for line in f if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError):
+        return cores
+    return max(1, min(cores, int(available_kb / 1e6 / GB_PER_JOB)))
 
 
 def nvcc_version() -> str:
@@ -328,6 +375,13 @@ def entry_only() -> bool:
 
 def main() -> None:
     cutlass = _load_find_cutlass().find_cutlass()
+    if any(command in sys.argv for command in ("build_ext", "build", "bdist_wheel", "editable_wheel", "develop",
+                                               "install")):
+        preflight(cutlass)
+        if not os.environ.get("MAX_JOBS"):
+            os.environ["MAX_JOBS"] = str(default_jobs())
+            print(f"cutlass_ops: MAX_JOBS={os.environ['MAX_JOBS']} ({GB_PER_JOB} GB of memory per compile job; "
+                  "set MAX_JOBS to override)")
     archs = selected_archs()
     exts, counts = extensions(archs, cutlass)
     if entry_only():
@@ -338,7 +392,7 @@ def main() -> None:
     print(f"cutlass_ops: CUTLASS {cutlass.version} ({cutlass.source}), archs {archs}, kernel sources {counts}, modules built {side_by_side}")
     setup(
         packages=find_packages(include=["cutlass_ops", "cutlass_ops.*"]),
-        package_data={"cutlass_ops": ["calibration/data/*.json.gz"]},
+        package_data={"cutlass_ops": ["calibration/data/*.json.gz", "py.typed"]},
         ext_modules=exts,
         cmdclass={"build_ext": BuildModules.with_options(use_ninja=True)},
     )
