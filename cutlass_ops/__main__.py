@@ -51,10 +51,12 @@ def cmd_list(args) -> int:
 def cmd_explain(args) -> int:
     import cutlass_ops
     m, n, k = args.shape
-    layout = args.layout.lower()
-    if len(layout) != 2 or any(c not in "nrtc" for c in layout):
-        print(f"--layout takes two letters (A, B) from n/r (row-major) and t/c (column-major), got {args.layout!r}",
-              file=sys.stderr)
+    from .bench.suites import parse_layout
+
+    try:
+        layout = parse_layout(args.layout)
+    except ValueError as error:
+        print(f"--layout: {error}", file=sys.stderr)
         return 2
     a, b = meta_operands(m, n, k, DTYPES[args.dtype], layout)
     tf32 = args.dtype == "tf32"
@@ -90,15 +92,22 @@ def _gpu_and_dtypes(command: str, dtype_list: str):
 def cmd_bench(args) -> int:
     from . import bench
 
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401  (checked before the run, not after it)
+        except ImportError:
+            print("--plot needs matplotlib (pip install matplotlib); nothing was run", file=sys.stderr)
+            return 2
+    try:
+        cases = bench.parse_shapes(args.shapes, args.layout) if args.shapes else None
+    except ValueError as error:
+        print(f"--shapes/--layout: {error}", file=sys.stderr)
+        return 2
     dtypes = _gpu_and_dtypes("bench", args.dtype)
     if dtypes is None:
         return 2
-    if args.shapes:
-        cases = bench.parse_shapes(args.shapes, args.layout)
-    elif args.quick:
-        cases = bench.QUICK
-    else:
-        cases = bench.SUITES[args.suite]
+    if not cases:
+        cases = bench.QUICK if args.quick else bench.SUITES[args.suite]
     kernels = [k.strip() for k in args.kernels.split(",") if k.strip()]
     rounds = args.rounds or (2 if args.quick else 3)
     rows = bench.run(cases, dtypes=dtypes, kernels=kernels, rounds=rounds, rep_ms=args.rep_ms,
@@ -128,10 +137,15 @@ def cmd_tune(args) -> int:
     from . import bench, ops, tuning
     from .bench.runner import make_operands
 
+    try:
+        custom = bench.parse_shapes(args.shapes, args.layout) if args.shapes else None
+    except ValueError as error:
+        print(f"--shapes/--layout: {error}", file=sys.stderr)
+        return 2
     dtypes = _gpu_and_dtypes("tune", args.dtype)
     if dtypes is None:
         return 2
-    cases = bench.parse_shapes(args.shapes, args.layout) if args.shapes else bench.SUITES[args.suite]
+    cases = custom or bench.SUITES[args.suite]
     generator = torch.Generator(device="cuda").manual_seed(0)
     before = len(tuning.entries())
     previous_tf32, previous_mode, previous_on = (torch.backends.cuda.matmul.allow_tf32, ops.fp32_mode(),
@@ -268,7 +282,10 @@ def cmd_fuzz(args) -> int:
 
 
 def main(argv=None) -> int:
+    from . import __version__
+
     parser = argparse.ArgumentParser(prog="python -m cutlass_ops", description="cutlass_ops: CUTLASS-backed torch.mm")
+    parser.add_argument("--version", action="version", version=f"cutlass_ops {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("info", help="versions, build, device and kernel counts").set_defaults(func=cmd_info)
@@ -280,7 +297,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("explain", help="which kernel a shape dispatches to, and why")
     p.add_argument("--shape", type=parse_shape, required=True, help="MxNxK")
     p.add_argument("--dtype", choices=sorted(DTYPES), default="bf16")
-    p.add_argument("--layout", default="nn", help="A and B: n/r row-major, t/c column-major (default nn)")
+    p.add_argument("--layout", default="rr", help="A then B: r row-major, c column-major, e.g. rc for x @ w.t() "
+                                                    "(n and t are taken for r and c; default rr)")
     p.add_argument("--device", default="auto",
                    help="a preset (h100, a100, l40s, ...) or 'auto' (the visible GPU, else h100)")
     p.add_argument("--kernel", default=None, help="check whether this kernel could run the problem")
@@ -294,7 +312,8 @@ def main(argv=None) -> int:
     p.add_argument("--kernels", default="auto,torch",
                    help="comma list: auto (dispatch), torch (cuBLAS), kernel names or globs (default auto,torch)")
     p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
-    p.add_argument("--layout", default="nn", help="layout for --shapes: A, B each n (row-major) or t (transposed)")
+    p.add_argument("--layout", default="rr", help="layout for --shapes, A then B: r row-major, c column-major "
+                                                    "(n and t are taken for r and c; default rr)")
     p.add_argument("--quick", action="store_true", help="a representative subset, under 2 minutes on an H100")
     p.add_argument("--rounds", type=int, default=0, help="alternating timing rounds (default 3, quick 2)")
     p.add_argument("--rep-ms", type=float, default=100.0, help="timed milliseconds per measurement")
@@ -310,7 +329,8 @@ def main(argv=None) -> int:
                                                        "kernelbench", "all"])
     p.add_argument("--dtype", default="bf16", help="comma list of bf16, fp16, tf32, fp32, 3xtf32, fp64")
     p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
-    p.add_argument("--layout", default="nn", help="layout for --shapes: A, B each n (row-major) or t (transposed)")
+    p.add_argument("--layout", default="rr", help="layout for --shapes, A then B: r row-major, c column-major "
+                                                    "(n and t are taken for r and c; default rr)")
     p.add_argument("--out", help="where to save the table (default: cutlass_ops.tuning.cache_path())")
     p.set_defaults(func=cmd_tune)
 

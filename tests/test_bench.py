@@ -36,6 +36,39 @@ def test_parse_shapes():
         bench.parse_shapes("4096x4096")
 
 
+@pytest.mark.parametrize(("given", "case_layout"), [("rr", "nn"), ("rc", "nt"), ("cr", "tn"), ("CC", "tt"), ("nt", "nt")])
+def test_layouts_take_r_and_c(given, case_layout):
+    """r (row-major) and c (column-major), or BLAS's n and t, A's letter then B's."""
+    (case,) = bench.parse_shapes("64x32x16", layout=given)
+    assert case.layout == case_layout
+
+
+@pytest.mark.parametrize("bad", ["rx", "r", "rcc", "ab", ""])
+def test_an_unknown_layout_letter_is_an_error(bad):
+    with pytest.raises(ValueError, match="r \\(row-major\\) or c \\(column-major"):
+        bench.parse_shapes("64x32x16", layout=bad)
+
+
+def test_cli_refuses_an_unknown_layout_before_running():
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "cutlass_ops", "bench", "--shapes", "64x32x16", "--layout", "rx"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "--shapes/--layout" in result.stderr and "'rx'" in result.stderr
+    result = subprocess.run([sys.executable, "-m", "cutlass_ops", "explain", "--shape", "64x32x16", "--layout", "zz"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "'zz'" in result.stderr
+
+
+def test_cli_version():
+    import subprocess
+    import sys
+
+    import cutlass_ops
+    result = subprocess.run([sys.executable, "-m", "cutlass_ops", "--version"], capture_output=True, text=True)
+    assert result.returncode == 0 and result.stdout.strip() == f"cutlass_ops {cutlass_ops.__version__}"
+
+
 def test_case_labels_and_flops():
     assert Case(2, 3, 4).flops == 48
     assert Case(8, 8, 8, "tn", True).label == "8x8x8 tn +1"

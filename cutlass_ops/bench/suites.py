@@ -100,8 +100,24 @@ QUICK = [
 ]
 
 
-def parse_shapes(text: str, layout: str = "nn") -> list[Case]:
-    """'MxNxK,MxNxK,...' -> cases (suite 'custom')."""
+# Operand layout letters the command line takes, A's then B's: r (row-major, a contiguous
+# tensor) or c (column-major, a transposed view); n and t, BLAS's words for the same, too.
+LAYOUT_LETTERS = {"r": "n", "n": "n", "c": "t", "t": "t"}
+
+
+def parse_layout(text: str) -> str:
+    """'rr', 'rc', 'cr', 'cc' (or BLAS's n/t) -> the cases' 'nn', 'nt', 'tn', 'tt'; anything
+    else is a ValueError naming the letters allowed."""
+    letters = text.strip().lower()
+    if len(letters) != 2 or any(c not in LAYOUT_LETTERS for c in letters):
+        raise ValueError(f"layout takes two letters, A's then B's: r (row-major) or c (column-major; n and t "
+                         f"are accepted for r and c), got {text!r}")
+    return "".join(LAYOUT_LETTERS[c] for c in letters)
+
+
+def parse_shapes(text: str, layout: str = "rr") -> list[Case]:
+    """'MxNxK,MxNxK,...' -> cases (suite 'custom') in `layout` (parse_layout's letters)."""
+    layout = parse_layout(layout)
     cases = []
     for item in text.split(","):
         item = item.strip()
