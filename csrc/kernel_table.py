@@ -177,7 +177,7 @@ _PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consume
 other warpgroup on the CTA's next tile), in three widths so that few rows still give close to a
 wave of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
 where 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second
-wave. Measured on an H100 (benchmarks/split_probe.py, bf16, L2 flushed; RESULTS.md, 2026-11-22,
+wave. Measured on an H100 (benchmarks/probes/split_probe.py, bf16, L2 flushed; RESULTS.md, 2026-11-22,
 "64-row ping-pong tiles"): 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on swap-AB),
 128x6144x4096 1.02x on 64x128 (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256 (0.98x on
 128x128 ping-pong), 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x on 64x128
@@ -379,7 +379,7 @@ the SM90 instruction, built for sm_90a. Smem: 3 x (128 + 128) x 16 x 8 B = 96 Ki
          why="""The 128x128 DMMA tile on CUTLASS 2.x's stream-K kernel (sm80_gemm.cuh, kStreamK), for
 float64 problems whose tiles leave a ragged last wave: 128x14336 is 112 tiles of 128x128, 0.85
 of a wave of 132 SMs, and 448 of 64x64, 3.4 waves. Dealt out as K iterations, every SM gets the
-same share. Measured on an H100 (benchmarks/split_probe.py; RESULTS.md, 2026-11-22):
+same share. Measured on an H100 (benchmarks/probes/split_probe.py; RESULTS.md, 2026-11-22):
 128x14336x4096 0.98x cuBLAS (0.93x data-parallel), 128x6144x4096 1.08x (1.00x on 64x64
 split-K), 512x14336x4096 0.94x (0.90x). A 64x64 stream-K tile never won."""),
     Sm80((128, 128, 32), warp=(32, 64, 32), stages=3, math="dmma16x8x8", stream_k=True,

@@ -14,7 +14,7 @@ Forced kernels run with the heuristic's decomposition for them (stream-K where s
 would have split). Times in us: the benchmark harness's timing (warm-up, L2 flushed before
 each repetition, median). Needs a GPU.
 
-    python benchmarks/odd_leading_dim_probe.py [--dtype bf16,f16]
+    python benchmarks/probes/odd_leading_dim_probe.py [--dtype bf16,f16]
 """
 
 import argparse

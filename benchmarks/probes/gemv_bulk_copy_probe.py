@@ -8,7 +8,7 @@ a dirty flush, 29.3 clean, against cuBLAS's 30.2 / 26.4); keeping more of B in f
 what cuBLAS's few microseconds come from, so it was not built into the library. Needs a GPU
 and nvcc.
 
-    python benchmarks/gemv_bulk_copy_probe.py    # JSON to $OUT (default .)
+    python benchmarks/probes/gemv_bulk_copy_probe.py    # JSON to $OUT (default .)
 """
 
 from gemv_probe_common import compile_probe, sweep_variants

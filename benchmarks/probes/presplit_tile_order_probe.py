@@ -5,7 +5,7 @@ so the probe runs exactly what a tuned entry would. CUDA events, a 256 MB write 
 L2 before every repetition, median of the repetitions. Needs an SM90 GPU and a build with the
 presplit kernels; the figures are in benchmarks/RESULTS.md (2026-11-22, "an accurate WGMMA 3xTF32").
 
-    python benchmarks/presplit_tile_order_probe.py
+    python benchmarks/probes/presplit_tile_order_probe.py
 """
 
 import torch

@@ -1,7 +1,7 @@
 """Where the time between two CUDA events goes for a small GEMM, torch.mm against
 cutlass_ops.mm (bf16, L2 flushed by a 256 MB write before every call).
 
-    python benchmarks/small_gemm_profile_probe.py [MxNxK,...]
+    python benchmarks/probes/small_gemm_profile_probe.py [MxNxK,...]
 
 Columns: the events' median (us); from torch.profiler's trace, the gap from the flush's end
 to the first GEMM activity, the longest activity (the GEMM kernel), and the span from the

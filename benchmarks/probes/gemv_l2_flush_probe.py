@@ -9,7 +9,7 @@ policy (with and without .nc). What it showed (H100, benchmarks/RESULTS.md): the
 took 34.5-34.7 us at 1x4096x4096 against 38.3 plain (cuBLAS 30.4); clean, all about 30-31.
 This is why csrc/handwritten/ streams B evict-first. Needs a GPU and nvcc.
 
-    python benchmarks/gemv_l2_flush_probe.py    # JSON to $OUT (default .)
+    python benchmarks/probes/gemv_l2_flush_probe.py    # JSON to $OUT (default .)
 """
 
 import json

@@ -13,7 +13,7 @@ times, per problem (torch.mm with TF32 off as the baseline, L2 flushed before ea
 
 and the error of fp32 and of the pipeline against a float64 reference on sampled rows.
 
-    python benchmarks/fp32_via_fp64_probe.py [--shapes MxNxK,...] [--json out.json]
+    python benchmarks/probes/fp32_via_fp64_probe.py [--shapes MxNxK,...] [--json out.json]
 """
 
 from __future__ import annotations

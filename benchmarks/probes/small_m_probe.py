@@ -6,7 +6,7 @@ through the tuning table, timed two ways:
 * torch.profiler's kernel times over five back-to-back calls (warm L2), split by kernel
   (main kernel, split-K reduction, workspace memset).
 
-    CUTLASS_OPS_NO_TUNING_TABLE=1 python benchmarks/small_m_probe.py   # on a GPU, cutlass_ops built
+    CUTLASS_OPS_NO_TUNING_TABLE=1 python benchmarks/probes/small_m_probe.py   # on a GPU, cutlass_ops built
 
 Figures from it are in benchmarks/RESULTS.md ("Small M against cuBLAS").
 """

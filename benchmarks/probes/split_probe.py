@@ -6,9 +6,9 @@ do_bench median with L2 flushed, random N(0, 1) row-major operands, torch.mm tim
 the same operands; results are checked against float64 before they are timed. This is how the
 split-K rules of 2026-11-22 were read off (benchmarks/RESULTS.md).
 
-    python benchmarks/split_probe.py --dtype fp32 --shapes 64x4096x4096,32x32768x32768 \\
+    python benchmarks/probes/split_probe.py --dtype fp32 --shapes 64x4096x4096,32x32768x32768 \\
         --kernels 'cutlass2x_sm80_f32_rr_simt_*' --splits 1,2,4,8
-    python benchmarks/split_probe.py --dtype bf16 --shapes 256x256x131072 \\
+    python benchmarks/probes/split_probe.py --dtype bf16 --shapes 256x256x131072 \\
         --kernels '*_bf16_rr_*splitk_sum,*_bf16_rr_128x128x64_1x1x1_coop_streamk' --splits 8,16,32,64
 
 A slice count of 1 means data-parallel; stream-K is `--splits 0`. Needs a GPU.

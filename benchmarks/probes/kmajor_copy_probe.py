@@ -3,11 +3,12 @@
 Times, on each shape (random N(0, 1) row-major float32 operands, TF32 on, L2 flushed, best of
 two rounds): torch.mm; cutlass_ops.mm as dispatched; cutlass_ops.mm on a B already copied
 K-major (the "rc" kernel alone); torch's transposing copy (b.t().contiguous()); and a plain
-copy (b.clone()), the bandwidth a transposing copy can approach. This is how the eleventh
-session's rule (copy from 8192 rows) was read off (benchmarks/RESULTS.md); run it on a build
-from before that rule to time the swapped kernel as dispatched. Needs a GPU.
+copy (b.clone()), the bandwidth a transposing copy can approach. This is how the rule to
+copy B from 8192 rows was read off (benchmarks/RESULTS.md, 2026-11-23, "row-major x row-major
+TF32"); the cost model now prices the copy (the kmajor-b variant) against the swapped kernels.
+Needs a GPU.
 
-    python benchmarks/kmajor_copy_probe.py --shapes 16384x16384x16384,8192x4096x14336,4096x4096x4096
+    python benchmarks/probes/kmajor_copy_probe.py --shapes 16384x16384x16384,8192x4096x14336,4096x4096x4096
 """
 
 from __future__ import annotations

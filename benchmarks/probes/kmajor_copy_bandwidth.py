@@ -4,7 +4,7 @@ Row-major x row-major TF32 from 8192 rows copies B K-major before the GEMM (plan
 kTf32KmajorCopyMinRows); this profiles a few such calls (L2 flushed before each) and prints
 the transpose kernel's median time and its read + write bandwidth. Needs a Hopper GPU.
 
-    python benchmarks/kmajor_copy_bandwidth.py
+    python benchmarks/probes/kmajor_copy_bandwidth.py
 """
 
 from __future__ import annotations

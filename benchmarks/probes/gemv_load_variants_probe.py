@@ -8,7 +8,7 @@ showed (H100, benchmarks/RESULTS.md): the evict-first load saved ~3 us at 1x4096
 37.7 -> 34.7 us, bf16 33.9 -> 30.3); neither more loads in flight nor wider column blocks
 closed the rest of the gap to cuBLAS (30.3 fp32, 20.6 bf16). Needs a GPU and nvcc.
 
-    python benchmarks/gemv_load_variants_probe.py    # JSON to $OUT (default .)
+    python benchmarks/probes/gemv_load_variants_probe.py    # JSON to $OUT (default .)
 """
 
 from gemv_probe_common import compile_probe, sweep_variants
