@@ -88,6 +88,15 @@ def struct_lines(c: kt.Config) -> list[str]:
     return lines + ["};"]
 
 
+def table_hash() -> int:
+    """FNV-1a (64-bit) of the configs' struct names in table order: a module built from another
+    table (ids mean other configs) is refused by the registry."""
+    h = 0xCBF29CE484222325
+    for byte in "\n".join(c.struct for c in kt.CONFIGS).encode():
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
 def configs_header() -> GeneratedFile:
     out = [BANNER,
            "//",
@@ -117,6 +126,9 @@ def configs_header() -> GeneratedFile:
            "  kNone = -1,"]
     out += [f"  {c.id}," for c in kt.CONFIGS]
     out += ["  kCount,", "};", "",
+            "// The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and",
+            "// the registry refuses one built from another table, whose ids would name other configs.",
+            f"inline constexpr uint64_t kConfigTableHash = 0x{table_hash():016X}ULL;", "",
             "inline constexpr const char* kConfigNames[] = {"]
     out += [f'    "{c.name}",' for c in kt.CONFIGS]
     out += ["};",

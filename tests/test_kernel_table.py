@@ -109,3 +109,23 @@ def test_registered_kernels_carry_their_rows_facts():
             assert k.role == row.role, k.name
         checked += 1
     assert checked
+
+
+def test_registry_refuses_a_module_built_from_another_table():
+    """Config ids index the table a module was built from: a kernel module from another table
+    (an entry-only rebuild after a table change) is refused, not mislabelled."""
+    import ctypes
+
+    abi = int(re.search(r"kKernelAbiVersion = (\d+);", (ROOT / "csrc" / "dispatch" / "kernel.h").read_text()).group(1))
+
+    class KernelTable(ctypes.Structure):  # dispatch/kernel.h
+        _fields_ = [("abi_version", ctypes.c_int), ("count", ctypes.c_int), ("kernels", ctypes.c_void_p),
+                    ("module", ctypes.c_char_p), ("config_table_hash", ctypes.c_uint64)]
+
+    new_capsule = ctypes.pythonapi.PyCapsule_New
+    new_capsule.restype = ctypes.py_object
+    new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+    table = KernelTable(abi, 0, None, b"_C_stale", generate_kernels.table_hash() ^ 1)
+    capsule = new_capsule(ctypes.addressof(table), b"cutlass_ops.KernelTable", None)
+    with pytest.raises(ValueError, match="_C_stale was built from another kernel table"):
+        cutlass_ops._extension._C.register_kernel_table(capsule)

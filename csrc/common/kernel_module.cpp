@@ -45,7 +45,7 @@ PyMODINIT_FUNC CUTLASS_OPS_CONCAT(PyInit_, TORCH_EXTENSION_NAME)(void) {
   if (module == nullptr) return nullptr;
   const auto& kernels = cutlass_ops::module_kernel_list();
   table = {cutlass_ops::kKernelAbiVersion, static_cast<int>(kernels.size()), kernels.data(),
-           CUTLASS_OPS_STR(TORCH_EXTENSION_NAME)};
+           CUTLASS_OPS_STR(TORCH_EXTENSION_NAME), cutlass_ops::configs::kConfigTableHash};
   PyObject* capsule = PyCapsule_New(&table, cutlass_ops::kKernelTableCapsuleName, nullptr);
   if (capsule == nullptr || PyModule_AddObject(module, "kernel_table", capsule) < 0) {
     Py_XDECREF(capsule);

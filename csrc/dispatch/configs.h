@@ -79,6 +79,10 @@ enum class ConfigId : int16_t {
   kCount,
 };
 
+// The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
+// the registry refuses one built from another table, whose ids would name other configs.
+inline constexpr uint64_t kConfigTableHash = 0x10DACA3005B31C3CULL;
+
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
     "128x256x64_2x1x1_coop_splitk_sum",

@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 8;
+inline constexpr int kKernelAbiVersion = 9;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -145,6 +145,7 @@ struct KernelTable {
   int count;
   const KernelInfo* kernels;
   const char* module;  // e.g. "_C_sm90", for messages
+  uint64_t config_table_hash;  // configs::kConfigTableHash of the kernel table it was built from
 };
 
 // --- inside a kernel module ------------------------------------------------------------

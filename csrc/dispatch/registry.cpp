@@ -18,6 +18,11 @@ void Registry::add_table(const KernelTable& table) {
                                 std::to_string(table.abi_version) + ", but cutlass_ops._C expects " +
                                 std::to_string(kKernelAbiVersion) + "; rebuild the extension");
   }
+  if (table.config_table_hash != configs::kConfigTableHash) {
+    throw std::invalid_argument("kernel module " + module +
+                                " was built from another kernel table (csrc/kernel_table.py) than cutlass_ops._C, so "
+                                "its config ids would name other configs; rebuild the extension");
+  }
   std::unordered_set<std::string_view> names;
   for (const KernelInfo* k : all_) names.insert(k->name);
   for (int i = 0; i < table.count; ++i) {
