@@ -35,3 +35,19 @@ def tf32_matmul():
 
     yield set_tf32
     torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+@pytest.fixture(scope="module")
+def setup_py():
+    """The repository's setup.py as a module (main() runs only as __main__): its build plan and
+    checks, without compiling."""
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "setup.py").is_file():
+        pytest.skip("no setup.py beside the tests (an installed copy)")
+    spec = importlib.util.spec_from_file_location("cutlass_ops_setup_py", root / "setup.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,7 +1,6 @@
 """Packaging without compiling: setup.py stops before compiling, with the fix, where a build
 could not succeed or load; the source distribution carries every file a build needs. No GPU."""
 
-import importlib.util
 import subprocess
 import sys
 import tarfile
@@ -11,16 +10,6 @@ from types import SimpleNamespace
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def setup_py():
-    if not (ROOT / "setup.py").is_file():
-        pytest.skip("no setup.py beside the tests (an installed copy)")
-    spec = importlib.util.spec_from_file_location("cutlass_ops_setup_py_packaging", ROOT / "setup.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # main() runs only as __main__
-    return module
 
 
 def pinned_cutlass(setup_py):

@@ -1,7 +1,6 @@
 """setup.py's build plan, without compiling: when the modules build side by side, each in its
 own build folder, and which of a module's files ninja starts first. Runs without a GPU."""
 
-import importlib.util
 import os
 import threading
 from pathlib import Path
@@ -9,16 +8,6 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def setup_py():
-    if not (ROOT / "setup.py").is_file():
-        pytest.skip("no setup.py beside the tests (an installed copy)")
-    spec = importlib.util.spec_from_file_location("cutlass_ops_setup_py", ROOT / "setup.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # main() runs only as __main__
-    return module
 
 
 @pytest.mark.parametrize(("max_jobs", "env", "side_by_side"), [
