@@ -8,17 +8,24 @@ The modules a build produced are listed in the generated _build_info module.
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 
-import torch  # noqa: F401  (loads libtorch before the extension that links it)
+import torch  # (loads libtorch before the extension that links it)
+
+BUILD_COMMAND = ("pip install -r requirements.txt && pip install --no-deps nvidia-cutlass==4.2.0.0 && "
+                 "pip install --no-build-isolation -e .")
 
 try:
     from . import _C, _build_info
-except ImportError as error:  # pragma: no cover - only without a build
+except ImportError as error:
+    here = Path(__file__).resolve().parent
+    if not any(here.glob("_C.*")) or not (here / "_build_info.py").is_file():
+        raise ImportError(
+            f"cutlass_ops is not built: {here} holds no compiled extension. From the repository's root: "
+            f"{BUILD_COMMAND} (README.md, 'Install')") from None
     raise ImportError(
-        "cutlass_ops' compiled extension is missing or failed to load "
-        f"({error}). Build it with `pip install --no-build-isolation -e .` "
-        "(see README.md); `python -m cutlass_ops info` then shows what was built."
-    ) from error
+        f"cutlass_ops' compiled extension in {here} failed to load ({error}); it was probably built against "
+        f"another torch than this one ({torch.__version__}). Rebuild it: {BUILD_COMMAND}") from error
 
 
 def _register_kernel_modules() -> dict[str, str]:

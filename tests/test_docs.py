@@ -27,3 +27,24 @@ def test_ci_runs_exactly_the_readmes_install_and_test_commands():
     install, test = blocks[0].strip(), blocks[1].strip()
     ci = (ROOT / ".ci" / "run").read_text()
     assert install in ci and test in ci
+
+
+def test_importing_an_unbuilt_tree_says_how_to_build(tmp_path):
+    """A copy of the package without its compiled extension: the ImportError names the cause and
+    the build command (not a "circular import")."""
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copytree(ROOT / "cutlass_ops", tmp_path / "cutlass_ops",
+                    ignore=shutil.ignore_patterns("*.so", "_build_info.py", "__pycache__"))
+    # Loaded from its path, an editable install's finder set aside: it would hand back the built tree.
+    code = ("import importlib.util, sys; p = sys.argv[1]; "
+            "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in str(getattr(f, '__module__', ''))]; "
+            "spec = importlib.util.spec_from_file_location('cutlass_ops', p + '/__init__.py', "
+            "submodule_search_locations=[p]); m = importlib.util.module_from_spec(spec); "
+            "sys.modules['cutlass_ops'] = m; spec.loader.exec_module(m)")
+    result = subprocess.run([sys.executable, "-c", code, str(tmp_path / "cutlass_ops")], capture_output=True, text=True)
+    assert result.returncode != 0
+    assert "cutlass_ops is not built" in result.stderr and "--no-build-isolation" in result.stderr
+    assert "circular import" not in result.stderr.splitlines()[-1]
