@@ -54,3 +54,6 @@ __all__ = [
     "set_fp32_mode",
     "tuning",
 ]
+
+if __import__("os").environ.get("CUTLASS_OPS_ENABLE", "") not in ("", "0"):
+    enable()  # dispatcher mode from the start: aten::mm's CUDA kernel is cutlass_ops

@@ -159,3 +159,14 @@ def test_calibrations_ship_with_the_package_and_load_at_import():
         assert data["device"] and data["capability"] and data["sm_count"] > 0
     assert store.install_shipped() == [p.name for p in files]
     assert f"calibration/data/*{store.SUFFIX}" in (ROOT / "setup.py").read_text()
+
+@pytest.mark.parametrize(("value", "on"), [("1", True), ("0", False), (None, False)])
+def test_cutlass_ops_enable_turns_dispatcher_mode_on_at_import(value, on):
+    import os
+    env = {k: v for k, v in os.environ.items() if k != "CUTLASS_OPS_ENABLE"}
+    if value is not None:
+        env["CUTLASS_OPS_ENABLE"] = value
+    result = subprocess.run([sys.executable, "-c", "import cutlass_ops; print(cutlass_ops.enabled())"],
+                            capture_output=True, text=True, env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(on)
