@@ -325,7 +325,7 @@ class BuildModules(BuildExtension):
     ninja compiles one module's files in parallel, but setuptools builds the modules one
     after another, and each module ends on its few slowest files while the other cores
     wait: on the 16-core H100 machine _C kept 4 cores busy on average and _C_sm90 13.4
-    (benchmarks/RESULTS.md, 2026-11-23, "Build time"). Built side by side, the
+    (benchmarks/RESULTS.md at 824ebc1, 2026-11-23, "Build time"). Built side by side, the
     modules' files fill those cores. Each ninja takes MAX_JOBS jobs, so the machine runs up
     to three times MAX_JOBS compilers while the small modules build. The memory that adds
     is small: a CUTLASS 2.x file's compile peaks at 0.8 GB, a CUTLASS 3.x file's at 4.2 GB

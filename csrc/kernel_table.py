@@ -177,7 +177,7 @@ _PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consume
 other warpgroup on the CTA's next tile), in three widths so that few rows still give close to a
 wave of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
 where 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second
-wave. Measured on an H100 (benchmarks/probes/split_probe.py, bf16, L2 flushed; RESULTS.md, 2026-11-22,
+wave. Measured on an H100 (benchmarks/probes/split_probe.py, bf16, L2 flushed; RESULTS.md at 824ebc1, 2026-11-22,
 "64-row ping-pong tiles"): 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on swap-AB),
 128x6144x4096 1.02x on 64x128 (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256 (0.98x on
 128x128 ping-pong), 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x on 64x128
@@ -200,7 +200,7 @@ split into big and small TF32 parts laid side by side along K, then one TF32 GEM
 (cutlass3x/sm90_3xtf32_presplit.cuh). The GEMM adds WGMMA's accumulators into float32 registers
 every kPromoteKTiles K steps and restarts them: WGMMA's own accumulation drops low bits of the
 addends as its sum grows, which without this made the error grow with K (9.6e-6 at K = 4096
-against torch fp32's 1.1e-6; RESULTS.md). Two accumulators per thread, so 128x128 tiles (64 + 64
+against torch fp32's 1.1e-6; RESULTS.md at 824ebc1). Two accumulators per thread, so 128x128 tiles (64 + 64
 registers per consumer thread; 128x256 would spill). Registered for every operand layout and any
 alignment (the split pass reads the operands as they lie). Workspace: 3 (M + N) K floats (K
 rounded up to 4). The stream-K build is for few tiles (split-K over the long 3K)."""
@@ -212,7 +212,7 @@ Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to 8192^3 
 stages of (128 + 256) x 64 x 2 B."""),
     Sm90((128, 256, 64), cluster=(2, 1), variant="splitk_sum", builds=both16(("rr", "rc")), why="""Few
 output tiles and a long K (256x256x131072), 16-bit: CUTLASS's split-K sums partial tiles through
-a serial turnstile, one slice after another, so past ~12 slices it got slower (RESULTS.md,
+a serial turnstile, one slice after another, so past ~12 slices it got slower (RESULTS.md at 824ebc1,
 2026-11-22, "split-K summed by a second kernel": 128x128 tiles at 32 slices took 127 us against
 93 at 12). Here K is cut into up to 32 slices run as a batch of independent GEMMs, each writing a
 float32 partial D, and a second kernel sums the slices in order (deterministic):
@@ -299,7 +299,7 @@ step, where the 128x128 tile gets half that per transpose."""),
 x row-major TF32, 33-64 rows: a 64-row ping-pong tile, swapped as the configs above are (CUTLASS
 runs 64 (N) x 64 (M), one consumer warpgroup per tile, B^T register-sourced). 64x4096 is 64
 whole-K tiles where the 128x128 stream-K tile had 32, each split three ways along K. Measured on
-an H100 (bench, RESULTS.md, 2026-11-22, "float64 on CUTLASS 2.x's stream-K kernel"):
+an H100 (bench, RESULTS.md at 824ebc1, 2026-11-22, "float64 on CUTLASS 2.x's stream-K kernel"):
 64x4096x4096 0.90x cuBLAS against 0.81x. Wider swapped tiles (128 and 256 columns, ping-pong or
 cooperative) lost to the 128x128 stream-K tile from 128 rows: the register-sourced path
 transposes B^T on its way to the registers, which costs more on a narrow tile than the split-K
@@ -324,7 +324,7 @@ DMMA.16x8x8, one rounding per result. No workspace, no passes; 16-byte aligned o
 ones for any others. A stage holds K = 32 floats in the bytes of the float64 kernels' K = 16.
 The float64 tiles, 128x128, 64x64 and 32x64, all on CUTLASS 2.x's stream-K kernel (it runs
 data-parallel when asked to; stream-K stands in for split-K, which these kernels do not offer).
-Measured on an H100 (RESULTS.md, 2026-11-23, "IEEE float32 widened in registers"): 128x128 on
+Measured on an H100 (RESULTS.md at 824ebc1, 2026-11-23, "IEEE float32 widened in registers"): 128x128 on
 the stream-K kernel was ahead of or level with the plain kernel on all 53 suite problems it ran,
 so the plain one was dropped. Smem: 3 x (128 + 128) x 32 x 4 B = 96 KiB, 4 x (64 + 64) x 32 x 4
 B = 64 KiB, 5 x (32 + 64) x 32 x 4 B = 60 KiB."""
@@ -379,7 +379,7 @@ the SM90 instruction, built for sm_90a. Smem: 3 x (128 + 128) x 16 x 8 B = 96 Ki
          why="""The 128x128 DMMA tile on CUTLASS 2.x's stream-K kernel (sm80_gemm.cuh, kStreamK), for
 float64 problems whose tiles leave a ragged last wave: 128x14336 is 112 tiles of 128x128, 0.85
 of a wave of 132 SMs, and 448 of 64x64, 3.4 waves. Dealt out as K iterations, every SM gets the
-same share. Measured on an H100 (benchmarks/probes/split_probe.py; RESULTS.md, 2026-11-22):
+same share. Measured on an H100 (benchmarks/probes/split_probe.py; RESULTS.md at 824ebc1, 2026-11-22):
 128x14336x4096 0.98x cuBLAS (0.93x data-parallel), 128x6144x4096 1.08x (1.00x on 64x64
 split-K), 512x14336x4096 0.94x (0.90x). A 64x64 stream-K tile never won."""),
     Sm80((128, 128, 32), warp=(32, 64, 32), stages=3, math="dmma16x8x8", stream_k=True,
@@ -413,7 +413,7 @@ HANDWRITTEN = [
 register-blocked fp32 SIMT, 128x128x16 CTA tile of 256 threads with 8x8 outputs each, float4
 loads, double-buffered shared memory; row-major A and B, 4-element alignment, data-parallel
 only. Measured on an H100 at 4096^3 and 8192^3: 0.94x cuBLAS fp32, where CUTLASS's SIMT
-128x128x8 reached 0.87x (benchmarks/RESULTS.md)."""),
+128x128x8 reached 0.87x (benchmarks/RESULTS.md at 824ebc1)."""),
     Handwritten((128, 128, 32), struct_name="Handwritten_4_Wmma_128x128x32", config_name="4_wmma_128x128x32_64x32",
                 why="""Ladder step 4: tensor cores through WMMA fragments, 128x128x32 CTA tile, warps of
 64x32 (gemm_4_wmma_sm80.cu)."""),

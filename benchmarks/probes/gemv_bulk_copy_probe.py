@@ -1,9 +1,9 @@
-"""GEMV (M = 1, row-major B) streamed by 1-D bulk copies into a deep pipeline: a probe (RESULTS.md, 2026-11-23, "B streamed evict-first").
+"""GEMV (M = 1, row-major B) streamed by 1-D bulk copies into a deep pipeline: a probe (RESULTS.md at 824ebc1, 2026-11-23, "B streamed evict-first").
 
 One producer thread per block issues cp.async.bulk row copies of B (1-4 KiB each, optionally
 under an L2 evict_first policy) into 3-12 shared-memory stages, mbarrier-signalled; 4 or 8
 consumer warps do the multiply-adds (compiled here with load_inline). What it showed (H100,
-benchmarks/RESULTS.md): no better than the plain-load kernels (fp32 1x4096x4096 34.0 us after
+benchmarks/RESULTS.md at 824ebc1): no better than the plain-load kernels (fp32 1x4096x4096 34.0 us after
 a dirty flush, 29.3 clean, against cuBLAS's 30.2 / 26.4); keeping more of B in flight is not
 what cuBLAS's few microseconds come from, so it was not built into the library. Needs a GPU
 and nvcc.

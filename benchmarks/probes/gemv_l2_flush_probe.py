@@ -1,11 +1,11 @@
-"""Streaming B evict-first in L2, after a flush that leaves L2 dirty: a probe (RESULTS.md, 2026-11-23, "B streamed evict-first").
+"""Streaming B evict-first in L2, after a flush that leaves L2 dirty: a probe (RESULTS.md at 824ebc1, 2026-11-23, "B streamed evict-first").
 
 The benchmarks flush L2 by writing 256 MB, which leaves it full of dirty lines; a kernel that
 then streams B pays their write-back as it evicts them. This times, for a few 1- and 16-row
 problems, torch.mm (IEEE and TF32) and a 64 MB read (`b.sum()`) after that flush ("dirty") and
 after a read-only flush ("clean"), and a small fp32 GEMV kernel (compiled here with
 load_inline) with four load forms: plain, ld.global.cs, and L2::cache_hint with an evict_first
-policy (with and without .nc). What it showed (H100, benchmarks/RESULTS.md): the hinted forms
+policy (with and without .nc). What it showed (H100, benchmarks/RESULTS.md at 824ebc1): the hinted forms
 took 34.5-34.7 us at 1x4096x4096 against 38.3 plain (cuBLAS 30.4); clean, all about 30-31.
 This is why csrc/handwritten/ streams B evict-first. Needs a GPU and nvcc.
 

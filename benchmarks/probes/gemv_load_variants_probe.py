@@ -1,10 +1,10 @@
-"""GEMV (M = 1, row-major B) variants after a dirty-L2 flush: a probe (RESULTS.md, 2026-11-23, "B streamed evict-first").
+"""GEMV (M = 1, row-major B) variants after a dirty-L2 flush: a probe (RESULTS.md at 824ebc1, 2026-11-23, "B streamed evict-first").
 
 CUDA-core GEMV kernels (compiled here with load_inline), each timed at its best K split
 (4-64 slabs, atomics into the output): warps sharing 32 x 4 (fp32) / 32 x 8 (bf16) columns
 and taking alternate rows, as csrc/handwritten/gemm_skinny_m_sm80.cu does, or each warp its own
 columns ("wide"); 8, 16 or 32 loads in flight per lane; plain or ld.global.cs loads. What it
-showed (H100, benchmarks/RESULTS.md): the evict-first load saved ~3 us at 1x4096x4096 (fp32
+showed (H100, benchmarks/RESULTS.md at 824ebc1): the evict-first load saved ~3 us at 1x4096x4096 (fp32
 37.7 -> 34.7 us, bf16 33.9 -> 30.3); neither more loads in flight nor wider column blocks
 closed the rest of the gap to cuBLAS (30.3 fp32, 20.6 bf16). Needs a GPU and nvcc.
 

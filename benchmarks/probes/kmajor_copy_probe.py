@@ -4,7 +4,7 @@ Times, on each shape (random N(0, 1) row-major float32 operands, TF32 on, L2 flu
 two rounds): torch.mm; cutlass_ops.mm as dispatched; cutlass_ops.mm on a B already copied
 K-major (the "rc" kernel alone); torch's transposing copy (b.t().contiguous()); and a plain
 copy (b.clone()), the bandwidth a transposing copy can approach. This is how the rule to
-copy B from 8192 rows was read off (benchmarks/RESULTS.md, 2026-11-23, "row-major x row-major
+copy B from 8192 rows was read off (benchmarks/RESULTS.md at 824ebc1, 2026-11-23, "row-major x row-major
 TF32"); the cost model now prices the copy (the kmajor-b variant) against the swapped kernels.
 Needs a GPU.
 

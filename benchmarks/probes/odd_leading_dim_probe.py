@@ -1,5 +1,5 @@
 """16-bit problems whose operands break 4-byte alignment (odd K or N, so odd leading dims):
-the three ways cutlass_ops can run them, against torch.mm (RESULTS.md, 2026-11-23, "a two-stage tensor-op kernel").
+the three ways cutlass_ops can run them, against torch.mm (RESULTS.md at 824ebc1, 2026-11-23, "a two-stage tensor-op kernel").
 
 - "2-stage": CUTLASS 2.x's register-staged tensor-op kernel (configs.h,
   Sm80_128x128x32_64x64x32_2s), which takes any alignment, K divided by stream-K; "2s DP" the

@@ -3,7 +3,7 @@
 The order (raster along M or N, swizzle 1/4/8) is put in the tuning table for the problem,
 so the probe runs exactly what a tuned entry would. CUDA events, a 256 MB write to flush the
 L2 before every repetition, median of the repetitions. Needs an SM90 GPU and a build with the
-presplit kernels; the figures are in benchmarks/RESULTS.md (2026-11-22, "an accurate WGMMA 3xTF32").
+presplit kernels; the figures are in benchmarks/RESULTS.md at 824ebc1 (2026-11-22, "an accurate WGMMA 3xTF32").
 
     python benchmarks/probes/presplit_tile_order_probe.py
 """

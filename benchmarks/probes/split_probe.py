@@ -4,7 +4,7 @@ Each choice is put in the tuning table for the problem (as the autotuner would r
 the call runs exactly that plan; the table is cleared between choices. Timings: triton's
 do_bench median with L2 flushed, random N(0, 1) row-major operands, torch.mm timed first on
 the same operands; results are checked against float64 before they are timed. This is how the
-split-K rules of 2026-11-22 were read off (benchmarks/RESULTS.md).
+split-K rules of 2026-11-22 were read off (benchmarks/RESULTS.md at 824ebc1).
 
     python benchmarks/probes/split_probe.py --dtype fp32 --shapes 64x4096x4096,32x32768x32768 \\
         --kernels 'cutlass2x_sm80_f32_rr_simt_*' --splits 1,2,4,8

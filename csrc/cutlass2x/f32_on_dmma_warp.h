@@ -13,7 +13,7 @@
 // a finite result is returned where a float32 chain could overflow on the way (results beyond
 // float32's range are infinite, as there). An earlier design widened the operands by a pass
 // each into a float64 workspace (8 (M + N) K bytes) before a float64 GEMM; this one needs
-// neither, and measured 5-15% faster (RESULTS.md, 2026-11-23, "IEEE float32 widened in registers").
+// neither, and measured 5-15% faster (RESULTS.md at 824ebc1, 2026-11-23, "IEEE float32 widened in registers").
 //
 // This is the pattern of CUTLASS's own OpMultiplyAddFastBF16 (float operands, bfloat16
 // instructions; warp/default_mma_tensor_op_sm80.h): a math-operator tag that the threadblock

@@ -4,7 +4,7 @@
 // wait for the one before it, add its partial tile into a workspace tile and pass the turn
 // on: the slices of a tile are summed one after another. With a handful of output tiles and
 // a long K that chain is the bottleneck: bf16 256x256x131072 on 128x128 tiles took 93 us at
-// 12 slices and 127 us at 32 (H100, RESULTS.md, 2026-11-22, "split-K summed by a second kernel"), so the SMs cannot all be put
+// 12 slices and 127 us at 32 (H100, RESULTS.md at 824ebc1, 2026-11-22, "split-K summed by a second kernel"), so the SMs cannot all be put
 // to work. Here:
 //
 //   1. K is cut into S equal slices, and the GEMM runs them as a batch (CUTLASS's L mode):
@@ -19,7 +19,7 @@
 // (16-bit types), which the planner's choice of S respects (heuristic.cpp). A slice count
 // that does not (a tuning entry's, say) runs as the largest count below it that does.
 //
-// Measured on an H100 (bf16, RESULTS.md, 2026-11-22, "split-K summed by a second kernel"): the fastest K split on every
+// Measured on an H100 (bf16, RESULTS.md at 824ebc1, 2026-11-22, "split-K summed by a second kernel"): the fastest K split on every
 // long-K problem swept, 2-13% ahead of CUTLASS's split-K, but still behind cuBLAS on most
 // (256x256x131072: 73 us against 63); both read A and B at about 2 TB/s there.
 #pragma once

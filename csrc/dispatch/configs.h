@@ -159,12 +159,12 @@ struct Sm90_128x256x64_2x1x1_Coop {
 
 // Few output tiles and a long K (256x256x131072), 16-bit: CUTLASS's split-K sums partial tiles
 // through a serial turnstile, one slice after another, so past ~12 slices it got slower
-// (RESULTS.md, 2026-11-22, "split-K summed by a second kernel": 128x128 tiles at 32 slices took
-// 127 us against 93 at 12). Here K is cut into up to 32 slices run as a batch of independent
-// GEMMs, each writing a float32 partial D, and a second kernel sums the slices in order
-// (deterministic): cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster covers
-// 256x256 with one cluster, which reads each slice of A and B from memory once. Built in the
-// layouts of x @ W and F.linear.
+// (RESULTS.md at 824ebc1, 2026-11-22, "split-K summed by a second kernel": 128x128 tiles at 32
+// slices took 127 us against 93 at 12). Here K is cut into up to 32 slices run as a batch of
+// independent GEMMs, each writing a float32 partial D, and a second kernel sums the slices in
+// order (deterministic): cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster
+// covers 256x256 with one cluster, which reads each slice of A and B from memory once. Built in
+// the layouts of x @ W and F.linear.
 struct Sm90_128x256x64_2x1x1_Coop_SplitKSum {
   static constexpr ConfigId kId = ConfigId::kSm90_128x256x64_2x1x1_Coop_SplitKSum;
   static constexpr const char* kName = "128x256x64_2x1x1_coop_splitk_sum";
@@ -227,12 +227,12 @@ struct Sm90_64x32x64_1x2x1_Pingpong {
 // warpgroup on the CTA's next tile), in three widths so that few rows still give close to a wave
 // of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
 // where 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second
-// wave. Measured on an H100 (benchmarks/probes/split_probe.py, bf16, L2 flushed; RESULTS.md,
-// 2026-11-22, "64-row ping-pong tiles"): 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on swap-AB),
-// 128x6144x4096 1.02x on 64x128 (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256 (0.98x on
-// 128x128 ping-pong), 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x on 64x128
-// (0.87x on 128x64). Smem per stage: (64 + N) x 64 x 2 B, as many stages as fit beside the
-// epilogue. Built in the layouts of x @ W and F.linear.
+// wave. Measured on an H100 (benchmarks/probes/split_probe.py, bf16, L2 flushed; RESULTS.md at
+// 824ebc1, 2026-11-22, "64-row ping-pong tiles"): 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on
+// swap-AB), 128x6144x4096 1.02x on 64x128 (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256
+// (0.98x on 128x128 ping-pong), 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x
+// on 64x128 (0.87x on 128x64). Smem per stage: (64 + N) x 64 x 2 B, as many stages as fit beside
+// the epilogue. Built in the layouts of x @ W and F.linear.
 struct Sm90_64x64x64_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_64x64x64_1x1x1_Pingpong;
   static constexpr const char* kName = "64x64x64_1x1x1_pingpong";
@@ -485,9 +485,9 @@ struct Sm90_256x128x32_1x1x1_CoopStreamK_SwapAB {
 // Row-major x row-major TF32, 33-64 rows: a 64-row ping-pong tile, swapped as the configs above
 // are (CUTLASS runs 64 (N) x 64 (M), one consumer warpgroup per tile, B^T register-sourced).
 // 64x4096 is 64 whole-K tiles where the 128x128 stream-K tile had 32, each split three ways
-// along K. Measured on an H100 (bench, RESULTS.md, 2026-11-22, "float64 on CUTLASS 2.x's
-// stream-K kernel"): 64x4096x4096 0.90x cuBLAS against 0.81x. Wider swapped tiles (128 and 256
-// columns, ping-pong or cooperative) lost to the 128x128 stream-K tile from 128 rows: the
+// along K. Measured on an H100 (bench, RESULTS.md at 824ebc1, 2026-11-22, "float64 on CUTLASS
+// 2.x's stream-K kernel"): 64x4096x4096 0.90x cuBLAS against 0.81x. Wider swapped tiles (128 and
+// 256 columns, ping-pong or cooperative) lost to the 128x128 stream-K tile from 128 rows: the
 // register-sourced path transposes B^T on its way to the registers, which costs more on a narrow
 // tile than the split-K fix-up does.
 struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
@@ -506,11 +506,11 @@ struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
 // (cutlass3x/sm90_3xtf32_presplit.cuh). The GEMM adds WGMMA's accumulators into float32
 // registers every kPromoteKTiles K steps and restarts them: WGMMA's own accumulation drops low
 // bits of the addends as its sum grows, which without this made the error grow with K (9.6e-6 at
-// K = 4096 against torch fp32's 1.1e-6; RESULTS.md). Two accumulators per thread, so 128x128
-// tiles (64 + 64 registers per consumer thread; 128x256 would spill). Registered for every
-// operand layout and any alignment (the split pass reads the operands as they lie). Workspace: 3
-// (M + N) K floats (K rounded up to 4). The stream-K build is for few tiles (split-K over the
-// long 3K).
+// K = 4096 against torch fp32's 1.1e-6; RESULTS.md at 824ebc1). Two accumulators per thread, so
+// 128x128 tiles (64 + 64 registers per consumer thread; 128x256 would spill). Registered for
+// every operand layout and any alignment (the split pass reads the operands as they lie).
+// Workspace: 3 (M + N) K floats (K rounded up to 4). The stream-K build is for few tiles
+// (split-K over the long 3K).
 struct Sm90_128x128x32_2x1x1_Coop_Presplit {
   static constexpr ConfigId kId = ConfigId::kSm90_128x128x32_2x1x1_Coop_Presplit;
   static constexpr const char* kName = "128x128x32_2x1x1_coop_presplit";
@@ -705,9 +705,9 @@ struct Sm90Dmma_32x64x16_16x32x16_5s {
 // The 128x128 DMMA tile on CUTLASS 2.x's stream-K kernel (sm80_gemm.cuh, kStreamK), for float64
 // problems whose tiles leave a ragged last wave: 128x14336 is 112 tiles of 128x128, 0.85 of a
 // wave of 132 SMs, and 448 of 64x64, 3.4 waves. Dealt out as K iterations, every SM gets the
-// same share. Measured on an H100 (benchmarks/probes/split_probe.py; RESULTS.md, 2026-11-22):
-// 128x14336x4096 0.98x cuBLAS (0.93x data-parallel), 128x6144x4096 1.08x (1.00x on 64x64
-// split-K), 512x14336x4096 0.94x (0.90x). A 64x64 stream-K tile never won.
+// same share. Measured on an H100 (benchmarks/probes/split_probe.py; RESULTS.md at 824ebc1,
+// 2026-11-22): 128x14336x4096 0.98x cuBLAS (0.93x data-parallel), 128x6144x4096 1.08x (1.00x on
+// 64x64 split-K), 512x14336x4096 0.94x (0.90x). A 64x64 stream-K tile never won.
 struct Sm90Dmma_128x128x16_32x64x16_3s_StreamK {
   static constexpr ConfigId kId = ConfigId::kSm90Dmma_128x128x16_32x64x16_3s_StreamK;
   static constexpr const char* kName = "dmma16x8x4_128x128x16_3s_streamk";
@@ -728,10 +728,10 @@ struct Sm90Dmma_128x128x16_32x64x16_3s_StreamK {
 // 4-byte ones for any others. A stage holds K = 32 floats in the bytes of the float64 kernels' K
 // = 16. The float64 tiles, 128x128, 64x64 and 32x64, all on CUTLASS 2.x's stream-K kernel (it
 // runs data-parallel when asked to; stream-K stands in for split-K, which these kernels do not
-// offer). Measured on an H100 (RESULTS.md, 2026-11-23, "IEEE float32 widened in registers"):
-// 128x128 on the stream-K kernel was ahead of or level with the plain kernel on all 53 suite
-// problems it ran, so the plain one was dropped. Smem: 3 x (128 + 128) x 32 x 4 B = 96 KiB, 4 x
-// (64 + 64) x 32 x 4 B = 64 KiB, 5 x (32 + 64) x 32 x 4 B = 60 KiB.
+// offer). Measured on an H100 (RESULTS.md at 824ebc1, 2026-11-23, "IEEE float32 widened in
+// registers"): 128x128 on the stream-K kernel was ahead of or level with the plain kernel on all
+// 53 suite problems it ran, so the plain one was dropped. Smem: 3 x (128 + 128) x 32 x 4 B = 96
+// KiB, 4 x (64 + 64) x 32 x 4 B = 64 KiB, 5 x (32 + 64) x 32 x 4 B = 60 KiB.
 struct Sm90DmmaF32_128x128x32_32x64x32_3s_StreamK {
   static constexpr ConfigId kId = ConfigId::kSm90DmmaF32_128x128x32_32x64x32_3s_StreamK;
   static constexpr const char* kName = "dmma16x8x8_128x128x32_3s_streamk";
@@ -867,7 +867,7 @@ struct Handwritten_2_SmemTiled_32x32x32 {
 // Ladder step 3: register-blocked fp32 SIMT, 128x128x16 CTA tile of 256 threads with 8x8 outputs
 // each, float4 loads, double-buffered shared memory; row-major A and B, 4-element alignment,
 // data-parallel only. Measured on an H100 at 4096^3 and 8192^3: 0.94x cuBLAS fp32, where
-// CUTLASS's SIMT 128x128x8 reached 0.87x (benchmarks/RESULTS.md).
+// CUTLASS's SIMT 128x128x8 reached 0.87x (benchmarks/RESULTS.md at 824ebc1).
 struct Handwritten_3_RegisterBlocked_128x128x16 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_3_RegisterBlocked_128x128x16;
   static constexpr const char* kName = "3_register_blocked_128x128x16_8x8";

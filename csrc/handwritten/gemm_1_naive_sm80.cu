@@ -11,7 +11,7 @@
 // element of A (a broadcast), and write 32 consecutive elements of D. Mapping threadIdx.x
 // to M instead makes every load a 32-way scattered access and is several times slower.
 //
-// Measured (H100, fp32 4096^3, standalone harness, 2026-11-22): 6.0 TFLOP/s, 0.12x cuBLAS fp32 (51.7). Bench figures: benchmarks/RESULTS.md.
+// Measured (H100, fp32 4096^3, standalone harness, 2026-11-22): 6.0 TFLOP/s, 0.12x cuBLAS fp32 (51.7). Bench figures: benchmarks/RESULTS.md at 824ebc1.
 #include "handwritten/handwritten.cuh"
 
 namespace cutlass_ops::handwritten {

@@ -18,7 +18,7 @@
 // multiple of 32, or smaller than 32) need no special inner loop; only the final store is
 // predicated. Any alignment is fine: every access is a single float.
 //
-// Measured (H100, fp32 4096^3, standalone harness, 2026-11-22): 8.4 TFLOP/s, 0.16x cuBLAS fp32 (51.7). Bench figures: benchmarks/RESULTS.md.
+// Measured (H100, fp32 4096^3, standalone harness, 2026-11-22): 8.4 TFLOP/s, 0.16x cuBLAS fp32 (51.7). Bench figures: benchmarks/RESULTS.md at 824ebc1.
 #include "handwritten/handwritten.cuh"
 
 namespace cutlass_ops::handwritten {

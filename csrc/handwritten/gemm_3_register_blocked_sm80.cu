@@ -23,7 +23,7 @@
 // Edges: rows of A beyond M, columns of B beyond N and K beyond K are loaded as zeros;
 // only the final store is predicated, per float4.
 //
-// Measured (H100, fp32 4096^3, standalone harness, 2026-11-22): 49.1 TFLOP/s, 0.95x cuBLAS fp32 (51.7). Bench figures: benchmarks/RESULTS.md
+// Measured (H100, fp32 4096^3, standalone harness, 2026-11-22): 49.1 TFLOP/s, 0.95x cuBLAS fp32 (51.7). Bench figures: benchmarks/RESULTS.md at 824ebc1
 // (48.2-49.0 TFLOP/s, 0.93-0.94x, before and after the slice loader moved to handwritten.cuh).
 #include "dispatch/configs.h"
 #include "handwritten/handwritten.cuh"

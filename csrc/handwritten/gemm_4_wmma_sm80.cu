@@ -28,7 +28,7 @@
 // costing issue slots and registers, and there is a single slice in flight. Step 5 copies
 // asynchronously (cp.async) several slices ahead and drops WMMA for mma.sync + ldmatrix.
 //
-// Measured (H100, 4096^3, standalone harness, 2026-11-22): f16 284.0 TFLOP/s (0.37x cuBLAS), bf16 181.7 (0.23x). Bench figures: benchmarks/RESULTS.md.
+// Measured (H100, 4096^3, standalone harness, 2026-11-22): f16 284.0 TFLOP/s (0.37x cuBLAS), bf16 181.7 (0.23x). Bench figures: benchmarks/RESULTS.md at 824ebc1.
 // With the shared SliceLoader (handwritten.cuh) ptxas spills 24 bytes in the bf16 instance
 // (none before, none in f16): bench 165.8 TFLOP/s (0.24x) against 176.5 (0.25x) before.
 #include <mma.h>

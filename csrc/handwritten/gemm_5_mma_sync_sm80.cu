@@ -34,7 +34,7 @@
 // leave no registers for a larger tile. mma.sync itself peaks at 650 TFLOP/s on H100
 // (measured, registers only); cuBLAS's ~790 needs Hopper's wgmma, TMA and clusters.
 //
-// Measured (H100, 4096^3, standalone harness, 2026-11-22): f16 475.7 TFLOP/s (0.62x cuBLAS), bf16 485.2 (0.61x). Bench figures: benchmarks/RESULTS.md.
+// Measured (H100, 4096^3, standalone harness, 2026-11-22): f16 475.7 TFLOP/s (0.62x cuBLAS), bf16 485.2 (0.61x). Bench figures: benchmarks/RESULTS.md at 824ebc1.
 #include "handwritten/handwritten.cuh"
 #include "handwritten/ptx.cuh"
 

@@ -202,8 +202,8 @@ void launch_sum_slabs(const Problem<typename ElementTraits<P>::Element>& p, cons
 // ---- streaming B: the L2 policy ----------------------------------------------------------
 // The skinny-M kernels read each element of B once. Marked evict-first in L2, streaming B
 // displaces its own lines rather than lines other kernels wrote and will read, and does not
-// force their write-back on the way. Measured on an H100 (RESULTS.md, 2026-11-23, "B streamed evict-first",
-// benchmarks/RESULTS.md; L2 left full of dirty lines by the benchmarks' flush, a 256 MB
+// force their write-back on the way. Measured on an H100 (RESULTS.md at 824ebc1, 2026-11-23, "B streamed evict-first",
+// benchmarks/RESULTS.md at 824ebc1; L2 left full of dirty lines by the benchmarks' flush, a 256 MB
 // write): 1 x 4096 x 4096 10-13% faster (fp32 39.5 -> 34.4 us, bf16 20.7 -> 18.2), 1-7% up
 // to a 235 MB B, but 2-4% slower on 1 GB streams (1 x 128256 x 4096, 1 x 4096 x 65536).
 // So: evict-first up to 512 MiB of B.
