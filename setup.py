@@ -17,8 +17,8 @@ Environment:
   CUTLASS_OPS_ARCHS  families to build, e.g. "80;90a" (default: what the visible GPU needs,
                      or "80;90a" without a GPU)
   CUTLASS_OPS_KERNEL_DIRS  kernel rooms to build, comma list of csrc/ subfolders (default
-                     "cutlass3x,cutlass2x,handwritten"), e.g. "cutlass3x,cutlass2x" for a build
-                     without the hand-written teaching kernels
+                     "cutlass3x,cutlass2x,handwritten,ladder"), e.g. without "ladder" for a build
+                     without the hand-written teaching kernels (steps 1, 2, 4, 5)
   CUTLASS_DIR        a CUTLASS checkout to use instead of the nvidia-cutlass package
   MAX_JOBS           parallel compile jobs (ninja), per module
   CUTLASS_OPS_PARALLEL_MODULES  "1" builds the modules side by side, "0" one after another
@@ -225,7 +225,7 @@ COMMON_NVCC = [
 ]
 
 
-KERNEL_DIRS = ("cutlass3x", "cutlass2x", "handwritten")
+KERNEL_DIRS = ("cutlass3x", "cutlass2x", "handwritten", "ladder")
 
 
 def selected_kernel_dirs() -> list[str]:

@@ -404,10 +404,10 @@ for any 16-bit shape; dispatch takes anything faster."""),
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step
 1: one thread per output element, reading A and B from global memory, in blocks of 8x32 threads
-(gemm_1_naive_sm80.cu)."""),
+(csrc/ladder/gemm_1_naive_sm80.cu)."""),
     Handwritten((32, 32, 32), struct_name="Handwritten_2_SmemTiled_32x32x32", config_name="2_smem_tiled_32x32x32",
                 why="""Ladder step 2: 32x32 tiles of A and B staged through shared memory
-(gemm_2_smem_tiled_sm80.cu)."""),
+(csrc/ladder/gemm_2_smem_tiled_sm80.cu)."""),
     Handwritten((128, 128, 16), struct_name="Handwritten_3_RegisterBlocked_128x128x16",
                 config_name="3_register_blocked_128x128x16_8x8", role="product", why="""Ladder step 3:
 register-blocked fp32 SIMT, 128x128x16 CTA tile of 256 threads with 8x8 outputs each, float4
@@ -416,10 +416,10 @@ only. Measured on an H100 at 4096^3 and 8192^3: 0.94x cuBLAS fp32, where CUTLASS
 128x128x8 reached 0.87x (benchmarks/RESULTS.md at 824ebc1)."""),
     Handwritten((128, 128, 32), struct_name="Handwritten_4_Wmma_128x128x32", config_name="4_wmma_128x128x32_64x32",
                 why="""Ladder step 4: tensor cores through WMMA fragments, 128x128x32 CTA tile, warps of
-64x32 (gemm_4_wmma_sm80.cu)."""),
+64x32 (csrc/ladder/gemm_4_wmma_sm80.cu)."""),
     Handwritten((128, 256, 32), struct_name="Handwritten_5_MmaSync_128x256x32", config_name="5_mma_sync_128x256x32_4s",
                 why="""Ladder step 5: mma.sync with ldmatrix from swizzled shared memory fed by a
-four-stage cp.async ring, 128x256x32 CTA tile (gemm_5_mma_sync_sm80.cu)."""),
+four-stage cp.async ring, 128x256x32 CTA tile (csrc/ladder/gemm_5_mma_sync_sm80.cu)."""),
     Handwritten((128, 256, 64), struct_name="Handwritten_6_WgmmaTma_128x256x64", config_name="6_wgmma_tma_128x256x64_4s",
                 role="product", arch=90, why="""Ladder step 6: TMA + WGMMA, warp-specialised, persistent
 128x256x64 tiles, 4 stages, TMA-store epilogue; bf16/f16, A row-major, B row- or column-major,

@@ -81,3 +81,19 @@ def test_each_module_compiles_in_its_own_folder_cutlass3x_first_and_links_in_ord
         late = [s for s in m.sources if "/cutlass3x/" not in s]
         assert started[n3:] == late  # the rest keep distutils' order
         assert m.objects == [os.path.join(tmp_path, m.name, s.replace("/", "_") + ".o") for s in m.sources]
+
+
+def test_leaving_out_the_ladder_keeps_the_hand_written_kernels_dispatch_runs(setup_py, monkeypatch):
+    """CUTLASS_OPS_KERNEL_DIRS without "ladder" drops the teaching steps only: the streaming
+    kernels and ladder steps 3 and 6, which dispatch runs, stay."""
+    cutlass = setup_py._load_find_cutlass().find_cutlass()
+    monkeypatch.setenv("CUTLASS_OPS_KERNEL_DIRS", "cutlass3x,cutlass2x,handwritten")
+    exts, _ = setup_py.extensions(["80", "90a"], cutlass)
+    sources = {s for e in exts for s in e.sources}
+    assert "csrc/handwritten/gemm_skinny_m_sm80.cu" in sources
+    assert "csrc/handwritten/gemm_3_register_blocked_sm80.cu" in sources
+    assert "csrc/handwritten/gemm_6_wgmma_tma_sm90.cu" in sources
+    assert not any(s.startswith("csrc/ladder/") for s in sources)
+    monkeypatch.delenv("CUTLASS_OPS_KERNEL_DIRS")
+    exts, _ = setup_py.extensions(["80", "90a"], cutlass)
+    assert "csrc/ladder/gemm_1_naive_sm80.cu" in {s for e in exts for s in e.sources}

@@ -847,7 +847,7 @@ struct Sm80Simt_128x128x8_32x64x8_2s {
 // ---- hand-written (csrc/handwritten) ------------------------------------------------------------
 
 // Ladder step 1: one thread per output element, reading A and B from global memory, in blocks of
-// 8x32 threads (gemm_1_naive_sm80.cu).
+// 8x32 threads (csrc/ladder/gemm_1_naive_sm80.cu).
 struct Handwritten_1_Naive {
   static constexpr ConfigId kId = ConfigId::kHandwritten_1_Naive;
   static constexpr const char* kName = "1_naive";
@@ -856,7 +856,7 @@ struct Handwritten_1_Naive {
 };
 
 // Ladder step 2: 32x32 tiles of A and B staged through shared memory
-// (gemm_2_smem_tiled_sm80.cu).
+// (csrc/ladder/gemm_2_smem_tiled_sm80.cu).
 struct Handwritten_2_SmemTiled_32x32x32 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_2_SmemTiled_32x32x32;
   static constexpr const char* kName = "2_smem_tiled_32x32x32";
@@ -876,7 +876,7 @@ struct Handwritten_3_RegisterBlocked_128x128x16 {
 };
 
 // Ladder step 4: tensor cores through WMMA fragments, 128x128x32 CTA tile, warps of 64x32
-// (gemm_4_wmma_sm80.cu).
+// (csrc/ladder/gemm_4_wmma_sm80.cu).
 struct Handwritten_4_Wmma_128x128x32 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_4_Wmma_128x128x32;
   static constexpr const char* kName = "4_wmma_128x128x32_64x32";
@@ -885,7 +885,7 @@ struct Handwritten_4_Wmma_128x128x32 {
 };
 
 // Ladder step 5: mma.sync with ldmatrix from swizzled shared memory fed by a four-stage cp.async
-// ring, 128x256x32 CTA tile (gemm_5_mma_sync_sm80.cu).
+// ring, 128x256x32 CTA tile (csrc/ladder/gemm_5_mma_sync_sm80.cu).
 struct Handwritten_5_MmaSync_128x256x32 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_5_MmaSync_128x256x32;
   static constexpr const char* kName = "5_mma_sync_128x256x32_4s";
