@@ -48,3 +48,13 @@ def test_importing_an_unbuilt_tree_says_how_to_build(tmp_path):
     assert result.returncode != 0
     assert "cutlass_ops is not built" in result.stderr and "--no-build-isolation" in result.stderr
     assert "circular import" not in result.stderr.splitlines()[-1]
+
+
+def test_the_explain_walkthrough_runs_without_a_gpu():
+    import subprocess
+    import sys
+
+    result = subprocess.run([sys.executable, str(ROOT / "examples" / "explain_walkthrough.py")], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stdout.count("   runs: ") == 4 and "us  " in result.stdout
