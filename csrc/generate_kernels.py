@@ -200,6 +200,16 @@ def sm90_units(c: kt.Sm90) -> list[GeneratedFile]:
                     "") for lay in layouts]
         units.append(translation_unit(path, header, f"{precision}, configs::{c.struct}: {layouts_comment(layouts)}.",
                                       kernels))
+    for precision, layouts in c.fused.items():
+        # The same GEMM with the bias and activation in its epilogue (EpilogueFusion::kBiasActivation).
+        kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{c.name}_{kt.FUSED_SUFFIX}",
+                    f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{c.struct}, "
+                    f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, {layout_enum(lay[0])}, {layout_enum(lay[1])}, "
+                    "void, cutlass_ops::sm90::EpilogueFusion::kBiasActivation>", "") for lay in layouts]
+        what = (f"{precision}, configs::{c.struct}, bias and activation fused into the epilogue: "
+                f"{layouts_comment(layouts)}.")
+        units.append(translation_unit(folder / f"gemm_{precision}_{c.name}_{kt.FUSED_SUFFIX}_sm90.cu",
+                                      "cutlass3x/sm90_gemm.cuh", what, kernels))
     return units
 
 
@@ -228,7 +238,9 @@ def all_units() -> list[GeneratedFile]:
 
 def builds_text(c: kt.Config) -> str:
     if isinstance(c, kt.Sm90):
-        return "; ".join(f"{p}: {' '.join(lay)}" for p, lay in c.builds.items())
+        text = "; ".join(f"{p}: {' '.join(lay)}" for p, lay in c.builds.items())
+        fused = "; ".join(f"{p}: {' '.join(lay)}" for p, lay in c.fused.items())
+        return text + (f" (fused bias + activation: {fused})" if fused else "")
     if isinstance(c, kt.Sm80):
         return "; ".join(f"{p}: a{'/a'.join(map(str, al))}" for p, al in c.builds.items())
     return "(hand-written TU)"
@@ -262,6 +274,7 @@ def kernels_doc() -> GeneratedFile:
         tile = c.tile_text() if any(c.tile) else ""
         out.append(f"| `{c.name}` | {c.family} | sm{c.arch} | {tile} | {cluster} | {schedule_text(c)} | "
                    f"{', '.join(d.replace('_', '-') for d in c.decompositions)} | {builds_text(c)} |")
+    out += ["", "## Fused epilogues", "", " ".join(kt.FUSED_WHY.split())]
     out += ["", "## Why each config exists", ""]
     why = None
     group: list[str] = []

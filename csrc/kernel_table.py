@@ -24,6 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 # A, B layouts: r = row-major, c = column-major (torch's view of each operand).
+FUSED_SUFFIX = "bias_act"  # kernel names of the fused-epilogue builds end in it
 LAYOUTS = ("rr", "rc", "cr", "cc")
 PRECISIONS = ("f16", "bf16", "tf32", "f32", "f64", "3xtf32")
 DECOMPOSITIONS = ("data_parallel", "split_k", "stream_k")
@@ -60,6 +61,9 @@ class Sm90(Config):
     variant: str = "gemm"
     promote_k_tiles: int = 0          # presplit: add WGMMA's accumulators into float32 every this many K steps
     builds: dict[str, tuple[str, ...]] = field(default_factory=dict)  # precision -> layouts
+    # precision -> layouts also built with the fused epilogue (D = activation(alpha * A @ B + bias),
+    # cutlass3x/sm90_gemm.cuh EpilogueFusion::kBiasActivation): linear and addmm with a bias
+    fused: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     family = "cutlass3x"
     arch = 90
@@ -71,6 +75,9 @@ class Sm90(Config):
         assert not (self.schedule == "pingpong" and self.scheduler == "streamk"), "stream-K runs cooperative kernels"
         for p, layouts in self.builds.items():
             assert p in PRECISIONS and set(layouts) <= set(LAYOUTS), (p, layouts)
+        for p, layouts in self.fused.items():
+            assert set(layouts) <= set(self.builds.get(p, ())), ("fused builds are a subset of builds", p, layouts)
+            assert self.variant == "gemm", "only one-GEMM configs fuse an epilogue"
 
     @property
     def struct(self) -> str:
@@ -172,6 +179,11 @@ def both16(layouts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 
 
 # ---- SM90, CUTLASS 3.x -------------------------------------------------------------------
+FUSED_WHY = """Also built with the bias and activation fused into the epilogue (kernel names end in
+"_bias_act"), for linear and addmm in the layouts of F.linear (rc) and x @ W (rr). The configs are
+the ones the sweep found fastest most often for 16-bit problems of 64 rows or more in those layouts
+(benchmarks/sweep, bf16: 128x256 coop, 128x128 ping-pong, 64x128 ping-pong, 128x128 stream-K)."""
+
 
 _PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the
 other warpgroup on the CTA's next tile), in three widths so that few rows still give close to a
@@ -206,7 +218,7 @@ alignment (the split pass reads the operands as they lie). Workspace: 3 (M + N) 
 rounded up to 4). The stream-K build is for few tiles (split-K over the long 3K)."""
 
 SM90 = [
-    Sm90((128, 256, 64), cluster=(2, 1), builds=both16(LAYOUTS), why="""Large M*N, 16-bit: two
+    Sm90((128, 256, 64), cluster=(2, 1), builds=both16(LAYOUTS), fused=both16(("rr", "rc")), why="""Large M*N, 16-bit: two
 consumer warpgroups share one 128x256 tile. The 2x1 cluster multicasts B across the pair.
 Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to 8192^3 (bf16). Smem: 4
 stages of (128 + 256) x 64 x 2 B."""),
@@ -219,7 +231,7 @@ float32 partial D, and a second kernel sums the slices in order (deterministic):
 cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster covers 256x256 with one
 cluster, which reads each slice of A and B from memory once. Built in the layouts of x @ W and
 F.linear."""),
-    Sm90((128, 128, 64), schedule="pingpong", builds=both16(LAYOUTS), why="""Mid-size 16-bit problems
+    Sm90((128, 128, 64), schedule="pingpong", builds=both16(LAYOUTS), fused=both16(("rr", "rc")), why="""Mid-size 16-bit problems
 (too few 128x256 tiles to fill the SMs): two consumer warpgroups alternate whole 128x128 tiles,
 so one's epilogue hides under the other's MMA."""),
     Sm90((128, 192, 64), cluster=(2, 1), builds=both16(("rr",)), why="""Mid-size 16-bit outputs whose
@@ -235,7 +247,8 @@ multicasts A to the two CTAs of a tile row. The tile and cluster cuBLAS's own ke
 64x4096x4096 on an H100 (torch.profiler: nvjet_sm90_tst_64x32_64x16_1x2). Persistent ping-pong:
 a CTA with two tiles overlaps one's epilogue with the other's MMAs."""),
     Sm90((64, 64, 64), schedule="pingpong", builds=both16(("rr", "rc")), why=_PINGPONG_64_16BIT),
-    Sm90((64, 128, 64), schedule="pingpong", builds=both16(("rr", "rc")), why=_PINGPONG_64_16BIT),
+    Sm90((64, 128, 64), schedule="pingpong", builds=both16(("rr", "rc")), fused=both16(("rr", "rc")),
+         why=_PINGPONG_64_16BIT),
     Sm90((64, 256, 64), schedule="pingpong", builds=both16(("rr", "rc")), why=_PINGPONG_64_16BIT),
     Sm90((256, 128, 64), cluster=(1, 2), builds=both16(("rr",)), why="""Large M*N, 16-bit, the other
 way round: a 256x128 tile (each consumer warpgroup 128x128) with a 1x2 cluster, which multicasts
@@ -252,7 +265,7 @@ keeps the 128-byte swizzle (32 x 4 B). """ + _TF32_NOT_RR_CR),
     Sm90((64, 64, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
     Sm90((64, 128, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
     Sm90((64, 256, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
-    Sm90((128, 128, 64), scheduler="streamk", builds=both16(LAYOUTS), why="""Few output tiles for the
+    Sm90((128, 128, 64), scheduler="streamk", builds=both16(LAYOUTS), fused=both16(("rr", "rc")), why="""Few output tiles for the
 SMs (small M or N, large K, mid-size squares): stream-K spreads the K iterations of all tiles
 evenly over every SM, or split-K cuts each tile's K into slices; partial tiles are summed in a
 fixed order (deterministic). 16-bit."""),

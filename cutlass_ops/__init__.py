@@ -20,14 +20,17 @@ _calibration_store.install_shipped()  # the cost model's fitted constants (no GP
 from .info import info
 from . import tuning
 from .inplace import mm_
-from .ops import (DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo, OperandPlan, Plan, explain, fp32_mode, list_kernels, mm,
-                  set_fp32_mode)
+from .ops import (ACTIVATIONS, DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo, OperandPlan, Plan, addmm, explain,
+                  fp32_mode, linear, list_kernels, mm, set_fp32_mode)
 from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
                     unpatch_torch, use_cutlass)
 
 __version__ = "0.1.0"
 
 __all__ = [
+    "ACTIVATIONS",
+    "addmm",
+    "linear",
     "Candidate",
     "DEVICE_PRESETS",
     "disable",

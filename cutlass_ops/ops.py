@@ -57,6 +57,60 @@ def mm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] =
     return _C.mm(input, mat2, out, kernel)
 
 
+_addmm = torch.ops.cutlass_ops.addmm.default
+_addmm_out = torch.ops.cutlass_ops.addmm.out
+_linear = torch.ops.cutlass_ops.linear.default
+
+ACTIVATIONS = (None, "relu", "gelu", "gelu_tanh", "silu")
+
+
+def addmm(input: torch.Tensor, mat1: torch.Tensor, mat2: torch.Tensor, *, beta=1, alpha=1,
+          out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """``beta * input + alpha * (mat1 @ mat2)``, like :func:`torch.addmm` on CUDA tensors.
+
+    ``input`` broadcasts to the M x N product: (N,) or (1, N) (a bias along the columns, which
+    the fused kernels add while storing the product), (M, 1), (M, N) or a scalar. With
+    ``beta=0`` the input is not read, so NaN and Inf in it do not propagate. Same dtypes, errors
+    and ``out=`` rules as torch.addmm; differentiable, autocast-aware, usable under
+    ``torch.compile``.
+    """
+    if has_torch_function_variadic(input, mat1, mat2):
+        return handle_torch_function(addmm, (input, mat1, mat2), input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    for position, (name, value) in enumerate((("input", input), ("mat1", mat1), ("mat2", mat2)), 1):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"addmm(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+    if out is None:
+        return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
+    return _addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+
+
+def linear(input: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None, *,
+           activation: Optional[str] = None) -> torch.Tensor:
+    """``activation(input @ weight.T + bias)``: :func:`torch.nn.functional.linear` with the
+    activation applied in the GEMM's epilogue.
+
+    ``input`` is (*, in_features), ``weight`` (out_features, in_features), ``bias``
+    (out_features,) or None; ``activation`` one of None, ``"relu"``, ``"gelu"`` (erf),
+    ``"gelu_tanh"`` and ``"silu"``, with torch's formulas: the result matches
+    ``act(F.linear(input, weight, bias))``. On Hopper the bias and activation are fused into
+    the kernels built for it (names ending in ``_bias_act``); other kernels are followed by one
+    elementwise pass. Differentiable (training saves the pre-activation and runs the
+    activation as its own op), autocast-aware, usable under ``torch.compile``.
+    """
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"linear(): activation must be one of {ACTIVATIONS}, got {activation!r}")
+    tensors = (input, weight) if bias is None else (input, weight, bias)
+    if has_torch_function_variadic(*tensors):
+        return handle_torch_function(linear, tensors, input, weight, bias, activation=activation)
+    for name, value in (("input", input), ("weight", weight)):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"linear(): argument '{name}' must be Tensor, not {type(value).__name__}")
+    if bias is not None and not isinstance(bias, torch.Tensor):
+        raise TypeError(f"linear(): argument 'bias' must be Tensor or None, not {type(bias).__name__}")
+    return _linear(input, weight, bias, activation or "none")
+
+
 # ---- settings -------------------------------------------------------------------------------
 
 
@@ -114,6 +168,7 @@ class KernelInfo:
     persistent: bool = False  # a grid of about one CTA per SM walks the tiles
     pingpong: bool = False
     swap_ab: bool = False  # computes D^T = B^T A^T (the few rows on the MMA's narrow side)
+    fuses_epilogue: bool = False  # applies linear's bias and activation while storing D (name ends in _bias_act)
 
     @property
     def arch(self) -> str:
@@ -134,7 +189,7 @@ def _capability(cc: int) -> tuple[int, int]:
 
 # KernelInfo fields that _C.kernels() gives under the same name and as they are.
 _PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "n_multiple", "role", "math",
-                 "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab")
+                 "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab", "fuses_epilogue")
 
 
 def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInfo]:

@@ -7,8 +7,9 @@
    else (CPU, sparse, integer, complex, batched by batched, vectors, tensor subclasses) to the
    original function, so a patched model never breaks.
 2. **Dispatcher mode** (`enable`, `disable`, `use_cutlass`): cutlass_ops becomes the CUDA
-   kernel of `aten::mm` and `aten::mm.out`, so `@`, `torch.matmul`, `F.linear` without bias
-   and C++ callers reach it too, with autograd and autocast still handled by PyTorch above
+   kernel of `aten::mm`, `aten::addmm` and `aten::_addmm_activation` (and their out=
+   overloads), so `@`, `torch.matmul`, `torch.addmm`, `F.linear` and `nn.Linear` (with or without
+   bias) and C++ callers reach it too, with autograd and autocast still handled by PyTorch above
    it. Calls it does not take run torch's own CUDA kernel.
 
 `stats()` counts what ran where, so you can prove a model really ran on CUTLASS.
@@ -26,6 +27,8 @@ import torch
 from torch.overrides import has_torch_function_variadic
 
 from . import _extension
+from .ops import addmm as _cutlass_addmm
+from .ops import linear as _cutlass_linear
 from .ops import mm as _cutlass_mm
 
 _C = _extension._C
@@ -93,7 +96,42 @@ def _route_matmul(name: str, a, b, out=None):
     return _route(name, a, b, out)
 
 
+def _addmm_eligible(input, mat1, mat2, out) -> bool:
+    return (_eligible(mat1, mat2, out) and isinstance(input, torch.Tensor) and not has_torch_function_variadic(input)
+            and input.device == mat1.device and input.layout == torch.strided and input.dim() <= 2)
+
+
+def _route_addmm(name: str, input, mat1, mat2, beta=1, alpha=1, out=None):
+    if _addmm_eligible(input, mat1, mat2, out):
+        return _cutlass_addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    _count_fallback()
+    original = _saved[name]
+    if out is None:
+        return original(input, mat1, mat2, beta=beta, alpha=alpha)
+    return original(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+
+
+def _patched_linear(input, weight, bias=None):
+    if (isinstance(input, torch.Tensor) and isinstance(weight, torch.Tensor) and input.dim() >= 1
+            and weight.dim() == 2 and (bias is None or isinstance(bias, torch.Tensor))
+            and not has_torch_function_variadic(input, weight, *(() if bias is None else (bias,)))
+            and input.is_cuda and input.layout == torch.strided and weight.layout == torch.strided
+            and input.dtype in _ELIGIBLE_DTYPES and input.device == weight.device
+            and (bias is None or (bias.device == input.device and bias.layout == torch.strided))):
+        return _cutlass_linear(input, weight, bias)
+    _count_fallback()
+    return _saved["F.linear"](input, weight, bias)
+
+
 # The replacements keep the originals' parameter names, so keyword calls still work.
+def _patched_addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
+    return _route_addmm("torch.addmm", input, mat1, mat2, beta, alpha, out)
+
+
+def _patched_tensor_addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    return _route_addmm("Tensor.addmm", self, mat1, mat2, beta, alpha)
+
+
 def _patched_mm(input, mat2, *, out=None):
     return _route("torch.mm", input, mat2, out)
 
@@ -121,9 +159,13 @@ _TARGETS = {
     "torch.matmul": (torch, "matmul", _patched_matmul),
     "Tensor.matmul": (torch.Tensor, "matmul", _patched_tensor_matmul),
     "Tensor.__matmul__": (torch.Tensor, "__matmul__", _patched_tensor_dunder_matmul),
+    "torch.addmm": (torch, "addmm", _patched_addmm),
+    "Tensor.addmm": (torch.Tensor, "addmm", _patched_tensor_addmm),
+    "F.linear": (torch.nn.functional, "linear", _patched_linear),
 }
 _MM_TARGETS = ("torch.mm", "Tensor.mm")
 _MATMUL_TARGETS = ("torch.matmul", "Tensor.matmul", "Tensor.__matmul__")
+_LINEAR_TARGETS = ("torch.addmm", "Tensor.addmm", "F.linear")
 
 
 def _apply(wanted: set[str]) -> None:
@@ -144,11 +186,14 @@ def patched_targets() -> frozenset[str]:
         return frozenset(_active)
 
 
-def patch_torch(matmul: bool = False) -> None:
+def patch_torch(matmul: bool = False, linear: bool = False) -> None:
     """Route torch.mm and Tensor.mm (with ``matmul=True`` also torch.matmul, Tensor.matmul and
-    ``@`` on 2-D operands) to cutlass_ops. Idempotent; `unpatch_torch()` restores the originals."""
+    ``@`` on 2-D operands; with ``linear=True`` also torch.addmm, Tensor.addmm and
+    torch.nn.functional.linear, which nn.Linear calls) to cutlass_ops. Idempotent;
+    `unpatch_torch()` restores the originals."""
     with _lock:
-        _apply(_active | set(_MM_TARGETS) | (set(_MATMUL_TARGETS) if matmul else set()))
+        _apply(_active | set(_MM_TARGETS) | (set(_MATMUL_TARGETS) if matmul else set())
+               | (set(_LINEAR_TARGETS) if linear else set()))
 
 
 def unpatch_torch() -> None:
@@ -158,11 +203,11 @@ def unpatch_torch() -> None:
 
 
 @contextlib.contextmanager
-def patched(matmul: bool = False) -> Iterator[None]:
+def patched(matmul: bool = False, linear: bool = False) -> Iterator[None]:
     """Patch for the duration of a block; nested blocks restore what the outer one set."""
     with _lock:
         before = set(_active)
-        patch_torch(matmul)
+        patch_torch(matmul, linear)
     try:
         yield
     finally:
@@ -181,13 +226,14 @@ def _set_override(enabled: bool) -> None:
 
 
 def enable() -> None:
-    """Make cutlass_ops the CUDA kernel of aten::mm and aten::mm.out. Idempotent."""
+    """Make cutlass_ops the CUDA kernel of aten::mm, aten::addmm and aten::_addmm_activation
+    (and their out= overloads). Idempotent."""
     with _lock:
         _set_override(True)
 
 
 def disable() -> None:
-    """Give aten::mm and aten::mm.out back to torch's own CUDA kernel."""
+    """Give aten::mm, aten::addmm and aten::_addmm_activation back to torch's own CUDA kernels."""
     with _lock:
         _set_override(False)
 

@@ -70,6 +70,7 @@ def test_generated_units_cover_every_build():
     names = [n for u in units for n in u.names]
     assert len(names) == len(set(names))
     expected = sum(len(layouts) for c in kt.SM90 for layouts in c.builds.values())
+    expected += sum(len(layouts) for c in kt.SM90 for layouts in c.fused.values())
     expected += sum(len(kt.LAYOUTS) * len(aligns) for c in kt.SM80 for aligns in c.builds.values())
     assert len(names) == expected
     for u in units:
@@ -97,7 +98,9 @@ def test_registered_kernels_carry_their_rows_facts():
             assert k.cluster == row.cluster and k.swap_ab == row.swap_ab, k.name
             assert k.pingpong == (row.schedule == "pingpong") and k.math == "wgmma", k.name
             assert k.decompositions == tuple(d.replace("_", "-") for d in row.decompositions), k.name
-            assert k.dtype in row.builds and k.layouts in row.builds[k.dtype], k.name
+            builds = row.fused if k.fuses_epilogue else row.builds
+            assert k.dtype in builds and k.layouts in builds[k.dtype], k.name
+            assert k.fuses_epilogue == k.name.endswith("_" + kt.FUSED_SUFFIX), k.name
         elif isinstance(row, kt.Sm80):
             assert k.stages == row.stages and k.math == ("simt" if row.math == "simt" else "mma"), k.name
             assert k.alignment[0] in row.builds[k.dtype], k.name

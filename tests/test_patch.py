@@ -16,7 +16,12 @@ ORIGINALS = {
     "torch.matmul": torch.matmul,
     "Tensor.matmul": torch.Tensor.matmul,
     "Tensor.__matmul__": torch.Tensor.__matmul__,
+    "torch.addmm": torch.addmm,
+    "Tensor.addmm": torch.Tensor.addmm,
+    "F.linear": torch.nn.functional.linear,
 }
+MATMUL = {"torch.mm", "Tensor.mm", "torch.matmul", "Tensor.matmul", "Tensor.__matmul__"}
+LINEAR = {"torch.mm", "Tensor.mm", "torch.addmm", "Tensor.addmm", "F.linear"}
 
 
 def current():
@@ -26,6 +31,9 @@ def current():
         "torch.matmul": torch.matmul,
         "Tensor.matmul": torch.Tensor.matmul,
         "Tensor.__matmul__": torch.Tensor.__matmul__,
+        "torch.addmm": torch.addmm,
+        "Tensor.addmm": torch.Tensor.addmm,
+        "F.linear": torch.nn.functional.linear,
     }
 
 
@@ -48,9 +56,32 @@ def test_patch_and_unpatch_restore_the_exact_originals():
     cutlass_ops.unpatch_torch()
     assert current() == ORIGINALS
     cutlass_ops.patch_torch(matmul=True)
+    assert cutlass_ops.patched_targets() == MATMUL
+    cutlass_ops.unpatch_torch()
+    assert current() == ORIGINALS
+    cutlass_ops.patch_torch(linear=True)
+    assert cutlass_ops.patched_targets() == LINEAR
+    assert torch.nn.functional.linear is not ORIGINALS["F.linear"] and torch.addmm is not ORIGINALS["torch.addmm"]
+    cutlass_ops.patch_torch(matmul=True, linear=True)
     assert cutlass_ops.patched_targets() == set(ORIGINALS)
     cutlass_ops.unpatch_torch()
     assert current() == ORIGINALS
+
+
+def test_linear_and_addmm_patches_hand_cpu_tensors_to_torch():
+    x, w, b = torch.randn(3, 5, 7), torch.randn(4, 7), torch.randn(4)
+    m1, m2 = torch.randn(3, 7), torch.randn(7, 4)
+    expected_linear = torch.nn.functional.linear(x, w, b)
+    expected_addmm = torch.addmm(b, m1, m2, beta=0.5, alpha=2.0)
+    module = torch.nn.Linear(7, 4)
+    expected_module = module(x)
+    cutlass_ops.reset_stats()
+    with cutlass_ops.patched(linear=True):
+        assert torch.equal(torch.nn.functional.linear(x, w, b), expected_linear)
+        assert torch.equal(module(x), expected_module)  # nn.Linear calls F.linear
+        assert torch.equal(torch.addmm(b, m1, m2, beta=0.5, alpha=2.0), expected_addmm)
+        assert torch.equal(b.expand(3, 4).clone().addmm(m1, m2, beta=0.5, alpha=2.0), expected_addmm)
+    assert cutlass_ops.stats()["patch_fallbacks"] == 4
 
 
 def test_cpu_tensors_go_to_the_original_functions():
@@ -124,7 +155,7 @@ def test_patched_functions_keep_torch_errors():
 def test_nested_patched_blocks_restore_the_outer_state():
     with cutlass_ops.patched():
         with cutlass_ops.patched(matmul=True):
-            assert cutlass_ops.patched_targets() == set(ORIGINALS)
+            assert cutlass_ops.patched_targets() == MATMUL
         assert cutlass_ops.patched_targets() == {"torch.mm", "Tensor.mm"}
         with cutlass_ops.patched():
             pass

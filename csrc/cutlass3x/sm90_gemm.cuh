@@ -134,9 +134,75 @@ struct WithPromotion<
       cutlass::gemm::MainloopSm90TmaGmmaWarpSpecializedFP8<Stages, Cluster, Schedule>, Rest...>;
 };
 
+// The activation of a fused epilogue, chosen per call (EpilogueArgs::activation) rather than
+// per kernel: one kernel serves all five, and a warp-uniform switch per fragment costs nothing
+// measurable beside the GEMM. CUTLASS's Sm90Compute hands a functor that declares `Arguments`
+// its arguments with every fragment. The formulas are torch's (aten/src/ATen/native/cuda
+// ActivationGeluKernel.cu, ActivationSiluKernel.cu), in float.
+template <class T>
+struct RuntimeActivation {
+  struct Arguments {
+    int kind = static_cast<int>(Activation::kNone);
+  };
+
+  CUTLASS_HOST_DEVICE static T apply(T x, Activation kind) {
+    switch (kind) {
+      case Activation::kNone: return x;
+      case Activation::kReLU: return x <= T(0) ? T(0) : x;  // NaN stays NaN, as in torch.relu
+      case Activation::kGELU: return T(0.5f) * x * (T(1) + erff(x * T(0.70710678118654752f)));
+      case Activation::kGELUTanh: {
+        const T inner = T(0.79788456080286535f) * (x + T(0.044715f) * x * x * x);
+        return T(0.5f) * x * (T(1) + tanhf(inner));
+      }
+      case Activation::kSiLU: return x / (T(1) + expf(-x));
+    }
+    return x;
+  }
+
+  CUTLASS_HOST_DEVICE T operator()(T x, Arguments const& args) const {
+    return apply(x, static_cast<Activation>(args.kind));
+  }
+};
+
+template <class T, int N>
+struct RuntimeActivation<cutlass::Array<T, N>> {
+  using Arguments = typename RuntimeActivation<T>::Arguments;
+
+  CUTLASS_HOST_DEVICE cutlass::Array<T, N> operator()(cutlass::Array<T, N> const& x, Arguments const& args) const {
+    const auto kind = static_cast<Activation>(args.kind);
+    if (kind == Activation::kNone) return x;
+    cutlass::Array<T, N> y;
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < N; ++i) y[i] = RuntimeActivation<T>::apply(x[i], kind);
+    return y;
+  }
+};
+
+// The epilogue's fusion: plain (D = accumulator, the builder's default for a sourceless
+// epilogue), or EpilogueArgs' D = activation(alpha * accumulator + bias) with the bias
+// broadcast along D's columns. Swap-AB kernels compute D^T, whose rows are D's columns: there
+// the bias is CUTLASS's per-row one.
+enum class EpilogueFusion { kPlain, kBiasActivation };
+
+template <EpilogueFusion F, bool kSwap, class ElementD>
+struct FusionFor {
+  using type = cutlass::epilogue::fusion::LinearCombination<ElementD, float, void, float>;
+};
+template <class ElementD>
+struct FusionFor<EpilogueFusion::kBiasActivation, false, ElementD> {
+  using type = cutlass::epilogue::fusion::LinCombPerColBiasEltAct<RuntimeActivation, ElementD, float, ElementD,
+                                                                  ElementD, float>;
+};
+template <class ElementD>
+struct FusionFor<EpilogueFusion::kBiasActivation, true, ElementD> {
+  using type = cutlass::epilogue::fusion::LinCombPerRowBiasEltAct<RuntimeActivation, ElementD, float, ElementD,
+                                                                  ElementD, float>;
+};
+
 // OutT: D's element type; void means the operands' (float: the float32 partial slices of
-// sm90_splitk_sum.cuh).
-template <class Config, Precision P, Layout LA, Layout LB, class OutT = void>
+// sm90_splitk_sum.cuh). Fusion: what the epilogue computes besides storing D.
+template <class Config, Precision P, Layout LA, Layout LB, class OutT = void,
+          EpilogueFusion Fusion = EpilogueFusion::kPlain>
 struct Sm90Gemm {
   using ElementAB = typename ElementFor<P>::type;
   using ElementD = std::conditional_t<std::is_void_v<OutT>, ElementAB, OutT>;
@@ -150,13 +216,16 @@ struct Sm90Gemm {
   using ClusterShape = typename Problem::ClusterShape;
   using Schedule = ScheduleTags<Config::kSchedule>;
 
-  // ElementC = void: the epilogue reads no source matrix; D = 1 * accumulator.
+  static constexpr bool kFused = Fusion != EpilogueFusion::kPlain;
+  static_assert(!kFused || std::is_void_v<OutT>, "a fused epilogue writes D in the operands' type");
+
+  // ElementC = void: the epilogue reads no source matrix.
   using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementAccumulator,
       void, typename Problem::LayoutD, kAlignmentD,
       ElementD, typename Problem::LayoutD, kAlignmentD,
-      typename Schedule::Epilogue>::CollectiveOp;
+      typename Schedule::Epilogue, typename FusionFor<Fusion, Problem::kSwap, ElementD>::type>::CollectiveOp;
 
   using BuiltMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp,
@@ -207,6 +276,11 @@ struct Sm90Gemm {
                    hw_info};
     args.epilogue.thread.alpha = 1.0f;
     args.epilogue.thread.beta = 0.0f;
+    if constexpr (kFused) {
+      args.epilogue.thread.alpha = g.epilogue.alpha;
+      args.epilogue.thread.bias_ptr = static_cast<const ElementD*>(g.epilogue.bias);
+      args.epilogue.thread.activation.kind = static_cast<int>(g.epilogue.activation);
+    }
     if constexpr (kPromoteKTiles > 0) {
       // The interval counts MMA instructions: one K step issues TileK / (the MMA's K) of them.
       using TiledMma = typename CollectiveMainloop::TiledMma;
@@ -290,6 +364,7 @@ struct Sm90Gemm {
         .swap_ab = Config::kSwapAB,
         .decompositions = Config::kDecompositions,  // the kernel table's, from its scheduler
         .orders_tiles = true,
+        .fuses_epilogue = kFused,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,

@@ -6,6 +6,7 @@
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
+#include <string_view>
 
 namespace cutlass_ops {
 
@@ -258,6 +259,24 @@ double copy_time_us(const CopyWork& w, const CopyCosts& c) {
   return c.us_per_mb * w.padded_mb + c.transpose_us_per_mb * w.transpose_mb + c.launch_us * w.launches;
 }
 
+double epilogue_pass_us(const Plan& normalized, const CopyCosts& c) {
+  // D read and written once (the bias is N elements): priced like a copy of D, plus its launch.
+  const double d_mb = static_cast<double>(normalized.m) * normalized.n * element_bytes(normalized.precision) / 1e6;
+  return c.us_per_mb * d_mb + c.launch_us;
+}
+
+std::string calibration_name(const KernelInfo& k) {
+  // A fused-epilogue build (name "<plain name>_bias_act") runs its config's main loop: it is
+  // priced by the plain build's constants and residuals.
+  std::string name = k.name;
+  static constexpr std::string_view kSuffix = "_bias_act";
+  if (k.fuses_epilogue && name.size() > kSuffix.size() &&
+      std::string_view(name).substr(name.size() - kSuffix.size()) == kSuffix) {
+    name.resize(name.size() - kSuffix.size());
+  }
+  return name;
+}
+
 ResidualField::ResidualField(std::vector<Point> points, double bandwidth)
     : bandwidth_(bandwidth), cell_size_(std::max(3.0 * bandwidth, 18.0 / kCells)) {
   auto cell_index = [&](const Point& p) {
@@ -320,7 +339,7 @@ namespace {
 
 const ResidualField* residual_field(const Calibration* cal, const Candidate& c) {
   if (cal == nullptr) return nullptr;
-  const auto it = cal->residuals.find(c.kernel->name);
+  const auto it = cal->residuals.find(calibration_name(*c.kernel));
   return it == cal->residuals.end() ? nullptr : it->second[residual_slot(c.variant, c.decomposition)].get();
 }
 
@@ -331,7 +350,7 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
   const Plan plan = candidate_plan(normalized, c);
   Coefficients coefficients = property_coefficients(*c.kernel, device);
   if (cal != nullptr) {
-    const auto it = cal->kernels.find(c.kernel->name);
+    const auto it = cal->kernels.find(calibration_name(*c.kernel));
     const Coefficients* fitted = it == cal->kernels.end() ? nullptr : it->second.find(c.decomposition);
     if (fitted != nullptr) {
       coefficients = *fitted;
@@ -339,7 +358,9 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
     }
   }
   out.kernel_us = kernel_time_us(features(plan, *c.kernel, device), coefficients);
-  out.copy_us = copy_time_us(copy_work(normalized, c.variant), cal != nullptr ? cal->copies : CopyCosts{});
+  const CopyCosts& copies = cal != nullptr ? cal->copies : CopyCosts{};
+  out.copy_us = copy_time_us(copy_work(normalized, c.variant), copies);
+  if (normalized.epilogue && !c.kernel->fuses_epilogue) out.copy_us += epilogue_pass_us(normalized, copies);
   out.us = out.kernel_us + out.copy_us;
   return out;
 }

@@ -165,6 +165,14 @@ struct CopyWork {
 CopyWork copy_work(const Plan& normalized, Variant variant);
 double copy_time_us(const CopyWork& work, const CopyCosts& copies);
 
+// The elementwise pass that applies a call's epilogue (ops/epilogue.h) after a kernel that
+// does not fuse it.
+double epilogue_pass_us(const Plan& normalized, const CopyCosts& copies);
+
+// The name a kernel's calibration is stored under: its own, or for a fused-epilogue build the
+// plain build's of the same config.
+std::string calibration_name(const KernelInfo& kernel);
+
 struct Prediction {
   double us = 0;
   double kernel_us = 0, copy_us = 0;  // the nine-term model's parts, before the residual factor

@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 9;
+inline constexpr int kKernelAbiVersion = 10;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -128,6 +128,11 @@ struct KernelInfo {
   // (CUTLASS 2.x, 16-bit): serial split-K would meet the K slices in D and round each partial
   // sum to D's type, stream-K meets them in its workspace in the accumulator's.
   bool stream_k_replaces_split_k = false;
+  // Applies GemmArgs::epilogue (alpha, a bias along D's columns, an activation) while storing D.
+  // Such kernels are the fused builds of a config (kernel name suffix "_bias_act") and run only
+  // calls that have an epilogue; every other kernel gets the plain one, and the planner adds
+  // an elementwise pass after it (ops/epilogue.h).
+  bool fuses_epilogue = false;
 
   // ---- entry points ----
   size_t (*workspace_bytes)(const GemmArgs&) = nullptr;

@@ -7,10 +7,11 @@
 namespace cutlass_ops {
 
 size_t PlanKeyHash::operator()(const PlanKey& key) const {
-  return TuningKeyHash{}(key.problem) ^ (static_cast<size_t>(key.smem_optin_bytes) * 0x9e3779b97f4a7c15ULL);
+  return TuningKeyHash{}(key.problem) ^ (static_cast<size_t>(key.smem_optin_bytes) * 0x9e3779b97f4a7c15ULL) ^
+         static_cast<size_t>(key.epilogue);
 }
 
-PlanKey plan_key(const Plan& p, const DeviceDesc& device) { return {tuning_key(p, device), device.smem_optin_bytes}; }
+PlanKey plan_key(const Plan& p, const DeviceDesc& device) { return {tuning_key(p, device), device.smem_optin_bytes, p.epilogue}; }
 
 PlanCache& PlanCache::instance() {
   static PlanCache cache;

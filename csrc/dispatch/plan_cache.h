@@ -19,9 +19,10 @@ namespace cutlass_ops {
 struct PlanKey {
   TuningKey problem;
   int smem_optin_bytes = 0;
+  bool epilogue = false;
 
   bool operator==(const PlanKey& o) const {
-    return problem == o.problem && smem_optin_bytes == o.smem_optin_bytes;
+    return problem == o.problem && smem_optin_bytes == o.smem_optin_bytes && epilogue == o.epilogue;
   }
 };
 

@@ -45,6 +45,7 @@ Staged stage(const MatrixDesc& m, bool must_copy = false) {
 Plan normalize(const CallDesc& call) {
   Plan p;
   p.precision = call.precision;
+  p.epilogue = call.epilogue;
   const int eb = element_bytes(call.precision);
   const int64_t M = call.a.rows, K = call.a.cols, N = call.b.cols;
 
@@ -101,6 +102,9 @@ Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev
   if (p.a.align < k.align_a) return Rejection::kAlignA;
   if (p.b.align < k.align_b) return Rejection::kAlignB;
   if (p.d.align < k.align_d) return Rejection::kAlignD;
+  // The fused bias runs along the kernel's N: D's columns only when D is not transposed, and
+  // the staged plans' padded N would read past the bias.
+  if (k.fuses_epilogue && (!p.epilogue || p.transposed || p.staged)) return Rejection::kEpilogue;
   return Rejection::kNone;
 }
 
@@ -111,6 +115,10 @@ std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p
   switch (why) {
     case Rejection::kNone:
       return "";
+    case Rejection::kEpilogue:
+      if (!p.epilogue) return "fuses a bias and activation into its epilogue: it runs linear and addmm calls that have one";
+      return p.transposed ? "fuses a bias along D's columns, and this call runs as the transposed problem"
+                          : "fuses a bias along D's columns, and this call runs on padded (staged) copies";
     case Rejection::kPrecision:
       return std::string("computes ") + precision_name(k.precision) + ", the call needs " +
              precision_name(p.precision);
@@ -209,7 +217,8 @@ constexpr const char* kNoKernelReason = "no kernel in this build accepts the pro
 // An autotuned entry for the problem, if it still applies (its kernel accepts the plan).
 bool apply_tuned(Plan& p, const DeviceDesc& dev) {
   TuningTable& table = TuningTable::instance();
-  if (table.empty()) return false;
+  // Tuned entries time the plain product; a call with an epilogue is planned by the model.
+  if (table.empty() || p.epilogue) return false;
   TuningEntry tuned;
   if (!table.find(tuning_key(p, dev), &tuned)) return false;
   Plan vp = variant_plan(p, tuned.variant);

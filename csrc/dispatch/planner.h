@@ -37,6 +37,10 @@ struct CallDesc {
   MatrixDesc a, b;
   MatrixDesc d;                  // the output view, M x N; a fresh result is contiguous
   bool d_overlaps_input = false; // out shares memory with self or mat2
+  // The call's result goes through an epilogue (EpilogueArgs: alpha, a bias along N, an
+  // activation): linear and addmm. Fused-epilogue kernels take it on plans that are neither
+  // transposed nor staged; any other kernel is followed by one elementwise pass over D.
+  bool epilogue = false;
 };
 
 struct OperandPlan {
@@ -72,6 +76,11 @@ struct Plan {
   int splits = 1;
   TileOrder tile_order;  // default unless the tuning table says otherwise (kernel->orders_tiles)
   bool tuned = false;  // kernel and decomposition came from the tuning table (dispatch/tuning.h)
+  bool epilogue = false;  // CallDesc::epilogue
+
+  // The kernel applies the epilogue itself; otherwise (with one) an elementwise pass follows it.
+  bool fuses_epilogue() const { return epilogue && kernel != nullptr && kernel->fuses_epilogue; }
+  bool needs_epilogue_pass() const { return epilogue && !fuses_epilogue(); }
 };
 
 // Everything except the kernel choice.
@@ -90,6 +99,7 @@ enum class Rejection {
   kTooLarge,
   kTooManyRows,
   kRowLength,
+  kEpilogue,  // a fused-epilogue kernel, and the call has no epilogue it can fuse
 };
 Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceDesc& device);
 std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Plan& plan,

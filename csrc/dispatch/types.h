@@ -101,6 +101,40 @@ struct TileOrder {
 
 inline constexpr char layout_letter(Layout l) { return l == Layout::kRowMajor ? 'r' : 'c'; }
 
+// An activation applied to each element of D after the bias (torch's functions of one name).
+enum class Activation : int8_t {
+  kNone = 0,
+  kReLU = 1,      // torch.relu: x <= 0 ? 0 : x (NaN stays NaN)
+  kGELU = 2,      // F.gelu(approximate="none"): x * Phi(x), with erf
+  kGELUTanh = 3,  // F.gelu(approximate="tanh")
+  kSiLU = 4,      // F.silu: x * sigmoid(x)
+};
+inline constexpr int kNumActivations = 5;
+
+inline constexpr const char* activation_name(Activation a) {
+  switch (a) {
+    case Activation::kNone: return "none";
+    case Activation::kReLU: return "relu";
+    case Activation::kGELU: return "gelu";
+    case Activation::kGELUTanh: return "gelu_tanh";
+    case Activation::kSiLU: return "silu";
+  }
+  return "?";
+}
+
+// What the epilogue does with each accumulator element of D (i, j):
+//   D = activation(alpha * (A @ B) + bias[j])
+// bias: one element of D's type per column (N of them, contiguous), or null. The default is
+// the plain product. Kernels with KernelInfo::fuses_epilogue apply it while storing D; for the
+// others the planner runs the product and then one elementwise pass (ops/epilogue.h).
+struct EpilogueArgs {
+  float alpha = 1.0f;
+  const void* bias = nullptr;
+  Activation activation = Activation::kNone;
+
+  bool is_plain() const { return alpha == 1.0f && bias == nullptr && activation == Activation::kNone; }
+};
+
 // Everything a kernel launch needs: D (M x N, row-major, leading dim ldd) = A (M x K) * B (K x N).
 // The planner has already turned column-major outputs into the transposed problem, so
 // kernels only ever write row-major D.
@@ -122,6 +156,7 @@ struct GemmArgs {
   Decomposition decomposition = Decomposition::kDataParallel;
   int splits = 1;  // K slices per tile for kSplitK; ignored otherwise
   TileOrder tile_order;  // for kernels with KernelInfo::orders_tiles; ignored otherwise
+  EpilogueArgs epilogue;  // only kernels with KernelInfo::fuses_epilogue get one that is not plain
 
   void* workspace = nullptr;  // at least `workspace_bytes(args)` bytes, stream-ordered
   cudaStream_t stream = nullptr;

@@ -5,6 +5,7 @@
 
 #include <torch/library.h>
 
+#include "ops/addmm.h"
 #include "ops/mm.h"
 
 namespace cutlass_ops {
@@ -25,6 +26,12 @@ void set_aten_override(bool enabled) {
                                                __LINE__);
     library->impl("mm", &mm_cuda);
     library->impl("mm.out", &mm_out_cuda);
+    // nn.Linear with a bias (F.linear folds its input's leading dims into rows and calls addmm)
+    // and torch.addmm; _addmm_activation is what torch.compile's fused linear + relu/gelu calls.
+    library->impl("addmm", &addmm_cuda);
+    library->impl("addmm.out", &addmm_out_cuda);
+    library->impl("_addmm_activation", &addmm_activation_cuda);
+    library->impl("_addmm_activation.out", &addmm_activation_out_cuda);
   } else if (!enabled && library) {
     library.reset();
   }

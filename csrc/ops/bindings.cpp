@@ -12,6 +12,7 @@
 #include "dispatch/tuning.h"
 #include "ops/aten_override.h"
 #include "ops/device_info.h"
+#include "ops/epilogue.h"
 #include "ops/mm.h"
 #include "ops/op_handles.h"
 #include "ops/settings.h"
@@ -55,6 +56,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["persistent"] = k.persistent;
   d["pingpong"] = k.pingpong;
   d["swap_ab"] = k.swap_ab;
+  d["fuses_epilogue"] = k.fuses_epilogue;
   d["presplit"] = k.pass == OperandPass::kPresplit;
   d["sums_slices"] = k.sums_slices;
   return d;
@@ -528,6 +530,25 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.attr("KERNEL_ABI_VERSION") = cutlass_ops::kKernelAbiVersion;
   m.def("mm", &cutlass_ops::mm, "The cutlass_ops::mm family through the dispatcher (cutlass_ops.mm's fast path).",
         py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"));
+  m.def(
+      "mm_epilogue",
+      [](const at::Tensor& self, const at::Tensor& mat2, std::optional<at::Tensor> bias, double alpha,
+         const std::string& activation, const std::string& kernel) {
+        // activation(alpha * self @ mat2 + bias) on one named kernel (or the planner's, kernel
+        // ""): how the tests run each fused-epilogue kernel. No autograd.
+        cutlass_ops::check_mm_call(self, mat2, nullptr);
+        cutlass_ops::EpilogueRequest epilogue;
+        epilogue.alpha = alpha;
+        epilogue.activation = cutlass_ops::parse_activation(activation);
+        if (bias) {
+          TORCH_CHECK_VALUE(bias->dim() == 1 && bias->size(0) == mat2.size(1) && bias->dtype() == self.dtype(),
+                            "mm_epilogue: bias must have mat2's ", mat2.size(1), " columns and the operands' dtype");
+          epilogue.bias = bias->contiguous();
+        }
+        return cutlass_ops::mm_epilogue_cuda(self, mat2, nullptr, epilogue, kernel);
+      },
+      "The product with an epilogue on a named kernel (tests).", py::arg("self"), py::arg("mat2"), py::arg("bias"),
+      py::arg("alpha"), py::arg("activation"), py::arg("kernel"));
   m.def("stats", &cutlass_ops::stats_dict, "Call counters since import or the last reset.");
   m.def("reset_stats", &cutlass_ops::stats::reset, "Zero the call counters.");
   m.def("set_logging", &cutlass_ops::stats::set_logging, "Log every call's decision to stderr.");

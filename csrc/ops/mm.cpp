@@ -19,6 +19,7 @@
 #include "dispatch/registry.h"
 #include "ops/autotune.h"
 #include "ops/device_info.h"
+#include "ops/epilogue.h"
 #include "ops/kmajor_copy.h"
 #include "ops/settings.h"
 #include "ops/stats.h"
@@ -121,9 +122,10 @@ bool overlaps(const at::Tensor& out, const at::Tensor& input) {
 }
 
 CallDesc describe_call(Precision precision, const at::Tensor& self, const at::Tensor& mat2,
-                       const MatrixDesc& d, bool d_overlaps_input) {
+                       const MatrixDesc& d, bool d_overlaps_input, bool epilogue = false) {
   CallDesc call;
   call.precision = precision;
+  call.epilogue = epilogue;
   call.a = describe(self);
   call.b = describe(mat2);
   call.d = d;
@@ -230,7 +232,7 @@ Plan normalized_plan(Precision precision, const at::Tensor& self, const at::Tens
 }
 
 void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
-            const DeviceDesc& desc) {
+            const DeviceDesc& desc, const EpilogueRequest* epilogue) {
   const KernelInfo& kernel = *plan.kernel;
   StagedOperands staged;
   if (plan.staged) staged = stage_operands(plan, self, mat2, out);
@@ -263,6 +265,11 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   args.splits = plan.splits;
   args.tile_order = plan.tile_order;
   args.stream = c10::cuda::getCurrentCUDAStream(device).stream();
+  if (epilogue != nullptr && plan.fuses_epilogue()) {
+    args.epilogue.alpha = static_cast<float>(epilogue->alpha);
+    args.epilogue.bias = epilogue->bias.defined() ? epilogue->bias.const_data_ptr() : nullptr;
+    args.epilogue.activation = epilogue->activation;
+  }
 
   KernelStatus status = kernel.can_implement(args);
   TORCH_CHECK(status.ok(), "cutlass_ops.mm: internal error: the planner chose kernel ", kernel.name, " for the ",
@@ -288,6 +295,9 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   } else if (plan.d_via_temp) {
     out.copy_(d);
   }
+  if (epilogue != nullptr && plan.needs_epilogue_pass()) {
+    epilogue_pass(out, epilogue->alpha, epilogue->bias, epilogue->activation);
+  }
 }
 
 namespace {
@@ -295,7 +305,9 @@ namespace {
 // The shared body of the four CUDA entry points. `out` is defined for the out= variants;
 // otherwise the result is allocated here, after every check has passed.
 at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at::Tensor* out,
-                       std::string_view forced) {
+                       std::string_view forced, const EpilogueRequest* epilogue_in = nullptr) {
+  // A plain epilogue is no epilogue: the plan and the kernels of torch.mm.
+  const EpilogueRequest* epilogue = epilogue_in != nullptr && !epilogue_in->is_plain() ? epilogue_in : nullptr;
   if (C10_UNLIKELY(!mm_args_ok(self_in, mat2_in, out))) raise_like_torch_mm(self_in, mat2_in, out);
   TORCH_CHECK(self_in.is_cuda(), kMethod, " runs on CUDA tensors; got tensors on ", self_in.device());
   // torch's structured out= kernels refuse an out whose elements share memory.
@@ -308,6 +320,7 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
     // Complex matrices: documented hand-off to torch.mm's CUDA kernel (cuBLAS).
     TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops.mm: kernel= cannot be used with ", dtype,
                       " tensors: cutlass_ops has no complex kernels and hands them to torch.mm");
+    TORCH_INTERNAL_ASSERT(epilogue == nullptr, "complex matrices reach the epilogue path");
     stats::count(stats::Outcome::kTorchComplex);
     if (C10_UNLIKELY(stats::logging())) {
       stats::log_handoff(self_in.size(0), mat2_in.size(1), self_in.size(1), dtype, "complex");
@@ -331,17 +344,20 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
   // Plan before touching out, so a forced kernel that cannot run leaves out untouched.
   at::Tensor result = out ? *out : at::empty({m, n}, self.options());
   const bool d_overlaps = out && (overlaps(result, self) || overlaps(result, mat2));
-  Plan plan = plan_call(describe_call(*precision, self, mat2, describe_output(result, m, n), d_overlaps), desc,
-                        forced);
+  const bool has_epilogue = epilogue != nullptr;
+  Plan plan = plan_call(
+      describe_call(*precision, self, mat2, describe_output(result, m, n), d_overlaps, has_epilogue), desc, forced);
   if (out && at::native::resize_output(result, {m, n})) {
     // Resized: the storage may have moved, so plan again on the real output.
-    plan = plan_call(describe_call(*precision, self, mat2, describe(result), d_overlaps), desc, forced);
+    plan = plan_call(describe_call(*precision, self, mat2, describe(result), d_overlaps, has_epilogue), desc, forced);
   }
 
   if (m == 0 || n == 0 || k == 0) {
-    // Nothing to multiply; with K = 0 the product is all zeros (a no-op on an empty result).
+    // Nothing to multiply; with K = 0 the product is all zeros (a no-op on an empty result),
+    // which the epilogue still maps (the bias, the activation of it).
     stats::count(stats::Outcome::kNoWork);
     if (k == 0) result.zero_();
+    if (has_epilogue) epilogue_pass(result, epilogue->alpha, epilogue->bias, epilogue->activation);
     return result;
   }
   if (plan.kernel == nullptr) {
@@ -349,13 +365,15 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
     // computes it.
     stats::count(stats::Outcome::kTorchNoKernel);
     if (C10_UNLIKELY(stats::logging())) stats::log_handoff(m, n, k, self_in.scalar_type(), plan.reason);
-    return at::cuda::mm_out(result, self, mat2);
+    at::cuda::mm_out(result, self, mat2);
+    if (has_epilogue) epilogue_pass(result, epilogue->alpha, epilogue->bias, epilogue->activation);
+    return result;
   }
-  if (C10_UNLIKELY(settings::autotune()) && forced.empty() && !plan.tuned) {
+  if (C10_UNLIKELY(settings::autotune()) && forced.empty() && !plan.tuned && !has_epilogue) {
     // Times the model's cheapest candidates into result.
     autotune(plan, normalized_plan(*precision, self, mat2, result), self, mat2, result, device, desc);
   }
-  launch(plan, self, mat2, result, device, desc);
+  launch(plan, self, mat2, result, device, desc, epilogue);
   stats::count_kernel(*plan.kernel);
   if (C10_UNLIKELY(stats::logging())) stats::log_call(plan, self_in.scalar_type());
   return result;
@@ -369,6 +387,11 @@ at::Tensor& matmul_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::
 }
 
 }  // namespace
+
+at::Tensor mm_epilogue_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor* out,
+                            const EpilogueRequest& epilogue, std::string_view forced) {
+  return matmul_cuda(self, mat2, out, forced, &epilogue);
+}
 
 void check_mm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
   if (C10_UNLIKELY(!mm_args_ok(self, mat2, out))) raise_like_torch_mm(self, mat2, out);

@@ -9,9 +9,27 @@
 #include <ATen/core/Tensor.h>
 
 #include "dispatch/cost_model.h"
+#include "dispatch/types.h"
 #include "dispatch/planner.h"
 
 namespace cutlass_ops {
+
+// What linear and addmm add to the product: D = activation(alpha * (self @ mat2) + bias), with
+// the bias along D's columns. Kernels that fuse it (KernelInfo::fuses_epilogue) apply it while
+// storing D; after any other, one elementwise pass does (ops/epilogue.h).
+struct EpilogueRequest {
+  double alpha = 1.0;
+  at::Tensor bias;  // N contiguous elements of the operands' dtype, or undefined
+  Activation activation = Activation::kNone;
+
+  bool is_plain() const { return alpha == 1.0 && !bias.defined() && activation == Activation::kNone; }
+};
+
+// The product with an epilogue, into `out` (resized as out= is) or a fresh result; forced:
+// a kernel name, or empty for the planner's choice. The caller has checked the arguments
+// (check_mm_call) and the bias.
+at::Tensor mm_epilogue_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor* out,
+                            const EpilogueRequest& epilogue, std::string_view forced = {});
 
 // CUDA kernels of the cutlass_ops::mm family. `kernel` empty: the heuristic chooses.
 at::Tensor mm_cuda(const at::Tensor& self, const at::Tensor& mat2);
@@ -43,7 +61,7 @@ Plan normalized_plan(Precision precision, const at::Tensor& self, const at::Tens
 
 // Runs a planned call: the copies the plan asks for, the kernel, the copy-back into `out`.
 void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
-            const DeviceDesc& desc);
+            const DeviceDesc& desc, const EpilogueRequest* epilogue = nullptr);
 
 // What cutlass_ops would do with these tensors on `device`, without running anything:
 // the planner's view of the call (layouts, copies, transposition), the chosen kernel (or the

@@ -12,6 +12,10 @@ using MmSig = at::Tensor(const at::Tensor&, const at::Tensor&);
 using MmOutSig = at::Tensor&(const at::Tensor&, const at::Tensor&, at::Tensor&);
 using MmKernelSig = at::Tensor(const at::Tensor&, const at::Tensor&, c10::string_view);
 using MmKernelOutSig = at::Tensor&(const at::Tensor&, const at::Tensor&, c10::string_view, at::Tensor&);
+using AddmmSig = at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Scalar&, const at::Scalar&);
+using AddmmOutSig = at::Tensor&(const at::Tensor&, const at::Tensor&, const at::Tensor&, const at::Scalar&,
+                                const at::Scalar&, at::Tensor&);
+using LinearSig = at::Tensor(const at::Tensor&, const at::Tensor&, const std::optional<at::Tensor>&, c10::string_view);
 
 template <class Sig>
 const c10::TypedOperatorHandle<Sig>& handle(const char* name, const char* overload) {
@@ -28,5 +32,10 @@ inline const c10::TypedOperatorHandle<MmKernelSig>& mm_with_kernel() {
 inline const c10::TypedOperatorHandle<MmKernelOutSig>& mm_with_kernel_out() {
   return handle<MmKernelOutSig>("cutlass_ops::mm_with_kernel", "out");
 }
+inline const c10::TypedOperatorHandle<AddmmSig>& addmm() { return handle<AddmmSig>("cutlass_ops::addmm", ""); }
+inline const c10::TypedOperatorHandle<AddmmOutSig>& addmm_out() {
+  return handle<AddmmOutSig>("cutlass_ops::addmm", "out");
+}
+inline const c10::TypedOperatorHandle<LinearSig>& linear() { return handle<LinearSig>("cutlass_ops::linear", ""); }
 
 }  // namespace cutlass_ops::op

@@ -6,6 +6,8 @@
 #include <torch/autograd.h>
 #include <torch/library.h>
 
+#include "ops/addmm.h"
+#include "ops/epilogue.h"
 #include "ops/mm.h"
 #include "ops/op_handles.h"
 
@@ -66,6 +68,142 @@ bool needs_graph(const at::Tensor& self, const at::Tensor& mat2) {
   return at::GradMode::is_enabled() && (self.requires_grad() || mat2.requires_grad());
 }
 
+bool needs_graph(const at::Tensor& a, const at::Tensor& b, const std::optional<at::Tensor>& c) {
+  return needs_graph(a, b) || (at::GradMode::is_enabled() && c && c->defined() && c->requires_grad());
+}
+
+// d(beta * input + alpha * mat1 @ mat2): input's gradient summed over the dims it was broadcast
+// along (torch's maybe_multiply and sum_to), the matrices' as in mm.
+class AddmmFunction : public torch::autograd::Function<AddmmFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const at::Tensor& mat1,
+                            const at::Tensor& mat2, const at::Scalar& beta, const at::Scalar& alpha) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    ctx->save_for_backward({mat2.requires_grad() ? mat1 : at::Tensor(), mat1.requires_grad() ? mat2 : at::Tensor()});
+    ctx->saved_data["input_sizes"] = input.sym_sizes().vec();
+    ctx->saved_data["beta"] = beta;
+    ctx->saved_data["alpha"] = alpha;
+    return op::addmm().call(input, mat1, mat2, beta, alpha);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& grad = grads[0];
+    const at::Scalar beta = ctx->saved_data["beta"].toScalar();
+    const at::Scalar alpha = ctx->saved_data["alpha"].toScalar();
+    const auto scaled = [](const at::Tensor& t, const at::Scalar& s) { return s.equal(1) ? t : t * s; };
+    at::Tensor grad_input, grad_mat1, grad_mat2;
+    if (ctx->needs_input_grad(0)) {
+      const auto sizes = ctx->saved_data["input_sizes"].toSymIntVector();
+      grad_input = at::sum_to(scaled(grad, beta), sizes);
+    }
+    if (ctx->needs_input_grad(1)) grad_mat1 = scaled(op::mm().call(grad, saved[1].t().conj()), alpha);
+    if (ctx->needs_input_grad(2)) grad_mat2 = scaled(op::mm().call(saved[0].t().conj(), grad), alpha);
+    return {grad_input, grad_mat1, grad_mat2, at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor addmm_autograd(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
+                          const at::Scalar& beta, const at::Scalar& alpha) {
+  if (!needs_graph(mat1, mat2, input)) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return op::addmm().call(input, mat1, mat2, beta, alpha);
+  }
+  return AddmmFunction::apply(input, mat1, mat2, beta, alpha);
+}
+
+at::Tensor& addmm_out_autograd(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
+                               const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK(!needs_graph(mat1, mat2, input),
+              "addmm(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.");
+  {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    op::addmm_out().call(input, mat1, mat2, beta, alpha, out);
+  }
+  torch::autograd::impl::bump_version(out);
+  return out;
+}
+
+// The activation's derivative at its input z, times grad: torch's own backward kernels.
+at::Tensor activation_backward(const at::Tensor& grad, const at::Tensor& z, Activation activation) {
+  switch (activation) {
+    case Activation::kNone: return grad;
+    case Activation::kReLU: return at::threshold_backward(grad, z, 0);
+    case Activation::kGELU: return at::gelu_backward(grad, z, "none");
+    case Activation::kGELUTanh: return at::gelu_backward(grad, z, "tanh");
+    case Activation::kSiLU: return at::silu_backward(grad, z);
+  }
+  return grad;
+}
+
+at::Tensor activation_forward(const at::Tensor& z, Activation activation) {
+  switch (activation) {
+    case Activation::kNone: return z;
+    case Activation::kReLU: return at::relu(z);
+    case Activation::kGELU: return at::gelu(z, "none");
+    case Activation::kGELUTanh: return at::gelu(z, "tanh");
+    case Activation::kSiLU: return at::silu(z);
+  }
+  return z;
+}
+
+// y = act(input @ weight^T + bias). Training keeps z = input @ weight^T + bias for the
+// activation's derivative: the forward runs the product with the bias fused, then the
+// activation as its own op (the fully fused kernel serves inference and no_grad).
+class LinearFunction : public torch::autograd::Function<LinearFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const at::Tensor& weight,
+                            const std::optional<at::Tensor>& bias, c10::string_view activation_name) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    const Activation activation =
+        parse_activation(std::string_view(activation_name.data(), activation_name.size()));
+    const at::Tensor z = op::linear().call(input, weight, bias, "none");
+    ctx->save_for_backward({weight.requires_grad() ? input : at::Tensor(), input.requires_grad() ? weight : at::Tensor(),
+                            activation == Activation::kNone ? at::Tensor() : z});
+    ctx->saved_data["activation"] = static_cast<int64_t>(activation);
+    ctx->saved_data["bias_sizes"] = bias && bias->defined() ? bias->sym_sizes().vec() : std::vector<c10::SymInt>{};
+    return activation_forward(z, activation);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor &input = saved[0], &weight = saved[1], &z = saved[2];
+    const auto activation = static_cast<Activation>(ctx->saved_data["activation"].toInt());
+    const at::Tensor grad_z = activation_backward(grads[0], z, activation);
+    const c10::SymInt out_features = grad_z.sym_size(-1);
+    const at::Tensor grad_rows = grad_z.reshape_symint({-1, out_features});
+    at::Tensor grad_input, grad_weight, grad_bias;
+    if (ctx->needs_input_grad(0)) {
+      grad_input = op::mm().call(grad_rows, weight.conj()).reshape_symint(input_sizes(grad_z, weight));
+    }
+    if (ctx->needs_input_grad(1)) {
+      grad_weight = op::mm().call(grad_rows.t(), input.reshape_symint({-1, input.sym_size(-1)}).conj());
+    }
+    if (ctx->needs_input_grad(2)) grad_bias = at::sum_to(grad_rows, ctx->saved_data["bias_sizes"].toSymIntVector());
+    return {grad_input, grad_weight, grad_bias, at::Tensor()};
+  }
+
+ private:
+  // The input's shape: grad's leading dims and the weight's in_features.
+  static std::vector<c10::SymInt> input_sizes(const at::Tensor& grad_z, const at::Tensor& weight) {
+    std::vector<c10::SymInt> sizes = grad_z.sym_sizes().vec();
+    sizes.back() = weight.sym_size(1);
+    return sizes;
+  }
+};
+
+at::Tensor linear_autograd(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
+                           c10::string_view activation) {
+  if (!needs_graph(input, weight, bias)) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return op::linear().call(input, weight, bias, activation);
+  }
+  return LinearFunction::apply(input, weight, bias, activation);
+}
+
 // Calls that need no graph (inference, no_grad) skip the autograd Function entirely.
 at::Tensor mm_autograd(const at::Tensor& self, const at::Tensor& mat2) {
   if (!needs_graph(self, mat2)) {
@@ -121,6 +259,24 @@ at::Tensor mm_autocast(const at::Tensor& self, const at::Tensor& mat2) {
                       at::autocast::cached_cast(dtype, mat2, c10::DeviceType::CUDA));
 }
 
+at::Tensor addmm_autocast(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
+                          const at::Scalar& beta, const at::Scalar& alpha) {
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
+  const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
+  const auto cast = [&](const at::Tensor& t) { return at::autocast::cached_cast(dtype, t, c10::DeviceType::CUDA); };
+  return op::addmm().call(cast(input), cast(mat1), cast(mat2), beta, alpha);
+}
+
+at::Tensor linear_autocast(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
+                           c10::string_view activation) {
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
+  const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
+  const auto cast = [&](const at::Tensor& t) { return at::autocast::cached_cast(dtype, t, c10::DeviceType::CUDA); };
+  std::optional<at::Tensor> cast_bias;
+  if (bias && bias->defined()) cast_bias = cast(*bias);
+  return op::linear().call(cast(input), cast(weight), cast_bias, activation);
+}
+
 at::Tensor mm_with_kernel_autocast(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
   c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
   const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
@@ -144,8 +300,8 @@ at::Tensor unwrap_functional(const at::Tensor& t) {
 
 template <class Compute, class ComputeInPlace>
 at::Tensor& functionalize_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out, Compute compute,
-                              ComputeInPlace compute_in_place) {
-  check_mm_call(self, mat2, &out);
+                              ComputeInPlace compute_in_place, bool check = true) {
+  if (check) check_mm_call(self, mat2, &out);
   const at::Tensor self_ = unwrap_functional(self);
   const at::Tensor mat2_ = unwrap_functional(mat2);
   if (!functionalization::isFunctionalTensor(out)) {
@@ -179,6 +335,16 @@ at::Tensor& mm_with_kernel_out_functionalize(const at::Tensor& self, const at::T
       [&](const at::Tensor& a, const at::Tensor& b, at::Tensor& o) { op::mm_with_kernel_out().call(a, b, kernel, o); });
 }
 
+at::Tensor& addmm_out_functionalize(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
+                                    const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  const at::Tensor input_ = unwrap_functional(input);
+  return functionalize_out(
+      mat1, mat2, out,
+      [&](const at::Tensor& a, const at::Tensor& b) { return op::addmm().call(input_, a, b, beta, alpha); },
+      [&](const at::Tensor& a, const at::Tensor& b, at::Tensor& o) { op::addmm_out().call(input_, a, b, beta, alpha, o); },
+      /*check=*/false);
+}
+
 // ---- CPU: a deliberate difference from torch.mm -----------------------------------------
 [[noreturn]] void throw_not_cuda(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(false, "cutlass_ops::mm runs on CUDA tensors; got self on ", self.device(), " and mat2 on ",
@@ -192,6 +358,23 @@ at::Tensor mm_with_kernel_cpu(const at::Tensor& self, const at::Tensor& mat2, c1
 at::Tensor& mm_with_kernel_out_cpu(const at::Tensor& self, const at::Tensor& mat2, c10::string_view, at::Tensor&) {
   throw_not_cuda(self, mat2);
 }
+[[noreturn]] void throw_not_cuda(const char* op, const at::Tensor& a, const at::Tensor& b) {
+  TORCH_CHECK(false, "cutlass_ops::", op, " runs on CUDA tensors; got tensors on ", a.device(), " and ", b.device(),
+              ". Use torch.", op, " for CPU tensors.");
+}
+at::Tensor addmm_cpu(const at::Tensor&, const at::Tensor& mat1, const at::Tensor& mat2, const at::Scalar&,
+                     const at::Scalar&) {
+  throw_not_cuda("addmm", mat1, mat2);
+}
+at::Tensor& addmm_out_cpu(const at::Tensor&, const at::Tensor& mat1, const at::Tensor& mat2, const at::Scalar&,
+                          const at::Scalar&, at::Tensor&) {
+  throw_not_cuda("addmm", mat1, mat2);
+}
+at::Tensor linear_cpu(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>&,
+                      c10::string_view) {
+  TORCH_CHECK(false, "cutlass_ops::linear runs on CUDA tensors; got input on ", input.device(), " and weight on ",
+              weight.device(), ". Use torch.nn.functional.linear for CPU tensors.");
+}
 
 }  // namespace
 
@@ -200,6 +383,9 @@ TORCH_LIBRARY(cutlass_ops, m) {
   m.def("mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("mm_with_kernel(Tensor self, Tensor mat2, str kernel) -> Tensor");
   m.def("mm_with_kernel.out(Tensor self, Tensor mat2, str kernel, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
+  m.def("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
+  m.def("linear(Tensor input, Tensor weight, Tensor? bias=None, str activation=\"none\") -> Tensor");
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, CUDA, m) {
@@ -207,6 +393,9 @@ TORCH_LIBRARY_IMPL(cutlass_ops, CUDA, m) {
   m.impl("mm.out", &mm_out_cuda);
   m.impl("mm_with_kernel", &mm_with_kernel_cuda);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_cuda);
+  m.impl("addmm", &addmm_cuda);
+  m.impl("addmm.out", &addmm_out_cuda);
+  m.impl("linear", &linear_cuda);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, Meta, m) {
@@ -214,6 +403,9 @@ TORCH_LIBRARY_IMPL(cutlass_ops, Meta, m) {
   m.impl("mm.out", &mm_out_meta);
   m.impl("mm_with_kernel", &mm_with_kernel_meta);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_meta);
+  m.impl("addmm", &addmm_meta);
+  m.impl("addmm.out", &addmm_out_meta);
+  m.impl("linear", &linear_meta);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, CPU, m) {
@@ -221,6 +413,9 @@ TORCH_LIBRARY_IMPL(cutlass_ops, CPU, m) {
   m.impl("mm.out", &mm_out_cpu);
   m.impl("mm_with_kernel", &mm_with_kernel_cpu);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_cpu);
+  m.impl("addmm", &addmm_cpu);
+  m.impl("addmm.out", &addmm_out_cpu);
+  m.impl("linear", &linear_cpu);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, Autograd, m) {
@@ -228,16 +423,22 @@ TORCH_LIBRARY_IMPL(cutlass_ops, Autograd, m) {
   m.impl("mm.out", &mm_out_autograd);
   m.impl("mm_with_kernel", &mm_with_kernel_autograd);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_autograd);
+  m.impl("addmm", &addmm_autograd);
+  m.impl("addmm.out", &addmm_out_autograd);
+  m.impl("linear", &linear_autograd);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, Functionalize, m) {
   m.impl("mm.out", &mm_out_functionalize);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_functionalize);
+  m.impl("addmm.out", &addmm_out_functionalize);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, AutocastCUDA, m) {
   m.impl("mm", &mm_autocast);
   m.impl("mm_with_kernel", &mm_with_kernel_autocast);
+  m.impl("addmm", &addmm_autocast);
+  m.impl("linear", &linear_autocast);
 }
 
 }  // namespace cutlass_ops
