@@ -7,7 +7,14 @@ import torch
 import torch.nn.functional as F
 
 import cutlass_ops
-from mm_testing import matrix
+from mm_testing import matrix as _matrix
+
+
+def matrix(*shape, dtype=torch.float32):
+    """N(0, 1) values: a row-major matrix, or for one size a vector."""
+    if len(shape) == 2:
+        return _matrix(*shape, dtype)
+    return torch.randn(*shape, device="cuda", dtype=dtype)
 
 pytestmark = pytest.mark.gpu
 
@@ -46,8 +53,9 @@ def assert_close_to_reference(ours, theirs, reference, context=""):
 
 def input_of(shape_kind, m, n, dtype):
     shapes = {"row": (n,), "row2d": (1, n), "col": (m, 1), "full": (m, n), "scalar": ()}
-    return matrix(*shapes[shape_kind], dtype=dtype) if shape_kind != "scalar" else torch.randn((), device="cuda",
-                                                                                           dtype=dtype)
+    if shape_kind == "scalar":
+        return torch.randn((), device="cuda", dtype=dtype)
+    return matrix(*shapes[shape_kind], dtype=dtype)
 
 
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
@@ -106,7 +114,7 @@ def test_addmm_errors_match_torch_and_leave_out_untouched():
         out = torch.full((8, 4), 7.0, device="cuda")
         with pytest.raises(type(theirs.value)) as ours:
             cutlass_ops.addmm(c, m1, m2, out=out)
-        assert str(ours.value).split("\n")[0] == str(theirs.value).split("\n")[0] or ours.value.args, ours.value
+        assert any(ch.isdigit() for ch in str(ours.value)) or "Half" in str(ours.value), ours.value  # names the values
         assert (out == 7.0).all(), "out was written before the error"
         with pytest.raises(type(theirs.value)):
             cutlass_ops.addmm(c, m1, m2)
