@@ -230,7 +230,9 @@ at::Tensor linear_cuda(const at::Tensor& input, const at::Tensor& weight, const 
   TORCH_CHECK(is_real_floating(input.scalar_type()), "cutlass_ops.linear: ", input.scalar_type(),
               " tensors are not supported (float16, bfloat16, float32, float64); use torch.nn.functional.linear");
   // The leading dims folded into rows, as F.linear folds them (a copy only if they cannot be).
-  const at::Tensor rows = input.reshape({-1, in_features});
+  int64_t m = 1;
+  for (int64_t d = 0; d + 1 < input.dim(); ++d) m *= input.size(d);
+  const at::Tensor rows = input.reshape({m, in_features});
   EpilogueRequest epilogue;
   epilogue.activation = activation;
   if (bias && bias->defined() && out_features > 0) epilogue.bias = bias->reshape({-1}).expand({out_features}).contiguous();
