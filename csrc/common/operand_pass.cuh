@@ -121,6 +121,7 @@ struct OperandPassGemm {
     k.layout_a = layout_a;
     k.layout_b = layout_b;
     k.align_a = k.align_b = 1;
+    k.batched = false;  // the passes copy one matrix per operand
     k.workspace_bytes = &workspace_bytes;
     k.can_implement = &can_implement;
     k.run = &run;

@@ -148,10 +148,23 @@ struct Sm80Gemm {
 
   static Arguments make_arguments(const GemmArgs& g) {
     const cutlass::gemm::GemmCoord problem(static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k));
+    const auto epilogue = typename EpilogueOp::Params(Accumulator(1), Accumulator(0));
+    if (g.batch > 1) {
+      // A batch (bmm): kBatched mode, the batch the grid's third dimension, data-parallel.
+      const int batch = static_cast<int>(g.batch);
+      if constexpr (kStreamK) {
+        return Arguments(cutlass::gemm::GemmUniversalMode::kBatched, problem, batch, epilogue, g.a, g.b,
+                         /*ptr_C=*/g.d, g.d, g.batch_stride_a, g.batch_stride_b, g.batch_stride_d,
+                         g.batch_stride_d, g.lda, g.ldb, g.ldd, g.ldd, /*sms=*/1);
+      } else {
+        return Arguments(cutlass::gemm::GemmUniversalMode::kBatched, problem, batch, epilogue, g.a, g.b,
+                         /*ptr_C=*/g.d, g.d, g.batch_stride_a, g.batch_stride_b, g.batch_stride_d,
+                         g.batch_stride_d, g.lda, g.ldb, g.ldd, g.ldd);
+      }
+    }
     // kGemm with batch_count > 1 is CUTLASS 2.x's serial split-K: the slices of one tile take
     // turns (a semaphore in the workspace) to add into D, in K order.
     const int splits = g.decomposition == Decomposition::kSplitK ? g.splits : 1;
-    const auto epilogue = typename EpilogueOp::Params(Accumulator(1), Accumulator(0));
     if constexpr (kStreamK) {
       // The stream-K kernel's last argument: the SMs it balances over (1: plain data-parallel).
       const int sms = g.decomposition == Decomposition::kStreamK ? g.sm_count : 1;
@@ -204,6 +217,7 @@ struct Sm80Gemm {
         .smem_bytes = static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
         .decompositions = kStreamK && !Config::kStreamK ? kSplitKAsStreamK : Config::kDecompositions,
         .stream_k_replaces_split_k = kStreamK && !Config::kStreamK,
+        .batched = true,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,

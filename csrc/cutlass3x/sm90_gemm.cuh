@@ -258,22 +258,23 @@ struct Sm90Gemm {
   using Arguments = typename Gemm::Arguments;
 
   // slices > 1: K cut into that many equal slices run as a batch (CUTLASS's L mode), batch
-  // s reading K from s * K / slices, writing its own D (g.ldd * g.m elements apart).
+  // s reading K from s * K / slices, writing its own D (g.ldd * g.m elements apart). Otherwise
+  // L is the call's batch (GemmArgs::batch, bmm), each operand's matrices its batch stride apart.
   static Arguments make_arguments(const GemmArgs& g, int slices = 1) {
     static_assert(!Problem::kSwap || std::is_void_v<OutT>, "K slices are not wired for swap-AB configs");
     const int m = static_cast<int>(g.m), n = static_cast<int>(g.n), k = static_cast<int>(g.k / slices);
+    const int batch = slices > 1 ? slices : static_cast<int>(g.batch);
     // CUTLASS 3.x views B as N x K, so a row-major (K x N) torch B is "N-major". Each stride's
     // unit mode is static; make_stride_2d puts the leading dim in the other. Batch strides:
-    // one whole matrix (a single batch), or one K slice.
-    const int64_t batch_a = slices > 1 ? (LA == Layout::kRowMajor ? k : k * g.lda)
-                                       : g.lda * (LA == Layout::kRowMajor ? g.m : g.k);
-    const int64_t batch_b = slices > 1 ? (LB == Layout::kRowMajor ? k * g.ldb : k)
-                                       : g.ldb * (LB == Layout::kRowMajor ? g.k : g.n);
+    // one K slice, or the call's (any value for a single matrix).
+    const int64_t batch_a = slices > 1 ? (LA == Layout::kRowMajor ? k : k * g.lda) : g.batch_stride_a;
+    const int64_t batch_b = slices > 1 ? (LB == Layout::kRowMajor ? k * g.ldb : k) : g.batch_stride_b;
+    const int64_t batch_d = slices > 1 ? g.ldd * g.m : g.batch_stride_d;
     const auto stride_a = Problem::kSwap ? make_stride_2d<typename GemmKernel::StrideA>(g.ldb, batch_b)
                                          : make_stride_2d<typename GemmKernel::StrideA>(g.lda, batch_a);
     const auto stride_b = Problem::kSwap ? make_stride_2d<typename GemmKernel::StrideB>(g.lda, batch_a)
                                          : make_stride_2d<typename GemmKernel::StrideB>(g.ldb, batch_b);
-    const auto stride_d = make_stride_2d<typename GemmKernel::StrideD>(g.ldd, g.ldd * g.m);
+    const auto stride_d = make_stride_2d<typename GemmKernel::StrideD>(g.ldd, batch_d);
     const void* a = Problem::kSwap ? g.b : g.a;
     const void* b = Problem::kSwap ? g.a : g.b;
 
@@ -282,7 +283,7 @@ struct Sm90Gemm {
     hw_info.sm_count = g.sm_count;  // cached by the caller: no device query per call
 
     Arguments args{cutlass::gemm::GemmUniversalMode::kGemm,
-                   Problem::kSwap ? ProblemShape{n, m, k, 1} : ProblemShape{m, n, k, slices},
+                   Problem::kSwap ? ProblemShape{n, m, k, batch} : ProblemShape{m, n, k, batch},
                    {static_cast<const ElementAB*>(a), stride_a, static_cast<const ElementAB*>(b), stride_b},
                    {{}, nullptr, typename GemmKernel::StrideC{}, static_cast<ElementD*>(g.d), stride_d},
                    hw_info};
@@ -377,6 +378,8 @@ struct Sm90Gemm {
         .decompositions = Config::kDecompositions,  // the kernel table's, from its scheduler
         .orders_tiles = true,
         .fuses_epilogue = kFused,
+        // The fused bias is one row for the whole batch; bmm has no epilogue to fuse.
+        .batched = !kFused,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,

@@ -124,6 +124,7 @@ struct SplitKSum {
     k.can_implement = &can_implement;
     k.run = &run;
     k.sums_slices = true;
+    k.batched = false;  // its batch mode holds the K slices
     return k;
   }
 };

@@ -36,7 +36,8 @@ Plan variant_plan(const Plan& p, Variant variant) {
 
 std::vector<Variant> variants_for(const Plan& p, const DeviceDesc& dev) {
   std::vector<Variant> out{Variant::kInPlace};
-  if (dev.cc != 90 || p.staged || p.copy_b_kmajor) return out;
+  // A batch runs on its operands as they are (copies of a batch are the entry layer's own).
+  if (dev.cc != 90 || p.staged || p.copy_b_kmajor || p.batch > 1) return out;
   if (!is_sixteen_bit(p.precision) && p.precision != Precision::kTF32) return out;
   const int aligned = 16 / element_bytes(p.precision);  // TMA: 16-byte rows
   if (p.a.align < aligned || p.b.align < aligned || p.d.align < aligned) {
@@ -76,6 +77,9 @@ namespace {
 void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan& plan, const KernelInfo& k,
                         const DeviceDesc& dev) {
   out.push_back({variant, &k, Decomposition::kDataParallel, 1});
+  // A batch's tiles already fill the GPU more often than not; split-K and stream-K of batches
+  // are not wired (the slice-summing kernels' batch mode holds the K slices).
+  if (plan.batch > 1) return;
   const int64_t tiles = tile_count(k, plan.m, plan.n);
   const int64_t slots = int64_t{std::max(1, dev.sm_count)} * ctas_per_sm(k, dev);
   const int64_t k_tiles = ceil_div(plan.k, std::max(1, k.tile_k));

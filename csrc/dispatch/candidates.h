@@ -45,7 +45,7 @@ struct Candidate {
 // and the problem it sees (staging pads K and N).
 Plan variant_plan(const Plan& normalized, Variant variant);
 
-// The variants worth pricing on `device`: in place always; on Hopper, for 16-bit and TF32
+// The variants worth pricing on `device`: in place always (only that for a batch); on Hopper, for 16-bit and TF32
 // problems, staged copies when an operand breaks TMA's 16-byte rule, and for TF32 with a
 // row-major B, a K-major copy of B.
 std::vector<Variant> variants_for(const Plan& normalized, const DeviceDesc& device);
@@ -62,7 +62,7 @@ int64_t tile_count(const KernelInfo& kernel, int64_t m, int64_t n);
 // data-parallel and each other decomposition it supports that can pay on the problem: split-K
 // (2 to 16 slices; up to 64 for kernels that sum their slices, where the count divides K)
 // and stream-K while the tiles are under two waves of CTAs (stream-K also for a ragged last
-// wave), each K slice at least two K tiles deep.
+// wave), each K slice at least two K tiles deep. A batch (bmm) runs data-parallel only.
 std::vector<Candidate> enumerate_candidates(const Plan& normalized, const DeviceDesc& device);
 
 // One kernel's candidates on the problem as it is (a kernel forced with kernel=, which may be a

@@ -142,7 +142,10 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   const int64_t depth = k.pass == OperandPass::kPresplit ? 3 * round_up(p.k, 4) : p.k;
   const int tm = std::max(1, k.tile_m), tn = std::max(1, k.tile_n), tk = std::max(1, k.tile_k);
   const int cm = std::max(1, k.cluster_m), cn = std::max(1, k.cluster_n);
-  const double tiles = static_cast<double>(round_up(ceil_div_i(m, tm), cm) * round_up(ceil_div_i(n, tn), cn));
+  // A batch's tiles are one grid (the batch is the grid's third dimension).
+  const double batch = static_cast<double>(std::max<int64_t>(1, p.batch));
+  const double tiles =
+      batch * static_cast<double>(round_up(ceil_div_i(m, tm), cm) * round_up(ceil_div_i(n, tn), cn));
   const int cluster = cm * cn;
   const double slots = k.persistent ? std::max(1, dev.sm_count / cluster * cluster)
                                     : static_cast<double>(std::max(1, dev.sm_count)) * ctas_per_sm(k, dev);
@@ -185,7 +188,9 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
     }
   }
   const double eb = element_bytes(p.precision);
-  const double a = static_cast<double>(m) * p.k, b = static_cast<double>(p.k) * n, d = static_cast<double>(m) * n;
+  // An operand shared by the whole batch (batch stride 0) is read once.
+  const double batch_a = p.a.batch_stride == 0 ? 1.0 : batch, batch_b = p.b.batch_stride == 0 ? 1.0 : batch;
+  const double a = batch_a * m * p.k, b = batch_b * p.k * n, d = batch * m * n;
   f[kFeatLaunch] = 1;
   f[kFeatReadMB] = eb * (a + b) / kMB;
   f[kFeatWriteMB] = eb * d / kMB;
@@ -261,7 +266,8 @@ double copy_time_us(const CopyWork& w, const CopyCosts& c) {
 
 double epilogue_pass_us(const Plan& normalized, const CopyCosts& c) {
   // D read and written once (the bias is N elements): priced like a copy of D, plus its launch.
-  const double d_mb = static_cast<double>(normalized.m) * normalized.n * element_bytes(normalized.precision) / 1e6;
+  const double d_mb = static_cast<double>(normalized.batch) * normalized.m * normalized.n *
+                      element_bytes(normalized.precision) / 1e6;
   return c.us_per_mb * d_mb + c.launch_us;
 }
 
@@ -365,8 +371,10 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
   return out;
 }
 
+// A batch is read as the single product of its rows stacked (batch * M rows): the same tiles
+// and the same K, which is what the residuals of single products near it measured.
 std::array<double, 4> residual_coordinates(const Plan& normalized, const Candidate& c) {
-  return {std::log2(std::max<int64_t>(1, normalized.m)), std::log2(std::max<int64_t>(1, normalized.n)),
+  return {std::log2(std::max<int64_t>(1, normalized.m * std::max<int64_t>(1, normalized.batch))), std::log2(std::max<int64_t>(1, normalized.n)),
           std::log2(std::max<int64_t>(1, normalized.k)), std::log2(std::max(1, c.splits))};
 }
 

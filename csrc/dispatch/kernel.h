@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 10;
+inline constexpr int kKernelAbiVersion = 11;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -133,6 +133,9 @@ struct KernelInfo {
   // calls that have an epilogue; every other kernel gets the plain one, and the planner adds
   // an elementwise pass after it (ops/epilogue.h).
   bool fuses_epilogue = false;
+  // Runs a batch of products in one launch (GemmArgs::batch, bmm): the batch is one more
+  // dimension of its grid (CUTLASS 3.x's L mode, CUTLASS 2.x's kBatched). Data-parallel only.
+  bool batched = false;
 
   // ---- entry points ----
   size_t (*workspace_bytes)(const GemmArgs&) = nullptr;

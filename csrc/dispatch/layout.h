@@ -19,6 +19,9 @@ struct MatrixDesc {
   int64_t rows = 0, cols = 0;
   int64_t stride_row = 0, stride_col = 0;  // elements, torch's stride(0) and stride(1)
   uint64_t address = 0;                    // byte address of element (0, 0)
+  // One matrix of a batch (bmm): the next matrix starts this many elements further on (torch's
+  // stride(0) of the 3-D tensor; 0 for an expanded batch). Unused for a single matrix.
+  int64_t stride_batch = 0;
 };
 
 struct OperandLayout {
@@ -45,6 +48,16 @@ inline OperandLayout classify(const MatrixDesc& m) {
 // The layout a contiguous copy of `m` would have.
 inline OperandLayout contiguous_layout(const MatrixDesc& m) {
   return {true, Layout::kRowMajor, std::max<int64_t>(1, m.cols)};
+}
+
+// Whether the matrices of a batch of `batch` (each as `layout` describes it) share no element:
+// what an output needs, since every matrix is written. Torch's strides are never negative.
+inline bool batch_disjoint(const MatrixDesc& m, const OperandLayout& layout, int64_t batch) {
+  if (batch <= 1 || m.rows == 0 || m.cols == 0) return true;
+  const int64_t outer = layout.layout == Layout::kRowMajor ? m.rows : m.cols;
+  const int64_t inner = layout.layout == Layout::kRowMajor ? m.cols : m.rows;
+  // One matrix spans [0, (outer - 1) * ld + inner) elements from its start.
+  return m.stride_batch >= (outer - 1) * layout.ld + inner;
 }
 
 // Widest vector access, in elements (a power of two, at most 16 bytes' worth), that is

@@ -15,14 +15,19 @@
 namespace cutlass_ops {
 
 // The tuning table's key (the exact problem and the device's compute capability and SM
-// count), and the shared memory per block, which decides which kernels the device can run.
+// count), the shared memory per block, which decides which kernels the device can run, the
+// epilogue, and the batch: its count and which operands the whole batch shares (batch
+// stride 0, read once).
 struct PlanKey {
   TuningKey problem;
   int smem_optin_bytes = 0;
   bool epilogue = false;
+  int64_t batch = 1;
+  bool shared_a = false, shared_b = false;
 
   bool operator==(const PlanKey& o) const {
-    return problem == o.problem && smem_optin_bytes == o.smem_optin_bytes && epilogue == o.epilogue;
+    return problem == o.problem && smem_optin_bytes == o.smem_optin_bytes && epilogue == o.epilogue &&
+           batch == o.batch && shared_a == o.shared_a && shared_b == o.shared_b;
   }
 };
 

@@ -16,28 +16,32 @@ namespace {
 
 Layout flip(Layout l) { return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor; }
 
-// Alignment of a kernel operand `rows x cols` stored in `layout` with leading dim `ld`.
+// Alignment of a kernel operand `rows x cols` stored in `layout` with leading dim `ld`; of a
+// batch, of every matrix's start (batch_stride elements apart).
 int operand_alignment(uint64_t address, Layout layout, int64_t ld, int64_t rows, int64_t cols,
-                      int elem_bytes) {
+                      int elem_bytes, int64_t batch_stride = 0) {
   const int64_t contiguous_extent = layout == Layout::kRowMajor ? cols : rows;
-  return alignment_elements(address, ld, contiguous_extent, elem_bytes);
+  int align = alignment_elements(address, ld, contiguous_extent, elem_bytes);
+  while (align > 1 && batch_stride % align != 0) align /= 2;
+  return align;
 }
 
 const char* layout_name(Layout l) { return l == Layout::kRowMajor ? "row-major" : "column-major"; }
 
 // How an operand reaches the kernel: as it is, or, when no BLAS layout describes its strides
 // (or the caller insists), as a contiguous copy from the caching allocator, whose address 0
-// stands for "aligned to anything".
+// stands for "aligned to anything" and whose matrices lie one after another.
 struct Staged {
   OperandLayout layout;
   uint64_t address;
   bool copied;
+  int64_t batch_stride;
 };
 
 Staged stage(const MatrixDesc& m, bool must_copy = false) {
   const OperandLayout layout = classify(m);
-  if (layout.blas_compatible && !must_copy) return {layout, m.address, false};
-  return {contiguous_layout(m), 0, true};
+  if (layout.blas_compatible && !must_copy) return {layout, m.address, false, m.stride_batch};
+  return {contiguous_layout(m), 0, true, m.rows * m.cols};
 }
 
 }  // namespace
@@ -46,10 +50,16 @@ Plan normalize(const CallDesc& call) {
   Plan p;
   p.precision = call.precision;
   p.epilogue = call.epilogue;
+  p.batch = call.batch;
   const int eb = element_bytes(call.precision);
   const int64_t M = call.a.rows, K = call.a.cols, N = call.b.cols;
+  // Batch strides count only for a batch (a single matrix's is whatever torch says).
+  const auto batch_stride = [&](const Staged& s) { return call.batch > 1 ? s.batch_stride : int64_t{0}; };
 
-  const Staged a = stage(call.a), b = stage(call.b), d = stage(call.d, call.d_overlaps_input);
+  // An output whose matrices share elements (a batch stride too small for them) is written
+  // through a temporary, like one that shares memory with an input.
+  const bool d_shared = !batch_disjoint(call.d, classify(call.d), call.batch);
+  const Staged a = stage(call.a), b = stage(call.b), d = stage(call.d, call.d_overlaps_input || d_shared);
   p.copy_a = a.copied;
   p.copy_b = b.copied;
   p.d_via_temp = d.copied;
@@ -66,8 +76,10 @@ Plan normalize(const CallDesc& call) {
   if (ld.layout == Layout::kRowMajor) {
     p.m = M;
     p.n = N;
-    p.a = {la.layout, la.ld, operand_alignment(addr_a, la.layout, la.ld, M, K, eb)};
-    p.b = {lb.layout, lb.ld, operand_alignment(addr_b, lb.layout, lb.ld, K, N, eb)};
+    p.a = {la.layout, la.ld, operand_alignment(addr_a, la.layout, la.ld, M, K, eb, batch_stride(a)),
+           batch_stride(a)};
+    p.b = {lb.layout, lb.ld, operand_alignment(addr_b, lb.layout, lb.ld, K, N, eb, batch_stride(b)),
+           batch_stride(b)};
   } else {
     // D is column-major, so D^T (N x M) is row-major with the same leading dim:
     // D^T = mat2^T (N x K) * self^T (K x M). Transposing a view flips its layout and
@@ -78,14 +90,17 @@ Plan normalize(const CallDesc& call) {
     if (N == 1 && (b.copied || call.b.stride_row == 1)) {
       // mat2 is a K x 1 column with unit stride, so mat2^T is a contiguous 1 x K row.
       const int64_t ld_row = std::max<int64_t>(1, K);
-      p.a = {Layout::kRowMajor, ld_row, operand_alignment(addr_b, Layout::kRowMajor, ld_row, 1, K, eb)};
+      p.a = {Layout::kRowMajor, ld_row,
+             operand_alignment(addr_b, Layout::kRowMajor, ld_row, 1, K, eb, batch_stride(b)), batch_stride(b)};
     } else {
-      p.a = {flip(lb.layout), lb.ld, operand_alignment(addr_b, flip(lb.layout), lb.ld, N, K, eb)};
+      p.a = {flip(lb.layout), lb.ld, operand_alignment(addr_b, flip(lb.layout), lb.ld, N, K, eb, batch_stride(b)),
+             batch_stride(b)};
     }
-    p.b = {flip(la.layout), la.ld, operand_alignment(addr_a, flip(la.layout), la.ld, K, M, eb)};
+    p.b = {flip(la.layout), la.ld, operand_alignment(addr_a, flip(la.layout), la.ld, K, M, eb, batch_stride(a)),
+           batch_stride(a)};
   }
   p.d = {Layout::kRowMajor, ld.ld,
-         operand_alignment(addr_d, Layout::kRowMajor, ld.ld, p.m, p.n, eb)};
+         operand_alignment(addr_d, Layout::kRowMajor, ld.ld, p.m, p.n, eb, batch_stride(d)), batch_stride(d)};
   return p;
 }
 
@@ -105,6 +120,7 @@ Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev
   // The fused bias runs along the kernel's N: D's columns only when D is not transposed, and
   // the staged plans' padded N would read past the bias.
   if (k.fuses_epilogue && (!p.epilogue || p.transposed || p.staged)) return Rejection::kEpilogue;
+  if (p.batch > 1 && !k.batched) return Rejection::kBatch;
   return Rejection::kNone;
 }
 
@@ -119,6 +135,8 @@ std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p
       if (!p.epilogue) return "fuses a bias and activation into its epilogue: it runs linear and addmm calls that have one";
       return p.transposed ? "fuses a bias along D's columns, and this call runs as the transposed problem"
                           : "fuses a bias along D's columns, and this call runs on padded (staged) copies";
+    case Rejection::kBatch:
+      return "runs one product per launch, the call is a batch of " + to_string(p.batch);
     case Rejection::kPrecision:
       return std::string("computes ") + precision_name(k.precision) + ", the call needs " +
              precision_name(p.precision);
@@ -217,8 +235,9 @@ constexpr const char* kNoKernelReason = "no kernel in this build accepts the pro
 // An autotuned entry for the problem, if it still applies (its kernel accepts the plan).
 bool apply_tuned(Plan& p, const DeviceDesc& dev) {
   TuningTable& table = TuningTable::instance();
-  // Tuned entries time the plain product; a call with an epilogue is planned by the model.
-  if (table.empty() || p.epilogue) return false;
+  // Tuned entries time the plain product of one matrix; a call with an epilogue or a batch is
+  // planned by the model.
+  if (table.empty() || p.epilogue || p.batch > 1) return false;
   TuningEntry tuned;
   if (!table.find(tuning_key(p, dev), &tuned)) return false;
   Plan vp = variant_plan(p, tuned.variant);

@@ -31,9 +31,11 @@ struct DeviceDesc {
   int dram_gbps = 0;
 };
 
-// One call, as the caller's tensors describe it: self (M x K) times mat2 (K x N) into d.
+// One call, as the caller's tensors describe it: self (M x K) times mat2 (K x N) into d, for
+// each of `batch` matrices (bmm; MatrixDesc::stride_batch apart).
 struct CallDesc {
   Precision precision = Precision::kF32;
+  int64_t batch = 1;
   MatrixDesc a, b;
   MatrixDesc d;                  // the output view, M x N; a fresh result is contiguous
   bool d_overlaps_input = false; // out shares memory with self or mat2
@@ -46,7 +48,10 @@ struct CallDesc {
 struct OperandPlan {
   Layout layout = Layout::kRowMajor;
   int64_t ld = 0;
-  int align = 0;  // alignment_elements() of the operand as the kernel will see it
+  // alignment_elements() of the operand as the kernel will see it (of a batch: of every matrix's
+  // start, so the batch stride counts too)
+  int align = 0;
+  int64_t batch_stride = 0;  // elements from one matrix of a batch to the next
 };
 
 struct Plan {
@@ -65,8 +70,10 @@ struct Plan {
   // the output are used in place.
   bool copy_b_kmajor = false;
 
-  // The problem the kernel sees, after the copies and the transposition above.
+  // The problem the kernel sees, after the copies and the transposition above: `batch`
+  // products of m x n x k (bmm; 1 for mm).
   int64_t m = 0, n = 0, k = 0;
+  int64_t batch = 1;
   OperandPlan a, b, d;
 
   const KernelInfo* kernel = nullptr;  // nullptr: no kernel in this build accepts it
@@ -100,6 +107,7 @@ enum class Rejection {
   kTooManyRows,
   kRowLength,
   kEpilogue,  // a fused-epilogue kernel, and the call has no epilogue it can fuse
+  kBatch,     // a batch of products, and the kernel runs one at a time
 };
 Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceDesc& device);
 std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Plan& plan,

@@ -135,11 +135,15 @@ struct EpilogueArgs {
   bool is_plain() const { return alpha == 1.0f && bias == nullptr && activation == Activation::kNone; }
 };
 
-// Everything a kernel launch needs: D (M x N, row-major, leading dim ldd) = A (M x K) * B (K x N).
-// The planner has already turned column-major outputs into the transposed problem, so
-// kernels only ever write row-major D.
+// Everything a kernel launch needs: D (M x N, row-major, leading dim ldd) = A (M x K) * B (K x N),
+// for each of `batch` matrices (bmm): matrix i of each operand starts batch_stride elements
+// after matrix i - 1 (0: the same matrix for every i). The planner has already turned
+// column-major outputs into the transposed problem, so kernels only ever write row-major D.
 struct GemmArgs {
   int64_t m = 0, n = 0, k = 0;
+  // Only kernels with KernelInfo::batched get batch > 1; the others run one matrix.
+  int64_t batch = 1;
+  int64_t batch_stride_a = 0, batch_stride_b = 0, batch_stride_d = 0;
   const void* a = nullptr;
   int64_t lda = 0;
   Layout layout_a = Layout::kRowMajor;

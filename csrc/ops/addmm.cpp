@@ -19,6 +19,8 @@
 #include <ATen/ops/_addmm_activation_meta_dispatch.h>
 #include <ATen/ops/addmm_cuda_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
+#include <ATen/ops/baddbmm_cuda_dispatch.h>
+#include <ATen/ops/baddbmm_meta_dispatch.h>
 
 #include "ops/epilogue.h"
 #include "ops/mm.h"
@@ -184,6 +186,122 @@ at::Tensor& addmm_out_meta(const at::Tensor& input, const at::Tensor& mat1, cons
   }
   at::native::resize_output_symint(out, {mat1.sym_size(0), mat2.sym_size(1)});
   return out;
+}
+
+// ---- baddbmm ---------------------------------------------------------------------------------
+
+namespace {
+
+constexpr const char* kBaddbmmMethod = "cutlass_ops::baddbmm";
+
+// torch.baddbmm's checks: batches of matrices that fit, one dtype and one device for all,
+// an input that broadcasts to B x M x N, out of that dtype.
+bool baddbmm_args_ok(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                     const at::Tensor* out) {
+  if (batch1.dim() != 3 || batch2.dim() != 3 || batch1.sym_size(0) != batch2.sym_size(0) ||
+      batch1.sym_size(2) != batch2.sym_size(1)) {
+    return false;
+  }
+  if (input.dtype() != batch1.dtype() || batch2.dtype() != batch1.dtype() || (out && out->dtype() != batch1.dtype())) {
+    return false;
+  }
+  const at::Device device = batch1.device();
+  if (batch2.device() != device || input.device() != device || (out && out->device() != device)) return false;
+  if (input.dim() > 3) return false;
+  const c10::SymInt want[3] = {batch1.sym_size(0), batch1.sym_size(1), batch2.sym_size(2)};
+  for (int64_t d = 0; d < input.dim(); ++d) {
+    const c10::SymInt& have = input.sym_size(input.dim() - 1 - d);
+    if (have != 1 && have != want[2 - d]) return false;
+  }
+  return true;
+}
+
+// The errors torch.baddbmm raises, raised by torch itself (its meta function on meta copies,
+// then its CUDA kernel on an empty stand-in out for devices), then our own wording.
+[[noreturn]] void raise_like_torch_baddbmm(const at::Tensor& input, const at::Tensor& batch1,
+                                           const at::Tensor& batch2, const at::Scalar& beta,
+                                           const at::Scalar& alpha, const at::Tensor* out) {
+  const auto meta = [](const at::Tensor& t) { return t.is_meta() ? t : at::empty_like(t, t.options().device(at::kMeta)); };
+  const bool same_device = batch1.device() == batch2.device() && input.device() == batch1.device() &&
+                           (!out || out->device() == batch1.device());
+  if (same_device) {
+    if (out) {
+      at::Tensor stand_in = at::empty({0}, out->options().device(at::kMeta));
+      at::meta::baddbmm_out(stand_in, meta(input), meta(batch1), meta(batch2), beta, alpha);
+    } else {
+      at::meta::baddbmm(meta(input), meta(batch1), meta(batch2), beta, alpha);
+    }
+  } else if (batch1.is_cuda() || batch2.is_cuda() || input.is_cuda()) {
+    at::Tensor stand_in = at::empty({0}, (out ? *out : batch1).options());
+    at::cuda::baddbmm_out(stand_in, input, batch1, batch2, beta, alpha);
+  }
+  TORCH_CHECK(same_device, "Expected all tensors to be on the same device, but got input on ", input.device(),
+              ", batch1 on ", batch1.device(), " and batch2 on ", batch2.device(),
+              " (when checking argument in method ", kBaddbmmMethod, ")");
+  TORCH_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "batch1 and batch2 must be 3D tensors, got ", batch1.dim(),
+              "-D and ", batch2.dim(), "-D");
+  TORCH_CHECK(false, kBaddbmmMethod, ": input of shape ", input.sizes(), " does not broadcast to the product's ",
+              batch1.size(0), "x", batch1.size(1), "x", batch2.size(2), " (batch1 ", batch1.sizes(), ", batch2 ",
+              batch2.sizes(), ")");
+}
+
+// out = beta * input + alpha * (batch1 @ batch2): the batched product into out (or a fresh
+// result), then alpha and the input applied elementwise. With beta = 0 the input is not read.
+// An out that shares memory with the input gets the result through a temporary.
+at::Tensor baddbmm_impl(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                        const at::Scalar& beta_s, const at::Scalar& alpha_s, at::Tensor* out) {
+  if (C10_UNLIKELY(!baddbmm_args_ok(input, batch1, batch2, out))) {
+    raise_like_torch_baddbmm(input, batch1, batch2, beta_s, alpha_s, out);
+  }
+  if (out) at::assert_no_internal_overlap(*out);
+  const double beta = beta_s.toDouble(), alpha = alpha_s.toDouble();
+  const bool reads_input = beta != 0.0;
+  const bool via_temp = out && reads_input && at::get_overlap_status(*out, input) != at::MemOverlapStatus::No;
+  at::Tensor result = out && !via_temp ? bmm_out_cuda(batch1, batch2, *out) : bmm_cuda(batch1, batch2);
+  if (alpha != 1.0) result.mul_(alpha_s);
+  if (reads_input) result.add_(input.expand(result.sizes()), beta_s);
+  if (via_temp) {
+    at::native::resize_output(*out, result.sizes());
+    out->copy_(result);
+    return *out;
+  }
+  return result;
+}
+
+}  // namespace
+
+at::Tensor baddbmm_cuda(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                        const at::Scalar& beta, const at::Scalar& alpha) {
+  // Complex batches (and integer ones, which torch refuses) are torch's.
+  if (!takes(batch1)) return at::cuda::baddbmm(input, batch1, batch2, beta, alpha);
+  return baddbmm_impl(input, batch1, batch2, beta, alpha, nullptr);
+}
+
+at::Tensor& baddbmm_out_cuda(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                             const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  if (!takes(batch1)) return at::cuda::baddbmm_out(out, input, batch1, batch2, beta, alpha);
+  baddbmm_impl(input, batch1, batch2, beta, alpha, &out);
+  return out;
+}
+
+at::Tensor baddbmm_meta(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                        const at::Scalar& beta, const at::Scalar& alpha) {
+  check_baddbmm_call(input, batch1, batch2, beta, alpha, nullptr);
+  return at::empty_symint({batch1.sym_size(0), batch1.sym_size(1), batch2.sym_size(2)}, batch1.options());
+}
+
+at::Tensor& baddbmm_out_meta(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                             const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  check_baddbmm_call(input, batch1, batch2, beta, alpha, &out);
+  at::native::resize_output_symint(out, {batch1.sym_size(0), batch1.sym_size(1), batch2.sym_size(2)});
+  return out;
+}
+
+void check_baddbmm_call(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                        const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor* out) {
+  if (C10_UNLIKELY(!baddbmm_args_ok(input, batch1, batch2, out))) {
+    raise_like_torch_baddbmm(input, batch1, batch2, beta, alpha, out);
+  }
 }
 
 // ---- linear ----------------------------------------------------------------------------------

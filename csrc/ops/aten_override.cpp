@@ -32,6 +32,12 @@ void set_aten_override(bool enabled) {
     library->impl("addmm.out", &addmm_out_cuda);
     library->impl("_addmm_activation", &addmm_activation_cuda);
     library->impl("_addmm_activation.out", &addmm_activation_out_cuda);
+    // Batched products: torch.bmm, torch.baddbmm, and torch.matmul of batches (attention's
+    // q @ k^T and att @ v), which aten::matmul runs as bmm.
+    library->impl("bmm", &bmm_cuda);
+    library->impl("bmm.out", &bmm_out_cuda);
+    library->impl("baddbmm", &baddbmm_cuda);
+    library->impl("baddbmm.out", &baddbmm_out_cuda);
   } else if (!enabled && library) {
     library.reset();
   }

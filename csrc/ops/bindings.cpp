@@ -57,6 +57,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["pingpong"] = k.pingpong;
   d["swap_ab"] = k.swap_ab;
   d["fuses_epilogue"] = k.fuses_epilogue;
+  d["batched"] = k.batched;
   d["presplit"] = k.pass == OperandPass::kPresplit;
   d["sums_slices"] = k.sums_slices;
   return d;
@@ -381,6 +382,7 @@ py::dict operand_dict(const OperandPlan& o) {
   d["layout"] = layout_word(o.layout);
   d["ld"] = o.ld;
   d["align"] = o.align;
+  d["batch_stride"] = o.batch_stride;
   return d;
 }
 
@@ -449,6 +451,7 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   d["swizzle"] = p.tile_order.swizzle;
   d["tuned"] = p.tuned;
   d["problem"] = py::make_tuple(p.m, p.n, p.k);
+  d["batch"] = p.batch;
   d["a"] = operand_dict(p.a);
   d["b"] = operand_dict(p.b);
   d["d"] = operand_dict(p.d);

@@ -11,6 +11,8 @@
 #include <ATen/Context.h>
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
+#include <ATen/ops/bmm_cuda_dispatch.h>
+#include <ATen/ops/bmm_meta_dispatch.h>
 #include <ATen/ops/mm_cuda_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -108,7 +110,11 @@ uint64_t address_of(const at::Tensor& t) {
                      : reinterpret_cast<uint64_t>(t.const_data_ptr());
 }
 
-MatrixDesc describe(const at::Tensor& t) { return {t.size(0), t.size(1), t.stride(0), t.stride(1), address_of(t)}; }
+// A matrix, or one matrix of a batch (a 3-D tensor) with the stride to the next.
+MatrixDesc describe(const at::Tensor& t) {
+  if (t.dim() == 3) return {t.size(1), t.size(2), t.stride(1), t.stride(2), address_of(t), t.stride(0)};
+  return {t.size(0), t.size(1), t.stride(0), t.stride(1), address_of(t)};
+}
 
 // The output descriptor the call will write: `out` itself, or, when out= must first be
 // resized, the contiguous M x N tensor resize_output will leave at the same address.
@@ -126,6 +132,7 @@ CallDesc describe_call(Precision precision, const at::Tensor& self, const at::Te
   CallDesc call;
   call.precision = precision;
   call.epilogue = epilogue;
+  call.batch = self.dim() == 3 ? self.size(0) : 1;
   call.a = describe(self);
   call.b = describe(mat2);
   call.d = d;
@@ -234,6 +241,8 @@ Plan normalized_plan(Precision precision, const at::Tensor& self, const at::Tens
 void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int device,
             const DeviceDesc& desc, const EpilogueRequest* epilogue) {
   const KernelInfo& kernel = *plan.kernel;
+  TORCH_INTERNAL_ASSERT(self.dim() == 2 || !(plan.staged || plan.copy_b_kmajor),
+                        "a batch planned on staged or K-major copies");
   StagedOperands staged;
   if (plan.staged) staged = stage_operands(plan, self, mat2, out);
   const at::Tensor a = plan.copy_a ? self.contiguous() : self;
@@ -241,14 +250,16 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
   // K-major copy of the kernel's B (K x N, column-major: its transpose made contiguous).
   at::Tensor kmajor_b;
   if (plan.copy_b_kmajor) kmajor_b = kmajor_copy(plan.transposed ? self.t() : mat2);
-  const at::Tensor d = plan.staged ? staged.d
-                       : plan.d_via_temp ? at::empty({self.size(0), mat2.size(1)}, out.options())
-                                         : out;
+  const at::Tensor d = plan.staged ? staged.d : plan.d_via_temp ? at::empty(out.sizes(), out.options()) : out;
 
   GemmArgs args;
   args.m = plan.m;
   args.n = plan.n;
   args.k = plan.k;
+  args.batch = plan.batch;
+  args.batch_stride_a = plan.a.batch_stride;
+  args.batch_stride_b = plan.b.batch_stride;
+  args.batch_stride_d = plan.d.batch_stride;
   args.a = plan.staged ? staged.a.const_data_ptr() : (plan.transposed ? b : a).const_data_ptr();
   args.lda = plan.a.ld;
   args.layout_a = plan.a.layout;
@@ -302,6 +313,68 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
 
 namespace {
 
+// A product's torch fallback: torch's own CUDA kernel (at::cuda::mm_out or bmm_out, called
+// directly: in dispatcher mode at::mm and at::bmm would land here again).
+void torch_product_out(at::Tensor& result, const at::Tensor& self, const at::Tensor& mat2) {
+  if (self.dim() == 3) {
+    at::cuda::bmm_out(result, self, mat2);
+  } else {
+    at::cuda::mm_out(result, self, mat2);
+  }
+}
+
+// A complex call, handed to torch after the checks: counted, and logged when logging is on.
+void hand_complex_to_torch(const at::Tensor& self, const at::Tensor& mat2, int64_t m, int64_t n, int64_t k) {
+  stats::count(stats::Outcome::kTorchComplex);
+  if (C10_UNLIKELY(stats::logging())) stats::log_handoff(m, n, k, self.scalar_type(), "complex");
+}
+
+const DeviceDesc& checked_device(const at::Tensor& self, const char* method) {
+  const int device = self.get_device();
+  const DeviceDesc& desc = cuda_device_desc(device);
+  TORCH_CHECK(has_kernels_for(desc.cc), method, ": ", self.device(), " has compute capability ", desc.cc / 10,
+              ".", desc.cc % 10, ", and this build has no kernels for it. Compiled: ", compiled_archs(),
+              ". cutlass_ops needs compute capability 8.0 or newer; rebuild with CUTLASS_OPS_ARCHS to add archs.");
+  return desc;
+}
+
+// The product once it is planned: the empty cases, torch's kernel where no kernel of ours
+// accepts the problem, else the launch. `self` and `mat2` are matrices, or batches of them
+// (3-D) with a plan for the batch.
+at::Tensor& run_planned(Plan& plan, const at::Tensor& self, const at::Tensor& mat2, at::Tensor& result,
+                        Precision precision, const DeviceDesc& desc, std::string_view forced,
+                        const EpilogueRequest* epilogue) {
+  const int64_t m = self.size(-2), k = self.size(-1), n = mat2.size(-1);
+  const int64_t batch = self.dim() == 3 ? self.size(0) : 1;
+  const int device = self.get_device();
+  const bool has_epilogue = epilogue != nullptr;
+  if (batch == 0 || m == 0 || n == 0 || k == 0) {
+    // Nothing to multiply; with K = 0 the product is all zeros (a no-op on an empty result),
+    // which the epilogue still maps (the bias, the activation of it).
+    stats::count(stats::Outcome::kNoWork);
+    if (k == 0) result.zero_();
+    if (has_epilogue) epilogue_pass(result, epilogue->alpha, epilogue->bias, epilogue->activation);
+    return result;
+  }
+  if (plan.kernel == nullptr) {
+    // No kernel accepts the problem (a dimension over 2^31 - 1, say): torch's CUDA kernel
+    // computes it.
+    stats::count(stats::Outcome::kTorchNoKernel);
+    if (C10_UNLIKELY(stats::logging())) stats::log_handoff(m, n, k, self.scalar_type(), plan.reason);
+    torch_product_out(result, self, mat2);
+    if (has_epilogue) epilogue_pass(result, epilogue->alpha, epilogue->bias, epilogue->activation);
+    return result;
+  }
+  if (C10_UNLIKELY(settings::autotune()) && forced.empty() && !plan.tuned && !has_epilogue && batch == 1) {
+    // Times the model's cheapest candidates into result.
+    autotune(plan, normalized_plan(precision, self, mat2, result), self, mat2, result, device, desc);
+  }
+  launch(plan, self, mat2, result, device, desc, epilogue);
+  stats::count_kernel(*plan.kernel);
+  if (C10_UNLIKELY(stats::logging())) stats::log_call(plan, self.scalar_type());
+  return result;
+}
+
 // The shared body of the four CUDA entry points. `out` is defined for the out= variants;
 // otherwise the result is allocated here, after every check has passed.
 at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at::Tensor* out,
@@ -321,25 +394,18 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
     TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops.mm: kernel= cannot be used with ", dtype,
                       " tensors: cutlass_ops has no complex kernels and hands them to torch.mm");
     TORCH_INTERNAL_ASSERT(epilogue == nullptr, "complex matrices reach the epilogue path");
-    stats::count(stats::Outcome::kTorchComplex);
-    if (C10_UNLIKELY(stats::logging())) {
-      stats::log_handoff(self_in.size(0), mat2_in.size(1), self_in.size(1), dtype, "complex");
-    }
+    hand_complex_to_torch(self_in, mat2_in, self_in.size(0), mat2_in.size(1), self_in.size(1));
     if (out) return at::cuda::mm_out(*out, self_in, mat2_in);
     return at::cuda::mm(self_in, mat2_in);
   }
 
-  const int device = self_in.get_device();
-  c10::cuda::CUDAGuard guard(device);
-  const DeviceDesc& desc = cuda_device_desc(device);
-  TORCH_CHECK(has_kernels_for(desc.cc), kMethod, ": ", self_in.device(), " has compute capability ", desc.cc / 10,
-              ".", desc.cc % 10, ", and this build has no kernels for it. Compiled: ", compiled_archs(),
-              ". cutlass_ops needs compute capability 8.0 or newer; rebuild with CUTLASS_OPS_ARCHS to add archs.");
+  c10::cuda::CUDAGuard guard(self_in.get_device());
+  const DeviceDesc& desc = checked_device(self_in, kMethod);
 
   // The neg bit (a lazily negated view) is resolved the way torch.mm resolves it.
   const at::Tensor self = self_in.resolve_neg();
   const at::Tensor mat2 = mat2_in.resolve_neg();
-  const int64_t m = self.size(0), k = self.size(1), n = mat2.size(1);
+  const int64_t m = self.size(0), n = mat2.size(1);
 
   // Plan before touching out, so a forced kernel that cannot run leaves out untouched.
   at::Tensor result = out ? *out : at::empty({m, n}, self.options());
@@ -351,31 +417,94 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
     // Resized: the storage may have moved, so plan again on the real output.
     plan = plan_call(describe_call(*precision, self, mat2, describe(result), d_overlaps, has_epilogue), desc, forced);
   }
+  return run_planned(plan, self, mat2, result, *precision, desc, forced, epilogue);
+}
 
-  if (m == 0 || n == 0 || k == 0) {
-    // Nothing to multiply; with K = 0 the product is all zeros (a no-op on an empty result),
-    // which the epilogue still maps (the bias, the activation of it).
-    stats::count(stats::Outcome::kNoWork);
-    if (k == 0) result.zero_();
-    if (has_epilogue) epilogue_pass(result, epilogue->alpha, epilogue->bias, epilogue->activation);
+// ---- bmm -------------------------------------------------------------------------------
+
+constexpr const char* kBmmMethod = "cutlass_ops::bmm";
+
+// torch.bmm's checks: one device, two batches of matrices whose batch sizes and inner dims
+// match, one dtype, out= of that dtype.
+bool bmm_args_ok(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  const at::Device device = self.device();
+  return mat2.device() == device && (!out || out->device() == device) && self.dim() == 3 && mat2.dim() == 3 &&
+         self.sym_size(0) == mat2.sym_size(0) && self.sym_size(2) == mat2.sym_size(1) &&
+         self.dtype() == mat2.dtype() && (!out || out->dtype() == self.dtype());
+}
+
+// torch.bmm raises its own errors, as for mm: its meta function for shapes and dtypes, its CUDA
+// kernel for devices, on an empty stand-in out. Our wording follows if torch accepts the call.
+[[noreturn]] void raise_like_torch_bmm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  if (!has_symbolic_shape(self) && !has_symbolic_shape(mat2)) {
+    const bool meta = self.is_meta() && mat2.is_meta() && (!out || out->is_meta());
+    const bool cuda = self.is_cuda() || mat2.is_cuda() || (out && out->is_cuda());
+    if (meta || cuda) {
+      if (out) {
+        at::Tensor stand_in = at::empty({0}, out->options());
+        meta ? at::meta::bmm_out(stand_in, self, mat2) : at::cuda::bmm_out(stand_in, self, mat2);
+      } else {
+        meta ? at::meta::bmm(self, mat2) : at::cuda::bmm(self, mat2);
+      }
+    }
+  }
+  if (out) {
+    check_same_device({{out, "out"}, {&self, "self"}, {&mat2, "mat2"}});
+  } else {
+    check_same_device({{&self, "self"}, {&mat2, "mat2"}});
+  }
+  TORCH_CHECK(self.dim() == 3, "batch1 must be a 3D tensor, got ", self.dim(), "-D");
+  TORCH_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor, got ", mat2.dim(), "-D");
+  TORCH_CHECK(self.sym_size(0) == mat2.sym_size(0) && self.sym_size(2) == mat2.sym_size(1),
+              "Expected size for first two dimensions of batch2 tensor to be: [", self.sym_size(0), ", ",
+              self.sym_size(2), "] but got: [", mat2.sym_size(0), ", ", mat2.sym_size(1), "].");
+  TORCH_CHECK(self.dtype() == mat2.dtype(), "expected mat1 and mat2 to have the same dtype, but got: ", self.dtype(),
+              " != ", mat2.dtype());
+  TORCH_CHECK(!out || out->dtype() == self.dtype(), "Expected out tensor to have dtype ", self.dtype(),
+              ", but got ", out->dtype(), " instead");
+  TORCH_CHECK(false, kBmmMethod, ": invalid arguments");
+}
+
+at::Tensor bmm_impl(const at::Tensor& self_in, const at::Tensor& mat2_in, at::Tensor* out) {
+  if (C10_UNLIKELY(!bmm_args_ok(self_in, mat2_in, out))) raise_like_torch_bmm(self_in, mat2_in, out);
+  TORCH_CHECK(self_in.is_cuda(), kBmmMethod, " runs on CUDA tensors; got tensors on ", self_in.device());
+  if (out) at::assert_no_internal_overlap(*out);
+  const int64_t batch = self_in.size(0), m = self_in.size(1), k = self_in.size(2), n = mat2_in.size(2);
+
+  const at::ScalarType dtype = self_in.scalar_type();
+  const std::optional<Precision> precision = precision_for(dtype);
+  if (!precision) {
+    if (!at::isComplexType(dtype)) throw_unsupported_dtype(dtype);
+    hand_complex_to_torch(self_in, mat2_in, m, n, k);
+    if (out) return at::cuda::bmm_out(*out, self_in, mat2_in);
+    return at::cuda::bmm(self_in, mat2_in);
+  }
+
+  c10::cuda::CUDAGuard guard(self_in.get_device());
+  const DeviceDesc& desc = checked_device(self_in, kBmmMethod);
+  const at::Tensor self = self_in.resolve_neg();
+  const at::Tensor mat2 = mat2_in.resolve_neg();
+
+  // No kernel can be forced here, so out= is resized first and planned as it then is.
+  at::Tensor result = out ? *out : at::empty({batch, m, n}, self.options());
+  const bool d_overlaps = out && (overlaps(result, self) || overlaps(result, mat2));
+  if (out) at::native::resize_output(result, {batch, m, n});
+  if (result.numel() == 0 || k == 0) {
+    Plan nothing;  // run_planned's empty cases come before the plan
+    run_planned(nothing, self, mat2, result, *precision, desc, {}, nullptr);
     return result;
   }
-  if (plan.kernel == nullptr) {
-    // No kernel accepts the problem (a dimension over 2^31 - 1, say): torch.mm's CUDA kernel
-    // computes it.
-    stats::count(stats::Outcome::kTorchNoKernel);
-    if (C10_UNLIKELY(stats::logging())) stats::log_handoff(m, n, k, self_in.scalar_type(), plan.reason);
-    at::cuda::mm_out(result, self, mat2);
-    if (has_epilogue) epilogue_pass(result, epilogue->alpha, epilogue->bias, epilogue->activation);
+  if (batch == 1) {
+    // One matrix: the plan of mm, with every variant and K decomposition it has. The views
+    // write into result.
+    at::Tensor d = result.select(0, 0);
+    const at::Tensor a = self.select(0, 0), b = mat2.select(0, 0);
+    Plan plan = make_plan(describe_call(*precision, a, b, describe(d), d_overlaps), desc);
+    run_planned(plan, a, b, d, *precision, desc, {}, nullptr);
     return result;
   }
-  if (C10_UNLIKELY(settings::autotune()) && forced.empty() && !plan.tuned && !has_epilogue) {
-    // Times the model's cheapest candidates into result.
-    autotune(plan, normalized_plan(*precision, self, mat2, result), self, mat2, result, device, desc);
-  }
-  launch(plan, self, mat2, result, device, desc, epilogue);
-  stats::count_kernel(*plan.kernel);
-  if (C10_UNLIKELY(stats::logging())) stats::log_call(plan, self_in.scalar_type());
+  Plan plan = make_plan(describe_call(*precision, self, mat2, describe(result), d_overlaps), desc);
+  run_planned(plan, self, mat2, result, *precision, desc, {}, nullptr);
   return result;
 }
 
@@ -448,11 +577,39 @@ at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& ma
   return matmul_out_meta(self, mat2, out);
 }
 
+at::Tensor bmm_cuda(const at::Tensor& self, const at::Tensor& mat2) { return bmm_impl(self, mat2, nullptr); }
+
+at::Tensor& bmm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  bmm_impl(self, mat2, &out);
+  return out;
+}
+
+void check_bmm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  if (C10_UNLIKELY(!bmm_args_ok(self, mat2, out))) raise_like_torch_bmm(self, mat2, out);
+}
+
+at::Tensor bmm_meta(const at::Tensor& self, const at::Tensor& mat2) {
+  check_bmm_call(self, mat2, nullptr);
+  return at::empty_symint({self.sym_size(0), self.sym_size(1), mat2.sym_size(2)}, self.options());
+}
+
+at::Tensor& bmm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_bmm_call(self, mat2, &out);
+  at::native::resize_output_symint(out, {self.sym_size(0), self.sym_size(1), mat2.sym_size(2)});
+  return out;
+}
+
 Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
                          std::string_view forced, const DeviceDesc& device) {
-  // explain() plans tensors of any device: only the shape and dtype checks apply.
-  if (C10_UNLIKELY(!(self.dim() == 2 && mat2.dim() == 2 && self.size(1) == mat2.size(0) &&
-                     self.dtype() == mat2.dtype()))) {
+  // explain() plans tensors of any device: only the shape and dtype checks apply. Two 3-D
+  // tensors are a bmm call.
+  const bool batched = self.dim() == 3 && mat2.dim() == 3;
+  if (batched) {
+    if (C10_UNLIKELY(!(self.size(0) == mat2.size(0) && self.size(2) == mat2.size(1) && self.dtype() == mat2.dtype()))) {
+      raise_like_torch_bmm(self.to(at::kMeta), mat2.to(at::kMeta), nullptr);
+    }
+  } else if (C10_UNLIKELY(!(self.dim() == 2 && mat2.dim() == 2 && self.size(1) == mat2.size(0) &&
+                            self.dtype() == mat2.dtype()))) {
     raise_like_torch_mm(self.to(at::kMeta), mat2.to(at::kMeta), nullptr);
   }
   Explanation e;
@@ -461,9 +618,14 @@ Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const a
     e.supported_dtype = false;
     return e;
   }
-  const int64_t m = self.size(0), n = mat2.size(1);
+  const int64_t m = self.size(-2), n = mat2.size(-1);
   const bool d_overlaps = out && !out->is_meta() && (overlaps(*out, self) || overlaps(*out, mat2));
-  const MatrixDesc d = out ? describe_output(*out, m, n) : MatrixDesc{m, n, n, 1, 0};
+  MatrixDesc d = out ? describe_output(*out, m, n) : MatrixDesc{m, n, n, 1, 0};
+  if (batched) {
+    const int64_t batch = self.size(0);
+    const bool fits = out && out->dim() == 3 && out->size(0) == batch && out->size(1) == m && out->size(2) == n;
+    d = fits ? describe(*out) : MatrixDesc{m, n, n, 1, out ? address_of(*out) : 0, m * n};
+  }
   const CallDesc call = describe_call(*precision, self, mat2, d, d_overlaps);
 
   const Plan normalized = normalize(call);

@@ -38,6 +38,14 @@ at::Tensor mm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, c
 at::Tensor& mm_with_kernel_out_cuda(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
                                     at::Tensor& out);
 
+// cutlass_ops::bmm: a batch of products (3-D self and mat2) in one launch of a batched kernel.
+at::Tensor bmm_cuda(const at::Tensor& self, const at::Tensor& mat2);
+at::Tensor& bmm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
+at::Tensor bmm_meta(const at::Tensor& self, const at::Tensor& mat2);
+at::Tensor& bmm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
+// torch.bmm's argument checks, raising torch's own errors.
+void check_bmm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out);
+
 // Meta kernels: shape inference and the same argument errors, SymInt-aware (torch.compile).
 at::Tensor mm_meta(const at::Tensor& self, const at::Tensor& mat2);
 at::Tensor& mm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);

@@ -8,6 +8,7 @@
 
 #include "ops/addmm.h"
 #include "ops/epilogue.h"
+#include "ops/matmul.h"
 #include "ops/mm.h"
 #include "ops/op_handles.h"
 
@@ -204,6 +205,100 @@ at::Tensor linear_autograd(const at::Tensor& input, const at::Tensor& weight, co
   return LinearFunction::apply(input, weight, bias, activation);
 }
 
+// d(self @ mat2) per matrix of the batch: grad @ mat2^H for self, self^H @ grad for mat2 (the
+// transposes are views the planner reads as layouts).
+class BmmFunction : public torch::autograd::Function<BmmFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& self, const at::Tensor& mat2) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    ctx->save_for_backward({mat2.requires_grad() ? self : at::Tensor(), self.requires_grad() ? mat2 : at::Tensor()});
+    return op::bmm().call(self, mat2);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& grad = grads[0];
+    at::Tensor grad_self, grad_mat2;
+    if (ctx->needs_input_grad(0)) grad_self = op::bmm().call(grad, saved[1].transpose(1, 2).conj());
+    if (ctx->needs_input_grad(1)) grad_mat2 = op::bmm().call(saved[0].transpose(1, 2).conj(), grad);
+    return {grad_self, grad_mat2};
+  }
+};
+
+at::Tensor bmm_autograd(const at::Tensor& self, const at::Tensor& mat2) {
+  if (!needs_graph(self, mat2)) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return op::bmm().call(self, mat2);
+  }
+  return BmmFunction::apply(self, mat2);
+}
+
+at::Tensor& bmm_out_autograd(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  TORCH_CHECK(!needs_graph(self, mat2),
+              "bmm(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.");
+  {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    op::bmm_out().call(self, mat2, out);
+  }
+  torch::autograd::impl::bump_version(out);
+  return out;
+}
+
+// d(beta * input + alpha * batch1 @ batch2): as addmm's, per matrix of the batch.
+class BaddbmmFunction : public torch::autograd::Function<BaddbmmFunction> {
+ public:
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const at::Tensor& batch1,
+                            const at::Tensor& batch2, const at::Scalar& beta, const at::Scalar& alpha) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    ctx->save_for_backward(
+        {batch2.requires_grad() ? batch1 : at::Tensor(), batch1.requires_grad() ? batch2 : at::Tensor()});
+    ctx->saved_data["input_sizes"] = input.sym_sizes().vec();
+    ctx->saved_data["beta"] = beta;
+    ctx->saved_data["alpha"] = alpha;
+    return op::baddbmm().call(input, batch1, batch2, beta, alpha);
+  }
+
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const at::Tensor& grad = grads[0];
+    const at::Scalar beta = ctx->saved_data["beta"].toScalar();
+    const at::Scalar alpha = ctx->saved_data["alpha"].toScalar();
+    const auto scaled = [](const at::Tensor& t, const at::Scalar& s) { return s.equal(1) ? t : t * s; };
+    at::Tensor grad_input, grad_batch1, grad_batch2;
+    if (ctx->needs_input_grad(0)) {
+      grad_input = at::sum_to(scaled(grad, beta), ctx->saved_data["input_sizes"].toSymIntVector());
+    }
+    if (ctx->needs_input_grad(1)) grad_batch1 = scaled(op::bmm().call(grad, saved[1].transpose(1, 2).conj()), alpha);
+    if (ctx->needs_input_grad(2)) grad_batch2 = scaled(op::bmm().call(saved[0].transpose(1, 2).conj(), grad), alpha);
+    return {grad_input, grad_batch1, grad_batch2, at::Tensor(), at::Tensor()};
+  }
+};
+
+at::Tensor baddbmm_autograd(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                            const at::Scalar& beta, const at::Scalar& alpha) {
+  if (!needs_graph(batch1, batch2, input)) {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    return op::baddbmm().call(input, batch1, batch2, beta, alpha);
+  }
+  return BaddbmmFunction::apply(input, batch1, batch2, beta, alpha);
+}
+
+at::Tensor& baddbmm_out_autograd(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                                 const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK(!needs_graph(batch1, batch2, input),
+              "baddbmm(): functions with out=... arguments don't support automatic differentiation, but one of the "
+              "arguments requires grad.");
+  {
+    at::AutoDispatchBelowADInplaceOrView below_autograd;
+    op::baddbmm_out().call(input, batch1, batch2, beta, alpha, out);
+  }
+  torch::autograd::impl::bump_version(out);
+  return out;
+}
+
 // Calls that need no graph (inference, no_grad) skip the autograd Function entirely.
 at::Tensor mm_autograd(const at::Tensor& self, const at::Tensor& mat2) {
   if (!needs_graph(self, mat2)) {
@@ -277,6 +372,21 @@ at::Tensor linear_autocast(const at::Tensor& input, const at::Tensor& weight, co
   return op::linear().call(cast(input), cast(weight), cast_bias, activation);
 }
 
+at::Tensor bmm_autocast(const at::Tensor& self, const at::Tensor& mat2) {
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
+  const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
+  return op::bmm().call(at::autocast::cached_cast(dtype, self, c10::DeviceType::CUDA),
+                       at::autocast::cached_cast(dtype, mat2, c10::DeviceType::CUDA));
+}
+
+at::Tensor baddbmm_autocast(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                            const at::Scalar& beta, const at::Scalar& alpha) {
+  c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
+  const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
+  const auto cast = [&](const at::Tensor& t) { return at::autocast::cached_cast(dtype, t, c10::DeviceType::CUDA); };
+  return op::baddbmm().call(cast(input), cast(batch1), cast(batch2), beta, alpha);
+}
+
 at::Tensor mm_with_kernel_autocast(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
   c10::impl::ExcludeDispatchKeyGuard no_autocast(c10::DispatchKey::AutocastCUDA);
   const auto dtype = at::autocast::get_autocast_dtype(at::kCUDA);
@@ -345,6 +455,25 @@ at::Tensor& addmm_out_functionalize(const at::Tensor& input, const at::Tensor& m
       /*check=*/false);
 }
 
+at::Tensor& bmm_out_functionalize(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  check_bmm_call(self, mat2, &out);
+  return functionalize_out(
+      self, mat2, out, [](const at::Tensor& a, const at::Tensor& b) { return op::bmm().call(a, b); },
+      [](const at::Tensor& a, const at::Tensor& b, at::Tensor& o) { op::bmm_out().call(a, b, o); }, /*check=*/false);
+}
+
+at::Tensor& baddbmm_out_functionalize(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                                      const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  const at::Tensor input_ = unwrap_functional(input);
+  return functionalize_out(
+      batch1, batch2, out,
+      [&](const at::Tensor& a, const at::Tensor& b) { return op::baddbmm().call(input_, a, b, beta, alpha); },
+      [&](const at::Tensor& a, const at::Tensor& b, at::Tensor& o) {
+        op::baddbmm_out().call(input_, a, b, beta, alpha, o);
+      },
+      /*check=*/false);
+}
+
 // ---- CPU: a deliberate difference from torch.mm -----------------------------------------
 [[noreturn]] void throw_not_cuda(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(false, "cutlass_ops::mm runs on CUDA tensors; got self on ", self.device(), " and mat2 on ",
@@ -370,6 +499,18 @@ at::Tensor& addmm_out_cpu(const at::Tensor&, const at::Tensor& mat1, const at::T
                           const at::Scalar&, at::Tensor&) {
   throw_not_cuda("addmm", mat1, mat2);
 }
+at::Tensor bmm_cpu(const at::Tensor& self, const at::Tensor& mat2) { throw_not_cuda("bmm", self, mat2); }
+at::Tensor& bmm_out_cpu(const at::Tensor& self, const at::Tensor& mat2, at::Tensor&) {
+  throw_not_cuda("bmm", self, mat2);
+}
+at::Tensor baddbmm_cpu(const at::Tensor&, const at::Tensor& batch1, const at::Tensor& batch2, const at::Scalar&,
+                       const at::Scalar&) {
+  throw_not_cuda("baddbmm", batch1, batch2);
+}
+at::Tensor& baddbmm_out_cpu(const at::Tensor&, const at::Tensor& batch1, const at::Tensor& batch2, const at::Scalar&,
+                            const at::Scalar&, at::Tensor&) {
+  throw_not_cuda("baddbmm", batch1, batch2);
+}
 at::Tensor linear_cpu(const at::Tensor& input, const at::Tensor& weight, const std::optional<at::Tensor>&,
                       c10::string_view) {
   TORCH_CHECK(false, "cutlass_ops::linear runs on CUDA tensors; got input on ", input.device(), " and weight on ",
@@ -386,6 +527,14 @@ TORCH_LIBRARY(cutlass_ops, m) {
   m.def("addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
   m.def("addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
   m.def("linear(Tensor input, Tensor weight, Tensor? bias=None, str activation=\"none\") -> Tensor");
+  m.def("bmm(Tensor self, Tensor mat2) -> Tensor");
+  m.def("bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor");
+  m.def("baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
+  // torch.matmul's cases over mm and bmm: a composite, so their autograd, autocast and meta
+  // kernels serve it.
+  m.def("matmul(Tensor self, Tensor other) -> Tensor");
+  m.impl("matmul", c10::DispatchKey::CompositeImplicitAutograd, TORCH_FN(matmul_composite));
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, CUDA, m) {
@@ -396,6 +545,10 @@ TORCH_LIBRARY_IMPL(cutlass_ops, CUDA, m) {
   m.impl("addmm", &addmm_cuda);
   m.impl("addmm.out", &addmm_out_cuda);
   m.impl("linear", &linear_cuda);
+  m.impl("bmm", &bmm_cuda);
+  m.impl("bmm.out", &bmm_out_cuda);
+  m.impl("baddbmm", &baddbmm_cuda);
+  m.impl("baddbmm.out", &baddbmm_out_cuda);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, Meta, m) {
@@ -406,6 +559,10 @@ TORCH_LIBRARY_IMPL(cutlass_ops, Meta, m) {
   m.impl("addmm", &addmm_meta);
   m.impl("addmm.out", &addmm_out_meta);
   m.impl("linear", &linear_meta);
+  m.impl("bmm", &bmm_meta);
+  m.impl("bmm.out", &bmm_out_meta);
+  m.impl("baddbmm", &baddbmm_meta);
+  m.impl("baddbmm.out", &baddbmm_out_meta);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, CPU, m) {
@@ -416,6 +573,10 @@ TORCH_LIBRARY_IMPL(cutlass_ops, CPU, m) {
   m.impl("addmm", &addmm_cpu);
   m.impl("addmm.out", &addmm_out_cpu);
   m.impl("linear", &linear_cpu);
+  m.impl("bmm", &bmm_cpu);
+  m.impl("bmm.out", &bmm_out_cpu);
+  m.impl("baddbmm", &baddbmm_cpu);
+  m.impl("baddbmm.out", &baddbmm_out_cpu);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, Autograd, m) {
@@ -426,12 +587,18 @@ TORCH_LIBRARY_IMPL(cutlass_ops, Autograd, m) {
   m.impl("addmm", &addmm_autograd);
   m.impl("addmm.out", &addmm_out_autograd);
   m.impl("linear", &linear_autograd);
+  m.impl("bmm", &bmm_autograd);
+  m.impl("bmm.out", &bmm_out_autograd);
+  m.impl("baddbmm", &baddbmm_autograd);
+  m.impl("baddbmm.out", &baddbmm_out_autograd);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, Functionalize, m) {
   m.impl("mm.out", &mm_out_functionalize);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_functionalize);
   m.impl("addmm.out", &addmm_out_functionalize);
+  m.impl("bmm.out", &bmm_out_functionalize);
+  m.impl("baddbmm.out", &baddbmm_out_functionalize);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, AutocastCUDA, m) {
@@ -439,6 +606,8 @@ TORCH_LIBRARY_IMPL(cutlass_ops, AutocastCUDA, m) {
   m.impl("mm_with_kernel", &mm_with_kernel_autocast);
   m.impl("addmm", &addmm_autocast);
   m.impl("linear", &linear_autocast);
+  m.impl("bmm", &bmm_autocast);
+  m.impl("baddbmm", &baddbmm_autocast);
 }
 
 }  // namespace cutlass_ops
