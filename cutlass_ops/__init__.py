@@ -5,9 +5,10 @@
     cutlass_ops.mm(A, B, out=C)              # like torch.mm(A, B, out=C)
     cutlass_ops.mm(A, B, kernel="<name>")    # force one kernel from list_kernels()
     cutlass_ops.mm_(A, W)                    # A <- A @ W in place (square W), no A-sized result
+    cutlass_ops.bmm(Q, K.transpose(1, 2))    # like torch.bmm; also baddbmm and matmul
     print(cutlass_ops.explain(A, B))         # which kernel runs, and why
     with cutlass_ops.patched(): ...          # torch.mm and Tensor.mm run on cutlass_ops
-    with cutlass_ops.use_cutlass(): ...      # aten::mm's CUDA kernel is cutlass_ops (@, matmul, linear)
+    with cutlass_ops.use_cutlass(): ...      # aten::mm's and aten::bmm's CUDA kernels are cutlass_ops (@, linear)
     cutlass_ops.stats()                      # what ran where
     cutlass_ops.set_fp32_mode("3xtf32")      # float32 without TF32: 3xTF32 tensor cores, fp32 accuracy
     cutlass_ops.tuning.set_autotune(True)    # time new problems on every eligible kernel, cache the winner
@@ -20,8 +21,8 @@ _calibration_store.install_shipped()  # the cost model's fitted constants (no GP
 from .info import info
 from . import tuning
 from .inplace import mm_
-from .ops import (ACTIVATIONS, DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo, OperandPlan, Plan, addmm, explain,
-                  fp32_mode, linear, list_kernels, mm, set_fp32_mode)
+from .ops import (ACTIVATIONS, DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo, OperandPlan, Plan, addmm, baddbmm,
+                  bmm, explain, fp32_mode, linear, list_kernels, matmul, mm, set_fp32_mode)
 from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
                     unpatch_torch, use_cutlass)
 
@@ -30,7 +31,10 @@ __version__ = "0.1.0"
 __all__ = [
     "ACTIVATIONS",
     "addmm",
+    "baddbmm",
+    "bmm",
     "linear",
+    "matmul",
     "Candidate",
     "DEVICE_PRESETS",
     "disable",

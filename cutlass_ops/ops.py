@@ -1,8 +1,8 @@
-"""The public matmul API: mm, explain, list_kernels.
+"""The public matmul API: mm, addmm, linear, bmm, baddbmm, matmul, explain, list_kernels.
 
-mm() is a thin shim over the registered ops (torch.ops.cutlass_ops.mm and friends): all
-checks, planning and launching happen in C++, so the per-call Python cost is a couple of
-isinstance checks and one op call.
+mm() and the other products are thin shims over the registered ops (torch.ops.cutlass_ops.mm
+and friends): all checks, planning and launching happen in C++, so the per-call Python cost is
+a couple of isinstance checks and one op call.
 """
 
 from __future__ import annotations
@@ -111,6 +111,90 @@ def linear(input: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tenso
     return _linear(input, weight, bias, activation or "none")
 
 
+# ---- batched products -----------------------------------------------------------------------
+
+_bmm = torch.ops.cutlass_ops.bmm.default
+_bmm_out = torch.ops.cutlass_ops.bmm.out
+_baddbmm = torch.ops.cutlass_ops.baddbmm.default
+_baddbmm_out = torch.ops.cutlass_ops.baddbmm.out
+_matmul = torch.ops.cutlass_ops.matmul.default
+
+
+def _check_tensors(function: str, **arguments) -> None:
+    """torch's TypeError for a non-tensor argument, e.g. "bmm(): argument 'mat2' (position 2)
+    must be Tensor, not int". `arguments` come in their positions."""
+    for position, (name, value) in enumerate(arguments.items(), 1):
+        if not isinstance(value, torch.Tensor):
+            raise TypeError(f"{function}(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+
+
+def bmm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """Batched matrix product of ``input`` (B x M x K) and ``mat2`` (B x K x N), like
+    :func:`torch.bmm` on CUDA tensors.
+
+    Same result dtype and shape, errors and ``out=`` rules as ``torch.bmm`` (a wrong-shaped
+    ``out`` is resized as torch resizes it; a right-shaped one keeps its strides). B, M, N or K
+    may be 0 (K = 0 gives zeros). The batch runs as one CUTLASS launch over strided views
+    without copies wherever each matrix is row- or column-major: transposed matrices
+    (``x.transpose(1, 2)``), batches taken from a permuted tensor, and expanded batches (batch
+    stride 0). An ``out`` overlapping an input gets the right answer. Complex tensors are
+    handed to ``torch.bmm``.
+
+    Differences from :func:`mm`: batches larger than one run data-parallel only (no split-K
+    or stream-K), never on the hand-written kernels, and there is no ``kernel=``
+    (see docs/differences.md). Differentiable, autocast-aware, and usable under
+    ``torch.compile`` and CUDA graphs (the op is ``torch.ops.cutlass_ops.bmm``).
+    """
+    if has_torch_function_variadic(input, mat2):
+        return handle_torch_function(bmm, (input, mat2), input, mat2, out=out)
+    _check_tensors("bmm", input=input, mat2=mat2)
+    return _bmm(input, mat2) if out is None else _bmm_out(input, mat2, out=out)
+
+
+def baddbmm(input: torch.Tensor, batch1: torch.Tensor, batch2: torch.Tensor, *, beta=1, alpha=1,
+            out: Optional[torch.Tensor] = None) -> torch.Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)`` for batches of matrices, like
+    :func:`torch.baddbmm` on CUDA tensors.
+
+    ``batch1`` is B x M x K, ``batch2`` B x K x N, and ``input`` broadcasts to B x M x N
+    ((N,), (M, N), (B, 1, N), (B, M, 1), a scalar, ...). With ``beta=0`` the input is not
+    read, so NaN and Inf in it do not propagate; with K = 0 the result is ``beta * input``.
+    Same dtypes (all three tensors one dtype), errors and ``out=`` rules as torch.baddbmm (an
+    ``out`` that is ``input`` works, as ``Tensor.baddbmm_`` needs).
+
+    The product runs as :func:`bmm` does; a ``beta`` other than 0 adds the input in a
+    separate elementwise pass after it (cuBLAS reads it in its epilogue). Differentiable,
+    autocast-aware, usable under ``torch.compile`` (the op is
+    ``torch.ops.cutlass_ops.baddbmm``).
+    """
+    if has_torch_function_variadic(input, batch1, batch2):
+        return handle_torch_function(baddbmm, (input, batch1, batch2), input, batch1, batch2, beta=beta, alpha=alpha,
+                                     out=out)
+    _check_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
+    if out is None:
+        return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
+    return _baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+
+
+def matmul(input: torch.Tensor, other: torch.Tensor) -> torch.Tensor:
+    """:func:`torch.matmul` on cutlass_ops: the same result shape and dtype for every rank
+    combination torch.matmul takes, computed by :func:`mm` and :func:`bmm`.
+
+    torch.matmul's own algorithm: a 1-D operand becomes a matrix of one row or one column
+    (the extra dimension is removed from the result), batch dimensions broadcast, and an N-D
+    by 2-D product whose rows merge without a copy runs as one ``mm`` over all the rows.
+    Unlike torch.matmul, which runs a dot product or a matrix-vector product (cuBLAS gemv)
+    for the 1-D cases, cutlass_ops runs them as matrix products with one row or column. No
+    ``out=``. Differentiable, autocast-aware, usable under ``torch.compile`` (the op is
+    ``torch.ops.cutlass_ops.matmul``).
+    """
+    if has_torch_function_variadic(input, other):
+        return handle_torch_function(matmul, (input, other), input, other)
+    _check_tensors("matmul", input=input, other=other)
+    return _matmul(input, other)
+
+
 # ---- settings -------------------------------------------------------------------------------
 
 
@@ -169,6 +253,7 @@ class KernelInfo:
     pingpong: bool = False
     swap_ab: bool = False  # computes D^T = B^T A^T (the few rows on the MMA's narrow side)
     fuses_epilogue: bool = False  # applies linear's bias and activation while storing D (name ends in _bias_act)
+    batched: bool = False  # runs a batch of products (bmm) in one launch
 
     @property
     def arch(self) -> str:
@@ -189,7 +274,7 @@ def _capability(cc: int) -> tuple[int, int]:
 
 # KernelInfo fields that _C.kernels() gives under the same name and as they are.
 _PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "n_multiple", "role", "math",
-                 "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab", "fuses_epilogue")
+                 "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab", "fuses_epilogue", "batched")
 
 
 def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInfo]:
@@ -284,6 +369,7 @@ class OperandPlan:
     layout: str  # "row" or "col"
     ld: int
     align: int  # elements
+    batch_stride: int = 0  # elements from one matrix of a batch to the next (bmm)
 
 
 @dataclass(frozen=True)
@@ -315,6 +401,7 @@ class Plan:
     dtype: str
     device: DeviceSpec
     problem: tuple[int, int, int] = (0, 0, 0)  # M, N, K as the kernel sees them
+    batch: int = 1  # products in the batch (explain() of two 3-D tensors: a bmm call)
     transposed: bool = False  # computing out^T = mat2^T @ input^T (out is column-major)
     copy_input: bool = False
     copy_mat2: bool = False
@@ -418,10 +505,11 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
     if kernel and d["forced_rejection"]:
         raise ValueError(f"cutlass_ops.mm: kernel '{kernel}' cannot run this problem: it {d['forced_rejection']}")
 
-    m, k = input.shape
-    n = mat2.shape[1]
+    m, k = input.shape[-2:]
+    n = mat2.shape[-1]
+    batch = input.shape[0] if input.dim() == 3 else 1
     action, reason = "kernel", d["reason"]
-    if m == 0 or n == 0:
+    if m == 0 or n == 0 or batch == 0:
         action, reason = "empty", "the result has no elements; no kernel runs"
     elif k == 0:
         action, reason = "zeros", "K = 0: the result is filled with zeros; no kernel runs"
@@ -438,6 +526,7 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         dtype=d["precision"],
         device=spec,
         problem=tuple(d["problem"]),
+        batch=d["batch"],
         transposed=d["transposed"],
         copy_input=d["copy_a"],
         copy_mat2=d["copy_b"],

@@ -1,16 +1,21 @@
 """Running existing code on cutlass_ops, two ways.
 
 1. **Patching** (`patch_torch`, `unpatch_torch`, `patched`): `torch.mm` and `Tensor.mm` (and,
-   with ``matmul=True``, `torch.matmul`, `Tensor.matmul` and `@` for 2-D operands, and for the
-   N-D by 2-D products torch.matmul folds into one mm) are replaced by Python wrappers that
-   send CUDA float16/bfloat16/float32/float64 matrices to `cutlass_ops.mm` and everything
-   else (CPU, sparse, integer, complex, batched by batched, vectors, tensor subclasses) to the
-   original function, so a patched model never breaks.
+   with ``matmul=True``, `torch.matmul`, `Tensor.matmul` and `@`; with ``bmm=True``,
+   `torch.bmm`, `Tensor.bmm`, `torch.baddbmm` and `Tensor.baddbmm`; with ``linear=True``,
+   `torch.addmm`, `Tensor.addmm` and `F.linear`) are replaced by Python wrappers that send
+   CUDA float16/bfloat16/float32/float64 tensors to cutlass_ops and everything else (CPU,
+   sparse, integer, complex, mismatched devices, tensor subclasses) to the original function,
+   so a patched model never breaks. The patched matmul runs matrices and the N-D by 2-D
+   products torch.matmul folds into one mm on `cutlass_ops.mm`, the other products with a
+   3-D or larger operand (batched by batched, broadcast batches) on `cutlass_ops.matmul`;
+   products of vectors alone (dot, matrix-vector) stay with torch.
 2. **Dispatcher mode** (`enable`, `disable`, `use_cutlass`): cutlass_ops becomes the CUDA
-   kernel of `aten::mm`, `aten::addmm` and `aten::_addmm_activation` (and their out=
-   overloads), so `@`, `torch.matmul`, `torch.addmm`, `F.linear` and `nn.Linear` (with or without
-   bias) and C++ callers reach it too, with autograd and autocast still handled by PyTorch above
-   it. Calls it does not take run torch's own CUDA kernel.
+   kernel of `aten::mm`, `aten::addmm`, `aten::_addmm_activation`, `aten::bmm` and
+   `aten::baddbmm` (and their out= overloads), so `@`, `torch.matmul` (batched too),
+   `torch.bmm`, `torch.addmm`, `F.linear` and `nn.Linear` (with or without bias), attention's
+   `q @ k.transpose(-1, -2)`, and C++ callers reach it too, with autograd and autocast still
+   handled by PyTorch above it. Calls it does not take run torch's own CUDA kernel.
 
 `stats()` counts what ran where, so you can prove a model really ran on CUTLASS.
 """
@@ -28,7 +33,10 @@ from torch.overrides import has_torch_function_variadic
 
 from . import _extension
 from .ops import addmm as _cutlass_addmm
+from .ops import baddbmm as _cutlass_baddbmm
+from .ops import bmm as _cutlass_bmm
 from .ops import linear as _cutlass_linear
+from .ops import matmul as _cutlass_matmul
 from .ops import mm as _cutlass_mm
 
 _C = _extension._C
@@ -43,17 +51,22 @@ _fallbacks = 0  # patched calls handed back to the original function
 _ELIGIBLE_DTYPES = (torch.float16, torch.bfloat16, torch.float32, torch.float64)
 
 
-def _eligible(a, b, out=None) -> bool:
-    """CUDA matrices of a dtype cutlass_ops computes, on one device, and no tensor subclass
-    that overrides torch functions (nn.Parameter does not)."""
+def _on_one_cuda_device(first, *others) -> bool:
+    """`first` a CUDA tensor of a dtype cutlass_ops computes, and `others` (None entries are
+    skipped) tensors on its device, all strided, and no tensor subclass among them that
+    overrides torch functions (nn.Parameter does not). Ranks are the caller's to check."""
+    tensors = (first,) + tuple(t for t in others if t is not None)
     return (
-        isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor)
-        and (out is None or isinstance(out, torch.Tensor))
-        and not has_torch_function_variadic(a, b, out)
-        and a.is_cuda and a.dim() == 2 and b.dim() == 2 and a.layout == torch.strided
-        and b.layout == torch.strided and a.dtype in _ELIGIBLE_DTYPES and a.device == b.device
-        and (out is None or out.device == a.device)
+        all(isinstance(t, torch.Tensor) for t in tensors)
+        and not has_torch_function_variadic(*tensors)
+        and first.is_cuda and first.dtype in _ELIGIBLE_DTYPES
+        and all(t.layout == torch.strided and t.device == first.device for t in tensors)
     )
+
+
+def _eligible(a, b, out=None) -> bool:
+    """Two CUDA matrices that cutlass_ops.mm takes (see _on_one_cuda_device)."""
+    return _on_one_cuda_device(a, b, out) and a.dim() == 2 and b.dim() == 2
 
 
 def _count_fallback() -> None:
@@ -61,13 +74,17 @@ def _count_fallback() -> None:
     _fallbacks += 1  # approximate under threads (a Python int); the C++ counters are exact
 
 
+def _call_original(name: str, *args, out=None, **kwargs):
+    _count_fallback()
+    original = _saved[name]
+    return original(*args, **kwargs) if out is None else original(*args, out=out, **kwargs)
+
+
 def _route(name: str, a, b, out=None):
     """cutlass_ops.mm for eligible operands, else the original function saved under `name`."""
     if _eligible(a, b, out):
         return _cutlass_mm(a, b, out=out)
-    _count_fallback()
-    original = _saved[name]
-    return original(a, b) if out is None else original(a, b, out=out)
+    return _call_original(name, a, b, out=out)
 
 
 def _folds_into_mm(a: torch.Tensor, b: torch.Tensor) -> bool:
@@ -83,17 +100,56 @@ def _folds_into_mm(a: torch.Tensor, b: torch.Tensor) -> bool:
     return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(a.dim() - 2))
 
 
+def _matmul_path(a, b, out=None) -> str:
+    """How the patched torch.matmul runs a call:
+
+    - "mm": two matrices, on cutlass_ops.mm (out= too);
+    - "fold": an N-D by 2-D product that torch.matmul folds into one mm (a transformer's
+      (batch, tokens, features) @ weight), one cutlass_ops.mm on the folded rows;
+    - "matmul": any other product with a 3-D or larger operand (batched by batched, broadcast
+      batches, 2-D or 1-D by N-D, N-D by 1-D), on cutlass_ops.matmul, which follows
+      torch.matmul's algorithm over cutlass_ops.mm and cutlass_ops.bmm;
+    - "original": torch.matmul itself: products of vectors and matrices alone (dot and
+      matrix-vector products, which torch runs on gemv), out= with a batched operand
+      (cutlass_ops.matmul has no out=), 0-D operands (torch's error), and operands
+      cutlass_ops does not take (CPU, other dtypes, mixed devices, subclasses).
+    """
+    if not _on_one_cuda_device(a, b, out):
+        return "original"
+    if a.dim() == 2 and b.dim() == 2:
+        return "mm"
+    if out is not None or min(a.dim(), b.dim()) < 1 or max(a.dim(), b.dim()) < 3:
+        return "original"
+    return "fold" if _folds_into_mm(a, b) else "matmul"
+
+
 def _route_matmul(name: str, a, b, out=None):
-    """torch.matmul: a matrix product is mm; an N-D by 2-D product that torch.matmul folds
-    (a transformer's (batch, tokens, features) @ weight) is one cutlass_ops.mm on the folded
-    rows, viewed back to (..., N). The rest (batched by batched, vectors, out=) go to the
-    original, which runs torch's bmm or mv."""
-    if (out is None and isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor) and a.is_cuda
-            and _folds_into_mm(a, b)):
+    """torch.matmul and @, by _matmul_path."""
+    path = _matmul_path(a, b, out)
+    if path == "mm":
+        return _cutlass_mm(a, b, out=out)
+    if path == "fold":
         rows = a.reshape(math.prod(a.shape[:-1]), a.shape[-1])
-        if _eligible(rows, b):
-            return _cutlass_mm(rows, b).view(*a.shape[:-1], b.shape[-1])
-    return _route(name, a, b, out)
+        return _cutlass_mm(rows, b).view(*a.shape[:-1], b.shape[-1])
+    if path == "matmul":
+        return _cutlass_matmul(a, b)
+    return _call_original(name, a, b, out=out)
+
+
+def _route_bmm(name: str, a, b, out=None):
+    """cutlass_ops.bmm for two CUDA batches of matrices, else the original."""
+    if _on_one_cuda_device(a, b, out) and a.dim() == 3 and b.dim() == 3:
+        return _cutlass_bmm(a, b, out=out)
+    return _call_original(name, a, b, out=out)
+
+
+def _route_baddbmm(name: str, input, batch1, batch2, beta=1, alpha=1, out=None):
+    """cutlass_ops.baddbmm for CUDA batches and an input of at most 3 dims on their device
+    (what broadcasts to the product is the op's to check), else the original."""
+    if (_on_one_cuda_device(batch1, batch2, input, out) and batch1.dim() == 3 and batch2.dim() == 3
+            and input.dim() <= 3):
+        return _cutlass_baddbmm(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _call_original(name, input, batch1, batch2, out=out, beta=beta, alpha=alpha)
 
 
 def _addmm_eligible(input, mat1, mat2, out) -> bool:
@@ -104,11 +160,7 @@ def _addmm_eligible(input, mat1, mat2, out) -> bool:
 def _route_addmm(name: str, input, mat1, mat2, beta=1, alpha=1, out=None):
     if _addmm_eligible(input, mat1, mat2, out):
         return _cutlass_addmm(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
-    _count_fallback()
-    original = _saved[name]
-    if out is None:
-        return original(input, mat1, mat2, beta=beta, alpha=alpha)
-    return original(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    return _call_original(name, input, mat1, mat2, out=out, beta=beta, alpha=alpha)
 
 
 def _patched_linear(input, weight, bias=None):
@@ -152,6 +204,22 @@ def _patched_tensor_dunder_matmul(self, other):
     return _route_matmul("Tensor.__matmul__", self, other)
 
 
+def _patched_bmm(input, mat2, *, out=None):
+    return _route_bmm("torch.bmm", input, mat2, out)
+
+
+def _patched_tensor_bmm(self, mat2):
+    return _route_bmm("Tensor.bmm", self, mat2)
+
+
+def _patched_baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    return _route_baddbmm("torch.baddbmm", input, batch1, batch2, beta, alpha, out)
+
+
+def _patched_tensor_baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return _route_baddbmm("Tensor.baddbmm", self, batch1, batch2, beta, alpha)
+
+
 # name -> (owner, attribute, replacement)
 _TARGETS = {
     "torch.mm": (torch, "mm", _patched_mm),
@@ -162,10 +230,15 @@ _TARGETS = {
     "torch.addmm": (torch, "addmm", _patched_addmm),
     "Tensor.addmm": (torch.Tensor, "addmm", _patched_tensor_addmm),
     "F.linear": (torch.nn.functional, "linear", _patched_linear),
+    "torch.bmm": (torch, "bmm", _patched_bmm),
+    "Tensor.bmm": (torch.Tensor, "bmm", _patched_tensor_bmm),
+    "torch.baddbmm": (torch, "baddbmm", _patched_baddbmm),
+    "Tensor.baddbmm": (torch.Tensor, "baddbmm", _patched_tensor_baddbmm),
 }
 _MM_TARGETS = ("torch.mm", "Tensor.mm")
 _MATMUL_TARGETS = ("torch.matmul", "Tensor.matmul", "Tensor.__matmul__")
 _LINEAR_TARGETS = ("torch.addmm", "Tensor.addmm", "F.linear")
+_BMM_TARGETS = ("torch.bmm", "Tensor.bmm", "torch.baddbmm", "Tensor.baddbmm")
 
 
 def _apply(wanted: set[str]) -> None:
@@ -186,14 +259,16 @@ def patched_targets() -> frozenset[str]:
         return frozenset(_active)
 
 
-def patch_torch(matmul: bool = False, linear: bool = False) -> None:
-    """Route torch.mm and Tensor.mm (with ``matmul=True`` also torch.matmul, Tensor.matmul and
-    ``@`` on 2-D operands; with ``linear=True`` also torch.addmm, Tensor.addmm and
-    torch.nn.functional.linear, which nn.Linear calls) to cutlass_ops. Idempotent;
-    `unpatch_torch()` restores the originals."""
+def patch_torch(matmul: bool = False, linear: bool = False, bmm: bool = False) -> None:
+    """Route torch.mm and Tensor.mm to cutlass_ops; with ``matmul=True`` also torch.matmul,
+    Tensor.matmul and ``@`` (matrices, and products with a 3-D or larger operand: batched,
+    broadcast, folded; not products of vectors and matrices alone); with ``linear=True`` also
+    torch.addmm, Tensor.addmm and torch.nn.functional.linear, which nn.Linear calls; with
+    ``bmm=True`` also torch.bmm, Tensor.bmm, torch.baddbmm and Tensor.baddbmm. Adds to what
+    is patched already; idempotent; `unpatch_torch()` restores the originals."""
     with _lock:
         _apply(_active | set(_MM_TARGETS) | (set(_MATMUL_TARGETS) if matmul else set())
-               | (set(_LINEAR_TARGETS) if linear else set()))
+               | (set(_LINEAR_TARGETS) if linear else set()) | (set(_BMM_TARGETS) if bmm else set()))
 
 
 def unpatch_torch() -> None:
@@ -203,11 +278,11 @@ def unpatch_torch() -> None:
 
 
 @contextlib.contextmanager
-def patched(matmul: bool = False, linear: bool = False) -> Iterator[None]:
+def patched(matmul: bool = False, linear: bool = False, bmm: bool = False) -> Iterator[None]:
     """Patch for the duration of a block; nested blocks restore what the outer one set."""
     with _lock:
         before = set(_active)
-        patch_torch(matmul, linear)
+        patch_torch(matmul, linear, bmm)
     try:
         yield
     finally:
@@ -226,14 +301,15 @@ def _set_override(enabled: bool) -> None:
 
 
 def enable() -> None:
-    """Make cutlass_ops the CUDA kernel of aten::mm, aten::addmm and aten::_addmm_activation
-    (and their out= overloads). Idempotent."""
+    """Make cutlass_ops the CUDA kernel of aten::mm, aten::addmm, aten::_addmm_activation,
+    aten::bmm and aten::baddbmm (and their out= overloads). Idempotent."""
     with _lock:
         _set_override(True)
 
 
 def disable() -> None:
-    """Give aten::mm, aten::addmm and aten::_addmm_activation back to torch's own CUDA kernels."""
+    """Give aten::mm, aten::addmm, aten::_addmm_activation, aten::bmm and aten::baddbmm back to
+    torch's own CUDA kernels."""
     with _lock:
         _set_override(False)
 

@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import cutlass_ops
+from mm_testing import assert_close_to_reference
 from mm_testing import matrix as _matrix
 
 
@@ -36,22 +37,6 @@ def clean_state():
     yield
     cutlass_ops.unpatch_torch()
     cutlass_ops.disable()
-
-
-def assert_close_to_reference(ours, theirs, reference, context="", k=1):
-    """ours is as accurate as torch's result, both judged against the float64 reference: its
-    largest error at most twice torch's plus four units in the last place of the largest value
-    (for float64, whose reference is torch's own result, sqrt(K) units: two float64 sums of K
-    products differ by about that)."""
-    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape, context
-    assert torch.isfinite(ours).all() or not torch.isfinite(theirs).all(), f"{context}: non-finite values"
-    ref = reference.double()
-    scale = ref.abs().max().item() or 1.0
-    ours_err = (ours.double() - ref).abs().max().item()
-    torch_err = (theirs.double() - ref).abs().max().item()
-    units = max(4.0, k ** 0.5) if ours.dtype == torch.float64 else 4.0
-    allowed = 2 * torch_err + units * torch.finfo(ours.dtype).eps * scale
-    assert ours_err <= allowed, f"{context}: error {ours_err:.3g}, torch's {torch_err:.3g} (allowed {allowed:.3g})"
 
 
 def input_of(shape_kind, m, n, dtype):

@@ -214,11 +214,13 @@ def test_patched_torch_mm_routes_cuda_to_cutlass():
         assert cutlass_ops.stats()["cutlass"] == 6
         w = torch.nn.Parameter(b.clone())  # parameters count as plain tensors
         results.append(a @ w)
-        batched = torch.randn(3, 8, 4, device="cuda") @ torch.randn(3, 4, 5, device="cuda")
+        x, y = torch.randn(3, 8, 4, device="cuda"), torch.randn(3, 4, 5, device="cuda")
+        batched = x @ y  # cutlass_ops.matmul: one bmm
         complex_ = torch.mm(a.to(torch.complex64), b.to(torch.complex64))
         s = cutlass_ops.stats()
-    assert s["cutlass"] == 7 and s["patch_fallbacks"] == 2
-    assert batched.shape == (3, 8, 5) and complex_.dtype == torch.complex64
+    assert s["cutlass"] == 8 and s["patch_fallbacks"] == 1
+    assert complex_.dtype == torch.complex64
+    assert_matches_reference(batched, x, y, "f32", theirs=torch.bmm(x, y))
     for r in results:
         assert_matches_reference(r, a, b, "bf16", theirs=expected)
 
@@ -239,12 +241,13 @@ def test_patched_matmul_runs_nd_by_matrix_as_one_mm():
                                  theirs=expected.reshape(-1, 96))
 
 
-def test_patched_matmul_leaves_unfoldable_products_to_torch_and_folds_for_grads():
+def test_patched_matmul_runs_unfoldable_products_batched_and_folds_for_grads():
     permuted = torch.randn(48, 4, 64, device="cuda").transpose(0, 1)  # (4, 48, 64), rows do not merge
     w = torch.randn(64, 96, device="cuda")
     with cutlass_ops.patched(matmul=True):
-        fallback = permuted @ w
-        assert cutlass_ops.stats()["cutlass"] == 0 and cutlass_ops.stats()["patch_fallbacks"] == 1
+        batched = permuted @ w  # as torch.matmul: w expanded to a batch, one bmm
+        assert cutlass_ops.stats()["cutlass"] == 1 and cutlass_ops.stats()["patch_fallbacks"] == 0
+        cutlass_ops.reset_stats()
         w.requires_grad_()  # torch.matmul then folds with a copy, and so do we
         x = permuted.clone().requires_grad_()  # clone keeps the strides
         folded = x @ w
@@ -253,7 +256,7 @@ def test_patched_matmul_leaves_unfoldable_products_to_torch_and_folds_for_grads(
         gx, gw = torch.autograd.grad(folded, (x, w), grad)
     assert cutlass_ops.stats()["cutlass"] == 3  # and the two gradients
     rows = permuted.reshape(-1, 64)
-    for r in (fallback, folded.detach()):
+    for r in (batched, folded.detach()):
         assert r.shape == (4, 48, 96)
         assert_matches_reference(r.reshape(-1, 96), rows, w.detach(), "f32")
     tx, tw = torch.autograd.grad(torch.matmul(x, w), (x, w), grad)

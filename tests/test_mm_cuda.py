@@ -200,9 +200,9 @@ def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matm
         pins.append(kmajor[0])
         if kernel is not None:
             pins.append(next(c for c in plan.candidates if c.kernel == f"cutlass3x_sm90_{kernel}"))
-        # torch's overlap check answers "too hard" for a padded (non-dense) B, so an out= is
-        # then written through a temporary (docs/differences.md, other limits).
-        assert plan.out_via_temp == (b_form == "misaligned" and out is not None), plan
+        # out= is on its own storage: written in place, even beside a padded (non-dense) B,
+        # whose overlap torch's check cannot judge.
+        assert not plan.out_via_temp, plan
     for candidate in [*pins, None]:
         if out is not None:
             out.fill_(math.nan)
@@ -258,8 +258,8 @@ def test_matrix_vector_products(name, dtype, tf32, out_form, m, k, tf32_matmul):
         out = torch.full((m + 1,), math.nan, dtype=dtype, device="cuda")[1:].view(m, 1)
     plan = cutlass_ops.explain(a, b, out=out)
     if out_form == "strided_column":
-        # Written through a contiguous temporary (an M x 1 column itself), then copied.
-        assert plan.out_via_temp, plan
+        # Written in place, one element per row (ld 3): no temporary.
+        assert not plan.out_via_temp and plan.out.ld == 3, plan
     else:
         assert plan.transposed and plan.problem == (1, m, k), plan
     result = cutlass_ops.mm(a, b, out=out)

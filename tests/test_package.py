@@ -22,8 +22,22 @@ def test_schemas_match_torch_mm():
         "cutlass_ops::mm_with_kernel(Tensor self, Tensor mat2, str kernel) -> Tensor")
 
 
+def test_batched_schemas_match_torch():
+    ops = torch.ops.cutlass_ops
+    assert str(ops.bmm.default._schema) == "cutlass_ops::bmm(Tensor self, Tensor mat2) -> Tensor"
+    assert str(ops.bmm.out._schema) == (
+        "cutlass_ops::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)")
+    assert str(ops.baddbmm.default._schema) == (
+        "cutlass_ops::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor")
+    assert str(ops.baddbmm.out._schema) == (
+        "cutlass_ops::baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, "
+        "Tensor(a!) out) -> Tensor(a!)")
+    assert str(ops.matmul.default._schema) == "cutlass_ops::matmul(Tensor self, Tensor other) -> Tensor"
+
+
 @pytest.mark.parametrize("op", ["cutlass_ops::mm", "cutlass_ops::mm.out", "cutlass_ops::mm_with_kernel",
-                                "cutlass_ops::mm_with_kernel.out"])
+                                "cutlass_ops::mm_with_kernel.out", "cutlass_ops::bmm", "cutlass_ops::bmm.out",
+                                "cutlass_ops::baddbmm", "cutlass_ops::baddbmm.out"])
 @pytest.mark.parametrize("key", ["CUDA", "Meta", "CPU", "Autograd"])
 def test_kernels_registered_for_dispatch_keys(op, key):
     assert torch._C._dispatch_has_kernel_for_dispatch_key(op, key)
@@ -31,9 +45,25 @@ def test_kernels_registered_for_dispatch_keys(op, key):
         assert torch._C._dispatch_has_computed_kernel_for_dispatch_key(op, "AutogradCUDA")
 
 
-@pytest.mark.parametrize("op", ["cutlass_ops::mm", "cutlass_ops::mm_with_kernel"])
+@pytest.mark.parametrize("op", ["cutlass_ops::mm", "cutlass_ops::mm_with_kernel", "cutlass_ops::bmm",
+                                "cutlass_ops::baddbmm"])
 def test_autocast_kernel_registered(op):
     assert torch._C._dispatch_has_kernel_for_dispatch_key(op, "AutocastCUDA")
+
+
+def test_matmul_is_a_composite_of_the_other_ops():
+    """cutlass_ops::matmul has one kernel, CompositeImplicitAutograd: autograd, autocast and meta
+    come from cutlass_ops::mm and cutlass_ops::bmm, which it calls."""
+    op = "cutlass_ops::matmul"
+    assert torch._C._dispatch_has_kernel_for_dispatch_key(op, "CompositeImplicitAutograd")
+    for key in ("CUDA", "Meta", "CPU", "Autograd", "AutocastCUDA"):
+        assert not torch._C._dispatch_has_kernel_for_dispatch_key(op, key), key
+
+
+@pytest.mark.parametrize("name", ["bmm", "baddbmm", "matmul"])
+def test_batched_products_are_public(name):
+    assert name in cutlass_ops.__all__ and callable(getattr(cutlass_ops, name))
+    assert getattr(cutlass_ops, name).__doc__
 
 
 def test_build_info_names_every_kernel_module():

@@ -1,5 +1,6 @@
 """Patching torch.mm and dispatcher mode, as far as they go without a GPU: originals restored
-exactly, CPU tensors handed to the original functions, nesting, threads, registration."""
+exactly, CPU tensors handed to the original functions, where the patched matmul sends each
+product (fake CUDA tensors), nesting, threads, registration."""
 
 import threading
 
@@ -19,9 +20,14 @@ ORIGINALS = {
     "torch.addmm": torch.addmm,
     "Tensor.addmm": torch.Tensor.addmm,
     "F.linear": torch.nn.functional.linear,
+    "torch.bmm": torch.bmm,
+    "Tensor.bmm": torch.Tensor.bmm,
+    "torch.baddbmm": torch.baddbmm,
+    "Tensor.baddbmm": torch.Tensor.baddbmm,
 }
 MATMUL = {"torch.mm", "Tensor.mm", "torch.matmul", "Tensor.matmul", "Tensor.__matmul__"}
 LINEAR = {"torch.mm", "Tensor.mm", "torch.addmm", "Tensor.addmm", "F.linear"}
+BMM = {"torch.mm", "Tensor.mm", "torch.bmm", "Tensor.bmm", "torch.baddbmm", "Tensor.baddbmm"}
 
 
 def current():
@@ -34,6 +40,10 @@ def current():
         "torch.addmm": torch.addmm,
         "Tensor.addmm": torch.Tensor.addmm,
         "F.linear": torch.nn.functional.linear,
+        "torch.bmm": torch.bmm,
+        "Tensor.bmm": torch.Tensor.bmm,
+        "torch.baddbmm": torch.baddbmm,
+        "Tensor.baddbmm": torch.Tensor.baddbmm,
     }
 
 
@@ -63,6 +73,22 @@ def test_patch_and_unpatch_restore_the_exact_originals():
     assert cutlass_ops.patched_targets() == LINEAR
     assert torch.nn.functional.linear is not ORIGINALS["F.linear"] and torch.addmm is not ORIGINALS["torch.addmm"]
     cutlass_ops.patch_torch(matmul=True, linear=True)
+    assert cutlass_ops.patched_targets() == MATMUL | LINEAR
+    assert torch.bmm is ORIGINALS["torch.bmm"]  # only with bmm=True
+    cutlass_ops.unpatch_torch()
+    assert current() == ORIGINALS
+    cutlass_ops.patch_torch(bmm=True)
+    assert cutlass_ops.patched_targets() == BMM
+    assert all(current()[name] is not ORIGINALS[name] for name in BMM)
+    assert torch.matmul is ORIGINALS["torch.matmul"] and torch.addmm is ORIGINALS["torch.addmm"]
+    patched_bmm = torch.bmm
+    cutlass_ops.patch_torch(bmm=True)  # idempotent
+    assert torch.bmm is patched_bmm
+    cutlass_ops.patch_torch(matmul=True)  # adds to what is patched
+    assert cutlass_ops.patched_targets() == BMM | MATMUL
+    cutlass_ops.unpatch_torch()
+    assert current() == ORIGINALS
+    cutlass_ops.patch_torch(matmul=True, linear=True, bmm=True)
     assert cutlass_ops.patched_targets() == set(ORIGINALS)
     cutlass_ops.unpatch_torch()
     assert current() == ORIGINALS
@@ -101,6 +127,110 @@ def test_cpu_tensors_go_to_the_original_functions():
     assert batched.shape == (2, 5, 3) and folded.shape == (2, 5, 3) and vector.dim() == 0
     s = cutlass_ops.stats()
     assert s["cutlass"] == 0 and s["patch_fallbacks"] == 9
+
+
+def test_bmm_patches_hand_cpu_tensors_to_torch():
+    a, b, c = torch.randn(3, 5, 7), torch.randn(3, 7, 4), torch.randn(3, 5, 4)
+    bias = torch.randn(4)
+    expected_bmm = torch.bmm(a, b)
+    expected_baddbmm = torch.baddbmm(c, a, b, beta=0.5, alpha=2.0)
+    expected_bias = torch.baddbmm(bias, a, b)
+    cutlass_ops.reset_stats()
+    with cutlass_ops.patched(bmm=True):
+        assert torch.equal(torch.bmm(a, b), expected_bmm)
+        assert torch.equal(a.bmm(b), expected_bmm)
+        out = torch.empty(3, 5, 4)
+        assert torch.bmm(a, b, out=out) is out and torch.equal(out, expected_bmm)
+        assert torch.equal(torch.baddbmm(c, a, b, beta=0.5, alpha=2.0), expected_baddbmm)
+        assert torch.equal(c.baddbmm(a, b, beta=0.5, alpha=2.0), expected_baddbmm)
+        assert torch.equal(torch.baddbmm(bias, a, b), expected_bias)
+        out = torch.empty(0)
+        assert torch.baddbmm(c, a, b, beta=0.5, alpha=2.0, out=out) is out and torch.equal(out, expected_baddbmm)
+        with pytest.raises(RuntimeError, match="batch1 must be a 3D tensor"):  # torch's own error
+            torch.bmm(torch.randn(5, 7), b)
+        with pytest.raises(TypeError, match="must be Tensor"):
+            torch.bmm(a, 3)
+    s = cutlass_ops.stats()
+    assert s["cutlass"] == 0 and s["patch_fallbacks"] == 9
+
+
+def test_batched_matmul_on_cpu_goes_to_the_original():
+    cutlass_ops.reset_stats()
+    pairs = [(torch.randn(2, 5, 7), torch.randn(2, 7, 3)),  # batched by batched
+             (torch.randn(2, 1, 5, 7), torch.randn(1, 3, 7, 4)),  # broadcast batches
+             (torch.randn(5, 7), torch.randn(2, 7, 3)),  # matrix by batch
+             (torch.randn(7), torch.randn(2, 7, 3))]  # vector by batch
+    expected = [torch.matmul(a, b) for a, b in pairs]
+    with cutlass_ops.patched(matmul=True, bmm=True):
+        got = [a @ b for a, b in pairs]
+    for g, e in zip(got, expected):
+        assert torch.equal(g, e)
+    assert cutlass_ops.stats()["patch_fallbacks"] == len(pairs)
+
+
+def _fake_cuda(*shape, dtype=torch.bfloat16, strides=None):
+    """A tensor that says it lives on the GPU, with no GPU: FakeTensorMode's."""
+    if strides is None:
+        return torch.empty(shape, dtype=dtype, device="cuda")
+    return torch.empty_strided(shape, strides, dtype=dtype, device="cuda")
+
+
+MATMUL_PATHS = {
+    # case: (a builder of the operands, how the patched matmul runs the product)
+    "matrix @ matrix": (lambda: (_fake_cuda(5, 7), _fake_cuda(7, 3)), "mm"),
+    "3d @ matrix": (lambda: (_fake_cuda(2, 5, 7), _fake_cuda(7, 3)), "fold"),
+    "4d @ matrix": (lambda: (_fake_cuda(2, 3, 5, 7), _fake_cuda(7, 3)), "fold"),
+    "permuted 3d @ matrix": (lambda: (_fake_cuda(2, 5, 7, strides=(7, 14, 1)), _fake_cuda(7, 3)), "matmul"),
+    "batched @ batched": (lambda: (_fake_cuda(2, 5, 7), _fake_cuda(2, 7, 3)), "matmul"),
+    "attention scores": (lambda: (_fake_cuda(2, 4, 16, 8), _fake_cuda(2, 4, 16, 8).transpose(-1, -2)), "matmul"),
+    "broadcast 4d": (lambda: (_fake_cuda(2, 1, 5, 7), _fake_cuda(1, 3, 7, 4)), "matmul"),
+    "5d": (lambda: (_fake_cuda(2, 3, 1, 5, 7), _fake_cuda(2, 3, 4, 7, 6)), "matmul"),
+    "matrix @ batched": (lambda: (_fake_cuda(5, 7), _fake_cuda(2, 7, 3)), "matmul"),
+    "vector @ batched": (lambda: (_fake_cuda(7), _fake_cuda(2, 7, 3)), "matmul"),
+    "batched @ vector": (lambda: (_fake_cuda(2, 5, 7), _fake_cuda(7)), "matmul"),
+    "vector @ vector": (lambda: (_fake_cuda(7), _fake_cuda(7)), "original"),
+    "matrix @ vector": (lambda: (_fake_cuda(5, 7), _fake_cuda(7)), "original"),
+    "vector @ matrix": (lambda: (_fake_cuda(7), _fake_cuda(7, 3)), "original"),
+    "integer batches": (lambda: (_fake_cuda(2, 5, 7, dtype=torch.int32), _fake_cuda(2, 7, 3, dtype=torch.int32)),
+                        "original"),
+    "complex batches": (lambda: (_fake_cuda(2, 5, 7, dtype=torch.complex64),
+                                 _fake_cuda(2, 7, 3, dtype=torch.complex64)), "original"),
+    "cuda @ cpu": (lambda: (_fake_cuda(2, 5, 7), torch.empty(2, 7, 3, dtype=torch.bfloat16)), "original"),
+}
+
+
+@pytest.mark.parametrize("case", list(MATMUL_PATHS))
+def test_patched_matmul_path_for_each_kind_of_product(case):
+    """Matrices go to cutlass_ops.mm, products torch.matmul folds into one mm to cutlass_ops.mm
+    on the folded rows, any other product with a 3-D or larger operand to cutlass_ops.matmul;
+    vectors and matrices alone and what cutlass_ops does not compute stay with torch.matmul."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    build, expected = MATMUL_PATHS[case]
+    with FakeTensorMode():
+        a, b = build()
+        assert patch._matmul_path(a, b) == expected
+        if expected != "original":
+            assert patch._matmul_path(a, b, out=_fake_cuda(1)) == ("mm" if expected == "mm" else "original")
+
+
+def test_patched_bmm_sends_fake_cuda_batches_to_cutlass_ops():
+    """With fake CUDA tensors the cutlass_ops ops run their meta kernels: eligible calls reach
+    them (no fallback counted) and give torch's shapes; CPU and integer batches do not."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    cutlass_ops.reset_stats()
+    with cutlass_ops.patched(matmul=True, bmm=True), FakeTensorMode():
+        a, b = _fake_cuda(4, 5, 7), _fake_cuda(4, 7, 3)
+        assert torch.bmm(a, b).shape == (4, 5, 3)
+        assert a.bmm(b.transpose(1, 2).contiguous().transpose(1, 2)).shape == (4, 5, 3)
+        assert torch.baddbmm(_fake_cuda(3), a, b, beta=0.5).shape == (4, 5, 3)
+        assert _fake_cuda(4, 5, 3).baddbmm(a, b).shape == (4, 5, 3)
+        assert (_fake_cuda(2, 1, 5, 7) @ _fake_cuda(1, 3, 7, 4)).shape == (2, 3, 5, 4)
+        assert torch.matmul(_fake_cuda(7), _fake_cuda(2, 7, 3)).shape == (2, 3)
+        assert cutlass_ops.stats()["patch_fallbacks"] == 0
+        assert torch.bmm(a.int(), b.int()).shape == (4, 5, 3)
+        assert cutlass_ops.stats()["patch_fallbacks"] == 1
 
 
 class _AtenOps(TorchDispatchMode):
@@ -201,18 +331,24 @@ def cuda_kernel_of(op):
     return [line for line in torch._C._dispatch_dump(op).splitlines() if line.startswith("CUDA:")][0]
 
 
+OVERRIDDEN = ["aten::mm", "aten::mm.out", "aten::addmm", "aten::addmm.out", "aten::_addmm_activation",
+              "aten::_addmm_activation.out", "aten::bmm", "aten::bmm.out", "aten::baddbmm", "aten::baddbmm.out"]
+
+
 def test_dispatcher_mode_registers_and_removes_the_aten_kernels():
-    torch_kernel = cuda_kernel_of("aten::mm")
+    torch_kernels = {op: cuda_kernel_of(op) for op in OVERRIDDEN}
     cutlass_ops.enable()
     assert cutlass_ops.enabled()
-    assert "aten_override.cpp" in cuda_kernel_of("aten::mm")
-    assert "aten_override.cpp" in cuda_kernel_of("aten::mm.out")
+    for op in OVERRIDDEN:
+        assert "aten_override.cpp" in cuda_kernel_of(op), op
     cutlass_ops.enable()  # idempotent
     a, b = torch.randn(4, 6), torch.randn(6, 2)
     assert torch.allclose(a @ b, torch.mm(a, b))  # CPU is not overridden
+    x, y = torch.randn(3, 4, 6), torch.randn(3, 6, 2)
+    assert torch.allclose(x @ y, torch.bmm(x, y))
     cutlass_ops.disable()
     assert not cutlass_ops.enabled()
-    assert cuda_kernel_of("aten::mm") == torch_kernel
+    assert {op: cuda_kernel_of(op) for op in OVERRIDDEN} == torch_kernels
 
 
 def test_use_cutlass_nests_and_restores():

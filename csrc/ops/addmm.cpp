@@ -116,7 +116,7 @@ at::Tensor addmm_impl(const at::Tensor& input, const at::Tensor& mat1, const at:
   // A full (M x N), column (M x 1) or other input: the scaled product, then the input added
   // with torch's broadcasting, then the activation. An out that shares memory with the input
   // gets the result through a temporary.
-  const bool via_temp = out && at::get_overlap_status(*out, input) != at::MemOverlapStatus::No;
+  const bool via_temp = out && may_overlap(*out, input);
   at::Tensor result;
   EpilogueRequest scaled;
   scaled.alpha = alpha;
@@ -256,7 +256,7 @@ at::Tensor baddbmm_impl(const at::Tensor& input, const at::Tensor& batch1, const
   if (out) at::assert_no_internal_overlap(*out);
   const double beta = beta_s.toDouble(), alpha = alpha_s.toDouble();
   const bool reads_input = beta != 0.0;
-  const bool via_temp = out && reads_input && at::get_overlap_status(*out, input) != at::MemOverlapStatus::No;
+  const bool via_temp = out && reads_input && may_overlap(*out, input);
   at::Tensor result = out && !via_temp ? bmm_out_cuda(batch1, batch2, *out) : bmm_cuda(batch1, batch2);
   if (alpha != 1.0) result.mul_(alpha_s);
   if (reads_input) result.add_(input.expand(result.sizes()), beta_s);

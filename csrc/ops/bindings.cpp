@@ -552,6 +552,14 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
       },
       "The product with an epilogue on a named kernel (tests).", py::arg("self"), py::arg("mat2"), py::arg("bias"),
       py::arg("alpha"), py::arg("activation"), py::arg("kernel"));
+  m.def(
+      "bmm_with_kernel",
+      [](const at::Tensor& self, const at::Tensor& mat2, const std::string& kernel) {
+        // self @ mat2 for a batch on one named kernel: how the tests run each batched kernel on a
+        // batch. No autograd; ValueError if the kernel cannot run the batch.
+        return cutlass_ops::bmm_with_kernel_cuda(self, mat2, kernel);
+      },
+      py::arg("self"), py::arg("mat2"), py::arg("kernel"));
   m.def("stats", &cutlass_ops::stats_dict, "Call counters since import or the last reset.");
   m.def("reset_stats", &cutlass_ops::stats::reset, "Zero the call counters.");
   m.def("set_logging", &cutlass_ops::stats::set_logging, "Log every call's decision to stderr.");

@@ -43,6 +43,8 @@ at::Tensor bmm_cuda(const at::Tensor& self, const at::Tensor& mat2);
 at::Tensor& bmm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
 at::Tensor bmm_meta(const at::Tensor& self, const at::Tensor& mat2);
 at::Tensor& bmm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
+// bmm on a named kernel, which must take the whole batch (the tests' hook, _C.bmm_with_kernel).
+at::Tensor bmm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, std::string_view kernel);
 // torch.bmm's argument checks, raising torch's own errors.
 void check_bmm_call(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out);
 
@@ -52,6 +54,10 @@ at::Tensor& mm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tens
 at::Tensor mm_with_kernel_meta(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel);
 at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
                                     at::Tensor& out);
+
+// Whether writing `out` could change `input`: they share a storage and torch cannot rule out
+// an overlap.
+bool may_overlap(const at::Tensor& out, const at::Tensor& input);
 
 // torch.mm's argument checks (devices, shapes, dtypes, out's dtype), raising torch's own
 // errors. The kernels above run them first; other layers (functionalization) call it too.

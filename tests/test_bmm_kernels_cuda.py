@@ -1,0 +1,92 @@
+"""Every kernel that runs a batch in one launch (KernelInfo.batched), forced on a batch: padded
+batch strides, each operand in the kernel's layouts, an operand shared by the whole batch
+(batch stride 0), the output poisoned with NaN so an unwritten element shows. The planner's
+choices for batches are tests/test_bmm_matmul_cuda.py's."""
+
+import math
+
+import pytest
+import torch
+
+import cutlass_ops
+from mm_testing import KERNEL_DTYPES, aligned_shape, assert_matches_reference, forced_precision
+
+pytestmark = pytest.mark.gpu
+
+_C = cutlass_ops._extension._C
+
+
+def kernels_here(batched):
+    if not torch.cuda.is_available():
+        return []
+    cap = torch.cuda.get_device_capability()
+    return [k for k in _C.kernels() if k["batched"] == batched and not k["fuses_epilogue"]
+            and k["role"] == "product" and any(info.name == k["name"] for info in cutlass_ops.list_kernels(cap))]
+
+
+def by_name(name):
+    return next(k for k in cutlass_ops.list_kernels() if k.name == name)
+
+
+def batch_of(batch, rows, cols, dtype, layout, pad, shared=False):
+    """A (batch, rows, cols) view whose matrices are `layout` ('r' or 'c') and `pad` elements
+    further apart than packed (or all one matrix: batch stride 0)."""
+    size = rows * cols
+    stride_batch = 0 if shared else size + pad
+    storage = size + (batch - 1) * stride_batch
+    base = torch.randn(storage, dtype=dtype, device="cuda")
+    strides = (stride_batch, cols, 1) if layout == "r" else (stride_batch, 1, rows)
+    return base.as_strided((batch, rows, cols), strides)
+
+
+@pytest.mark.parametrize("kernel", kernels_here(True), ids=lambda k: k["name"])
+@pytest.mark.parametrize("m,n,k", [(296, 264, 136), (97, 83, 71)])
+@pytest.mark.parametrize("shared", ["none", "a", "b"])
+def test_batched_kernel(kernel, m, n, k, shared):
+    info = by_name(kernel["name"])
+    m, n, k = aligned_shape(info, m, n, k)
+    dtype = KERNEL_DTYPES[info.dtype]
+    align = max(info.alignment)
+    batch = 3
+    a = batch_of(batch, m, k, dtype, info.layouts[0], pad=2 * align, shared=shared == "a")
+    b = batch_of(batch, k, n, dtype, info.layouts[1], pad=5 * align, shared=shared == "b")
+    # NaN where the output will be: an element the kernel forgets stays NaN.
+    torch.cuda.empty_cache()
+    torch.full((batch * m * n,), math.nan, dtype=dtype, device="cuda")
+    try:
+        out = _C.bmm_with_kernel(a, b, info.name)
+    except (ValueError, RuntimeError) as refusal:
+        # Only what stops the kernel on a single matrix may stop it on the batch.
+        assert "aligned to" in str(refusal) or "rows (M)" in str(refusal) or "row length" in str(refusal), refusal
+        pytest.skip(f"{info.name}: {refusal}")
+    assert out.shape == (batch, m, n)
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = info.dtype == "tf32"
+    try:
+        for i in range(batch):
+            assert_matches_reference(out[i], a[i], b[i], forced_precision(info),
+                                     context=f"{info.name} batch {i} {m}x{n}x{k} shared {shared}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+@pytest.mark.parametrize("kernel", kernels_here(False)[:8], ids=lambda k: k["name"])
+def test_one_matrix_kernels_refuse_a_batch(kernel):
+    info = by_name(kernel["name"])
+    dtype = KERNEL_DTYPES[info.dtype]
+    a = batch_of(2, 8, 64, dtype, info.layouts[0], pad=0)  # 8 rows: within the few-row kernels' max_m
+    b = batch_of(2, 64, 64, dtype, info.layouts[1], pad=0)
+    with pytest.raises((ValueError, RuntimeError), match="runs one product per launch, the call is a batch of 2"):
+        _C.bmm_with_kernel(a, b, info.name)
+
+
+def test_every_sm90_and_sm80_product_kernel_family_runs_batches():
+    """The CUTLASS kernels (3.x and 2.x) run batches, but for the ones whose batch mode holds
+    something else (the slice-summing split-K kernels) or that prepare one matrix per operand
+    (3xTF32's split pass)."""
+    if not torch.cuda.is_available():
+        pytest.skip("no GPU")
+    for k in _C.kernels():
+        if k["family"] in ("cutlass3x", "cutlass2x") and not k["fuses_epilogue"]:
+            one_matrix = "presplit" in k["name"] or "splitk_sum" in k["name"]
+            assert k["batched"] != one_matrix, k["name"]
