@@ -185,10 +185,12 @@ def cmd_sweep(args) -> int:
         return 2
     from .calibration import problems, sweep
 
-    dtypes = [d.strip() for d in args.dtype.split(",") if d.strip()]
-    unknown = [d for d in dtypes if d not in problems.SIZES]
+    default = ",".join(problems.BATCHED_SIZES if args.batched else problems.SIZES)
+    dtypes = [d.strip() for d in (args.dtype or default).split(",") if d.strip()]
+    unknown = [d for d in dtypes if d not in (problems.BATCHED_SIZES if args.batched else problems.SIZES)]
     if unknown:
-        print(f"--dtype: unknown {unknown}; choose from {list(problems.SIZES)}", file=sys.stderr)
+        known = problems.BATCHED_SIZES if args.batched else problems.SIZES
+        print(f"--dtype: unknown {unknown}; choose from {list(known)}", file=sys.stderr)
         return 2
     if args.add_kernels:
         from . import _extension
@@ -200,7 +202,7 @@ def cmd_sweep(args) -> int:
                      time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress)
         return 0
     sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
-              progress=not args.no_progress, passes=args.passes)
+              progress=not args.no_progress, passes=args.passes, batched=args.batched)
     return 0
 
 
@@ -335,8 +337,9 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_tune)
 
     p = sub.add_parser("sweep", help="time every candidate kernel on the calibration problem sets (resumable)")
-    p.add_argument("--dtype", default="bf16,f16,tf32,f32,f64,3xtf32",
-                   help="comma list of bf16, f16, tf32, f32, f64, 3xtf32 (default: all, in that order)")
+    p.add_argument("--dtype", default=None,
+                   help="comma list of bf16, f16, tf32, f32, f64, 3xtf32 (default: all, in that order; with "
+                        "--batched, bf16 and f16)")
     p.add_argument("--out", default="benchmarks/sweep", help="folder for the sweep files (default benchmarks/sweep)")
     p.add_argument("--time-limit", type=float, default=0, help="start no new problem after this many seconds")
     p.add_argument("--limit", type=int, default=0, help="at most this many new problems per precision")
@@ -346,6 +349,8 @@ def main(argv=None) -> int:
     p.add_argument("--add-kernels", metavar="NAMES",
                    help="comma list of kernels added since the sweep: time just them on its problems and merge them "
                         "into its rows (resumable)")
+    p.add_argument("--batched", action="store_true",
+                   help="the batched (bmm) problem set, into <dtype>-batched.jsonl.gz (bf16, f16)")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("fit", help="fit the cost model's constants on a sweep's training split")

@@ -371,11 +371,13 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
   return out;
 }
 
-// A batch is read as the single product of its rows stacked (batch * M rows): the same tiles
-// and the same K, which is what the residuals of single products near it measured.
+// (log2 M, N, K, log2 slices) of one matrix; a batch (data-parallel only, one slice) puts log2 of
+// its count in the fourth place, so the profiling sweep's batched problems correct batches and
+// stand far from single products (a batch of 8 is three log2 units away).
 std::array<double, 4> residual_coordinates(const Plan& normalized, const Candidate& c) {
-  return {std::log2(std::max<int64_t>(1, normalized.m * std::max<int64_t>(1, normalized.batch))), std::log2(std::max<int64_t>(1, normalized.n)),
-          std::log2(std::max<int64_t>(1, normalized.k)), std::log2(std::max(1, c.splits))};
+  const int64_t fourth = normalized.batch > 1 ? normalized.batch : std::max(1, c.splits);
+  return {std::log2(std::max<int64_t>(1, normalized.m)), std::log2(std::max<int64_t>(1, normalized.n)),
+          std::log2(std::max<int64_t>(1, normalized.k)), std::log2(static_cast<double>(fourth))};
 }
 
 void apply_residual(const Plan& normalized, const Candidate& c, const Calibration* cal, const ResidualField* field,

@@ -118,8 +118,9 @@ Candidate parse_candidate(const py::sequence& t) {
 
 // A normalised plan as a sweep row records it: the kernel's view of the problem (M, N, K after
 // any transposition), A's and B's layouts ("rc"), and the three alignments.
+// A sweep row's problem: `batch` > 1 is a batch of contiguous matrices (bmm), none shared.
 Plan plan_from_row(const std::string& precision, const std::string& layouts, const py::sequence& problem,
-                   const py::sequence& align) {
+                   const py::sequence& align, int64_t batch = 1) {
   if (layouts.size() != 2 || py::len(problem) != 3 || py::len(align) != 3) {
     throw py::value_error("a row's problem is (m, n, k), its layouts two letters, its alignments three numbers");
   }
@@ -133,6 +134,12 @@ Plan plan_from_row(const std::string& precision, const std::string& layouts, con
   p.a = {la, la == Layout::kRowMajor ? std::max<int64_t>(1, p.k) : std::max<int64_t>(1, p.m), align[0].cast<int>()};
   p.b = {lb, lb == Layout::kRowMajor ? std::max<int64_t>(1, p.n) : std::max<int64_t>(1, p.k), align[1].cast<int>()};
   p.d = {Layout::kRowMajor, std::max<int64_t>(1, p.n), align[2].cast<int>()};
+  if (batch > 1) {
+    p.batch = batch;
+    p.a.batch_stride = std::max<int64_t>(1, p.m * p.k);
+    p.b.batch_stride = std::max<int64_t>(1, p.k * p.n);
+    p.d.batch_stride = std::max<int64_t>(1, p.m * p.n);
+  }
   return p;
 }
 
@@ -143,8 +150,8 @@ py::tuple candidate_tuple(const Candidate& c) {
 // For each candidate of a sweep row: (features, (padded_mb, transpose_mb, launches),
 // predicted us, calibrated).
 py::list cost_rows(const std::string& precision, const std::string& layouts, const py::sequence& problem,
-                   const py::sequence& align, const py::list& candidates, const py::tuple& device) {
-  const Plan p = plan_from_row(precision, layouts, problem, align);
+                   const py::sequence& align, const py::list& candidates, const py::tuple& device, int64_t batch) {
+  const Plan p = plan_from_row(precision, layouts, problem, align, batch);
   const DeviceDesc dev = parse_device(device);
   py::list out;
   for (const auto& item : candidates) {
@@ -164,8 +171,8 @@ py::list cost_rows(const std::string& precision, const std::string& layouts, con
 // The model's ranking of every candidate for a problem, cheapest first:
 // (candidate, predicted us, kernel us, copy us, calibrated).
 py::list rank_problem(const std::string& precision, const std::string& layouts, const py::sequence& problem,
-                      const py::sequence& align, const py::tuple& device) {
-  const Plan p = plan_from_row(precision, layouts, problem, align);
+                      const py::sequence& align, const py::tuple& device, int64_t batch) {
+  const Plan p = plan_from_row(precision, layouts, problem, align, batch);
   py::list out;
   for (const Ranked& r : rank_candidates(p, parse_device(device))) {
     out.append(py::make_tuple(candidate_tuple(r.candidate), r.prediction.us, r.prediction.kernel_us,
@@ -492,6 +499,7 @@ py::dict sweep_problem_dict(const at::Tensor& self, const at::Tensor& mat2, cons
   py::dict d;
   d["precision"] = precision_name(p.precision);
   d["problem"] = py::make_tuple(p.m, p.n, p.k);
+  d["batch"] = p.batch;
   d["layouts"] = std::string{layout_letter(p.a.layout), layout_letter(p.b.layout)};
   d["align"] = py::make_tuple(p.a.align, p.b.align, p.d.align);
   d["transposed"] = p.transposed;
@@ -589,11 +597,16 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("tuning_clear", [] { cutlass_ops::TuningTable::instance().clear(); }, "Empty the tuning table.");
   m.def("tuning_size", [] { return cutlass_ops::TuningTable::instance().size(); });
   m.def("sweep_problem", &cutlass_ops::sweep_problem_dict,
-        "Time torch.mm and every candidate the planner could run for self @ mat2 (the profiling sweep).",
+        "Time torch.mm (torch.bmm for 3-D operands) and every candidate the planner could run for self @ mat2 "
+        "(the profiling sweep).",
         py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("reps") = 5, py::arg("give_up") = 3.0f, py::arg("passes") = 2,
         py::arg("only") = std::vector<std::string>{});
-  m.def("cost_rows", &cutlass_ops::cost_rows, "The cost model's features and prediction for each candidate of a sweep row.");
-  m.def("rank_problem", &cutlass_ops::rank_problem, "Every candidate for a problem with its predicted time, cheapest first.");
+  m.def("cost_rows", &cutlass_ops::cost_rows, "The cost model's features and prediction for each candidate of a sweep row.",
+        py::arg("precision"), py::arg("layouts"), py::arg("problem"), py::arg("align"), py::arg("candidates"),
+        py::arg("device"), py::arg("batch") = 1);
+  m.def("rank_problem", &cutlass_ops::rank_problem, "Every candidate for a problem with its predicted time, cheapest first.",
+        py::arg("precision"), py::arg("layouts"), py::arg("problem"), py::arg("align"), py::arg("device"),
+        py::arg("batch") = 1);
   m.def("property_coefficients", &cutlass_ops::property_coefficients_list,
         "A kernel's cost-model constants from the device's peak rates alone (no calibration).");
   m.def("add_calibration", &cutlass_ops::add_calibration_dict,

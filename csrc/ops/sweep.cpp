@@ -1,6 +1,7 @@
 #include "ops/sweep.h"
 
 #include <ATen/ATen.h>
+#include <ATen/ops/bmm_cuda_dispatch.h>
 #include <ATen/ops/mm_cuda_dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 
@@ -13,11 +14,17 @@ namespace cutlass_ops {
 
 SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
                        float give_up, int passes, const std::vector<std::string>& only) {
-  check_mm_call(self, mat2, &out);
+  // Two matrices (mm), or two batches of them (bmm: 3-D operands, a contiguous 3-D out).
+  const bool batched = self.dim() == 3;
+  if (batched) {
+    check_bmm_call(self, mat2, &out);
+  } else {
+    check_mm_call(self, mat2, &out);
+  }
   TORCH_CHECK_VALUE(self.is_cuda(), "sweep: the operands must be CUDA tensors, got ", self.device());
-  TORCH_CHECK_VALUE(out.dim() == 2 && out.size(0) == self.size(0) && out.size(1) == mat2.size(1) &&
-                        out.is_contiguous(),
-                    "sweep: out must be a contiguous ", self.size(0), "x", mat2.size(1), " tensor");
+  const bool out_fits = out.dim() == self.dim() && out.size(-2) == self.size(-2) && out.size(-1) == mat2.size(-1) &&
+                        (!batched || out.size(0) == self.size(0)) && out.is_contiguous();
+  TORCH_CHECK_VALUE(out_fits, "sweep: out must be a contiguous tensor of the product's shape");
   const std::optional<Precision> precision = precision_for(self.scalar_type());
   TORCH_CHECK_VALUE(precision.has_value(), "sweep: no cutlass_ops kernel computes ", self.scalar_type());
   const int device = self.get_device();
@@ -53,7 +60,13 @@ SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at:
   KernelTimer timer(device);
   constexpr float kWarmUpMs = 25;  // longer than an H100 takes to raise its clocks from idle
   timer.warm_up(kWarmUpMs);
-  auto torch_mm = [&] { at::cuda::mm_out(const_cast<at::Tensor&>(out), self, mat2); };
+  auto torch_mm = [&] {
+    if (batched) {
+      at::cuda::bmm_out(const_cast<at::Tensor&>(out), self, mat2);
+    } else {
+      at::cuda::mm_out(const_cast<at::Tensor&>(out), self, mat2);
+    }
+  };
   const float torch_before = timer.time(torch_mm, reps).median_ms;
 
   for (const Candidate& c : candidates) row.timed.push_back({c});

@@ -27,7 +27,7 @@ struct SweepRow {
 };
 
 // After warming the GPU's clocks up, times torch.mm, then every candidate for self @ mat2 into
-// `out` (a contiguous M x N tensor), then torch.mm again, in `passes` passes over the candidates
+// `out` (a contiguous M x N tensor; for batches, 3-D operands, torch.bmm and a B x M x N out), then torch.mm again, in `passes` passes over the candidates
 // in alternating order (forward, backward, ...): each candidate keeps the smaller of its
 // passes' medians, so a slow moment (a clock change) in one pass does not decide. Takes the
 // current fp32 settings (TF32 flag, fp32 mode) as mm() would. `reps` timings per candidate

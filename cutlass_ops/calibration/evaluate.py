@@ -60,8 +60,14 @@ class Judged:
         return self.torch_us / self.best_us
 
 
+def shape_of(row: dict) -> str:
+    """M x N x K, with the batch in front for a batched row (B x M x N x K)."""
+    batch = row.get("batch", 1)
+    return (f"{batch}x" if batch > 1 else "") + f"{row['m']}x{row['n']}x{row['k']}"
+
+
 def problem_key(row: dict) -> tuple:
-    return row["precision"], row["layouts"], tuple(row["problem"]), tuple(row["align"])
+    return row["precision"], row["layouts"], tuple(row["problem"]), tuple(row["align"]), row.get("batch", 1)
 
 
 def judge(folder: Path, splits: Iterable[str] = ("test",), unseen_by: Optional[Path] = None
@@ -84,7 +90,8 @@ def judge(folder: Path, splits: Iterable[str] = ("test",), unseen_by: Optional[P
         measured = {tuple(c[:4]): c[4] for c in row["c"] if c[4] is not None}
         if not measured:
             continue
-        ranked = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], device_of(head))
+        ranked = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], device_of(head),
+                                 row.get("batch", 1))
         if not ranked:
             continue
         pick, predicted = tuple(ranked[0][0]), ranked[0][1]
@@ -94,7 +101,7 @@ def judge(folder: Path, splits: Iterable[str] = ("test",), unseen_by: Optional[P
         best = min(measured, key=measured.get)
         before = measured.get(baseline.get(row["id"]))
         judged.append(Judged(row["id"], head["dtype"], row["group"], row["model"], row["split"],
-                             f"{row['m']}x{row['n']}x{row['k']} {row['layout']}", pick, predicted, measured[pick],
+                             f"{shape_of(row)} {row['layout']}", pick, predicted, measured[pick],
                              measured[best], best, row["torch_us"], before))
     return judged, untimed
 
@@ -128,7 +135,7 @@ def grouped(judged: list[Judged]) -> dict[str, dict]:
     groups = defaultdict(list)
     for j in judged:
         groups[j.dtype].append(j)
-        family = "model" if j.group == "model" else "random"
+        family = "model" if j.group == "model" else "batched" if j.group.startswith("batched") else "random"
         groups[f"{j.dtype} {family}"].append(j)
     return {name: summary(rows) for name, rows in sorted(groups.items())}
 

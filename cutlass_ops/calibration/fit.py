@@ -87,7 +87,8 @@ def training_samples(folder: Path, splits=("train",)):
     inplace: dict[str, list] = defaultdict(list)
     variants: list = []
     for head, row in sweep_files.iter_rows(folder):
-        if row["split"] not in splits:
+        # The constants are single products' (batched rows correct the model through residuals).
+        if row["split"] not in splits or row.get("batch", 1) > 1:
             continue
         timed = [c for c in row["c"] if c[4] is not None]
         if not timed:
@@ -227,10 +228,12 @@ def residual_rows(folder: Path, device) -> list[dict]:
         measured = {tuple(c[:4]): c[4] for c in row["c"] if c[4] is not None}
         if not measured:
             continue
-        ranked = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], device)
+        batch = row.get("batch", 1)
+        ranked = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], device, batch)
         predicted = {tuple(r[0]): r[1] for r in ranked}
-        rows.append({"args": (row["precision"], row["layouts"], row["problem"], row["align"]), "fold": _fold(row),
-                     "problem": row["problem"], "measured": measured, "predicted": predicted})
+        rows.append({"args": (row["precision"], row["layouts"], row["problem"], row["align"], device, batch),
+                     "fold": _fold(row), "problem": row["problem"], "batch": batch, "measured": measured,
+                     "predicted": predicted})
     return rows
 
 
@@ -244,16 +247,20 @@ def residual_key(kernel: str) -> tuple[str, int]:
 def residual_fields(rows: list[dict]) -> dict:
     """{class: {"variant/decomposition": [m, n, k, slices, layouts, log(measured / predicted), ...]}}.
     Every timed candidate counts: leaving out those measured and predicted beyond 1.5x the
-    row's fastest (a third of the points) raised the test split's regret max from 1.51 to 1.87."""
+    row's fastest (a third of the points) raised the test split's regret max from 1.51 to 1.87.
+    A batched row (bmm, data-parallel only) stores its batch count in the slices place, as the
+    planner reads it (cost_model.cpp residual_coordinates)."""
     fields: dict = defaultdict(lambda: defaultdict(list))
     for row in rows:
         m, n, k = row["problem"]
+        batch = row.get("batch", 1)
         for (variant, kernel, decomposition, splits), us in sorted(row["measured"].items()):
             predicted = row["predicted"].get((variant, kernel, decomposition, splits))
             if predicted is None or predicted <= 0:
                 continue
             key, layouts = residual_key(kernel)
-            fields[key][f"{variant}/{decomposition}"] += [m, n, k, splits, layouts, round(math.log(us / predicted), 4)]
+            fourth = batch if batch > 1 else splits
+            fields[key][f"{variant}/{decomposition}"] += [m, n, k, fourth, layouts, round(math.log(us / predicted), 4)]
     return {key: dict(sorted(slots.items())) for key, slots in sorted(fields.items())}
 
 
@@ -274,7 +281,7 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict) -> tu
             for row in rows:
                 if row["fold"] != f:
                     continue
-                pick = tuple(_C.rank_problem(*row["args"], device)[0][0])
+                pick = tuple(_C.rank_problem(*row["args"])[0][0])
                 if pick in row["measured"]:
                     regrets.append(row["measured"][pick] / min(row["measured"].values()))
         regrets.sort()

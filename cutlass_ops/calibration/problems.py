@@ -11,6 +11,13 @@ alone, so that no fit, threshold or tuning ever sees a test problem:
   awkward token counts, in the layouts a training step runs them (forward "rc", the input's
   gradient "rr", the weight's gradient "cr"); whole models are held out for the test split.
 
+The batched set (``batched_problem_set``, swept into its own file, ``<dtype>-batched.jsonl.gz``)
+holds bmm problems: attention's four products in a training step (scores q @ k^T "rc", values
+att @ v "rr", and their gradients) at head dims 64 to 128 and sequence lengths 128 to 4096 over
+8 to 256 batched heads, and random batches (count log-uniform in 2..512, M, N and K log-uniform
+in 1..4096, half of them multiples of 8). One in four of each is a test problem (by a hash of
+its id), and every problem at head dim 96 is one too (a head dim the fit never sees).
+
 Problems come in a seeded, shuffled order, so any prefix of a sweep is a fair sample of the set.
 """
 
@@ -67,10 +74,12 @@ class Problem:
     group: str   # random-aligned, random-any, model
     model: str = ""
     split: str = "train"
+    batch: int = 1  # products in a batch (bmm); 1: one matrix product
+
 
     @property
     def flop(self) -> float:
-        return 2.0 * self.m * self.n * self.k
+        return 2.0 * self.batch * self.m * self.n * self.k
 
 
 def _hash(text: str) -> int:
@@ -129,4 +138,67 @@ def problem_set(dtype: str, seed: int = 0) -> list[Problem]:
     problems += models
     order = random.Random(f"cutlass_ops-sweep-order-{dtype}-{seed}")
     order.shuffle(problems)
+    return problems
+
+
+# ---- batched (bmm) problems ---------------------------------------------------------------------
+
+BATCHED_HEADS = (8, 16, 32, 64, 128, 256)      # batch x heads of attention
+BATCHED_SEQ = (128, 256, 512, 1024, 2048, 4096)
+BATCHED_HEAD_DIMS = (64, 80, 96, 128)
+TEST_HEAD_DIM = 96
+BATCHED_MAX_DIM = 4096
+BATCHED_SIZES = {"bf16": (240, 160, 4e12), "f16": (80, 60, 4e12)}  # attention, random problems, FLOP cap
+
+
+def attention_problems(dtype: str, count: int, max_flop: float, seed: int = 0) -> list[Problem]:
+    """`count` products of attention's training step, drawn from the grid of batched heads,
+    sequence lengths and head dims: scores q @ k^T (S x D by D x S, "rc"), values att @ v (S x S
+    by S x D, "rr"), the scores' gradient d_out @ v^T ("rc"), the values' gradient att^T @ d_out
+    ("cr")."""
+    rng = random.Random(f"cutlass_ops-sweep-batched-{dtype}-{seed}")
+    kinds = (("scores", "rc"), ("values", "rr"), ("dscores", "rc"), ("dvalues", "cr"))
+    seen, out = set(), []
+    while len(out) < count:
+        bh, s, d = rng.choice(BATCHED_HEADS), rng.choice(BATCHED_SEQ), rng.choice(BATCHED_HEAD_DIMS)
+        kind, layout = kinds[rng.randrange(len(kinds))]
+        m, n, k = {"scores": (s, s, d), "values": (s, d, s), "dscores": (s, s, d), "dvalues": (s, d, s)}[kind]
+        pid = f"{dtype}-batched-attn-{kind}-{bh}x{s}x{d}"
+        if pid in seen or 2.0 * bh * m * n * k > max_flop:
+            continue
+        seen.add(pid)
+        split = "test" if d == TEST_HEAD_DIM or _hash(pid) % TEST_EVERY == 0 else "train"
+        out.append(Problem(pid, dtype, m, n, k, layout, "batched-attention", "", split, bh))
+    return out
+
+
+def random_batched_problems(dtype: str, count: int, max_flop: float, seed: int = 0) -> list[Problem]:
+    rng = random.Random(f"cutlass_ops-sweep-batched-random-{dtype}-{seed}")
+    out = []
+    while len(out) < count:
+        i = len(out)
+        aligned = i % 2 == 0
+        while True:
+            batch = max(2, min(512, int(round(math.exp(rng.uniform(math.log(2), math.log(512)))))))
+            m, n, k = (max(1, min(BATCHED_MAX_DIM, int(round(math.exp(rng.uniform(0.0, math.log(BATCHED_MAX_DIM)))))))
+                       for _ in range(3))
+            if aligned:
+                m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
+            if 2.0 * batch * m * n * k <= max_flop:
+                break
+        pid = f"{dtype}-batched-random-{i:05d}"
+        split = "test" if _hash(pid) % TEST_EVERY == 0 else "train"
+        out.append(Problem(pid, dtype, m, n, k, LAYOUTS[rng.randrange(4)],
+                           "batched-random-aligned" if aligned else "batched-random-any", "", split, batch))
+    return out
+
+
+def batched_problem_set(dtype: str, seed: int = 0) -> list[Problem]:
+    """The batched sweep's problems for one precision, in the order the sweep runs them."""
+    if dtype not in BATCHED_SIZES:
+        raise ValueError(f"no batched problem set for {dtype!r}; choose from {list(BATCHED_SIZES)}")
+    attention, randoms, max_flop = BATCHED_SIZES[dtype]
+    problems = attention_problems(dtype, attention, max_flop, seed) + random_batched_problems(dtype, randoms, max_flop,
+                                                                                           seed)
+    random.Random(f"cutlass_ops-sweep-batched-order-{dtype}-{seed}").shuffle(problems)
     return problems

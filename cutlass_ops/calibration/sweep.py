@@ -92,11 +92,14 @@ def read(path: Path) -> tuple[dict, list[dict]]:
 
 
 def make_operands(p: problem_sets.Problem, dtype: torch.dtype, generator: torch.Generator):
-    """Random N(0, 1) operands in the problem's layout (c: the transpose of a contiguous tensor)."""
+    """Random N(0, 1) operands in the problem's layout (c: the transpose of a contiguous tensor);
+    for a batch, 3-D tensors whose matrices are in that layout, one after another."""
+    lead = (p.batch,) if p.batch > 1 else ()
+
     def make(rows, cols, letter):
         if letter == "r":
-            return torch.randn(rows, cols, dtype=dtype, device="cuda", generator=generator)
-        return torch.randn(cols, rows, dtype=dtype, device="cuda", generator=generator).t()
+            return torch.randn(*lead, rows, cols, dtype=dtype, device="cuda", generator=generator)
+        return torch.randn(*lead, cols, rows, dtype=dtype, device="cuda", generator=generator).transpose(-1, -2)
     return make(p.m, p.k, p.layout[0]), make(p.k, p.n, p.layout[1])
 
 
@@ -128,11 +131,11 @@ def measure(p: problem_sets.Problem, reps: int = 5, generator: Optional[torch.Ge
             passes: int = 2) -> dict:
     """One sweep row: torch.mm and every candidate on fresh random operands for `p`."""
     a, b = make_operands(p, TORCH_DTYPES[p.dtype], generator)
-    out = torch.empty(p.m, p.n, dtype=a.dtype, device="cuda")
+    out = torch.empty(*a.shape[:-1], p.n, dtype=a.dtype, device="cuda")
     r = _C.sweep_problem(a, b, out, reps, passes=passes)
     row = {
         "id": p.id, "group": p.group, "model": p.model, "split": p.split,
-        "m": p.m, "n": p.n, "k": p.k, "layout": p.layout,
+        "m": p.m, "n": p.n, "k": p.k, "layout": p.layout, "batch": p.batch,
         "precision": r["precision"], "problem": list(r["problem"]), "layouts": r["layouts"],
         "align": list(r["align"]), "transposed": r["transposed"],
         "torch_us": round(r["torch_us"], 3), "planner": r["planner"],
@@ -152,10 +155,12 @@ def _progress(total: int, initial: int, desc: str, enabled: bool):
 
 
 def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int = 5, limit: int = 0,
-        progress: bool = True, seed: int = 0, passes: int = 2) -> dict[str, int]:
-    """Sweep each precision's problem set into out_dir/<device>/<dtype>.jsonl.gz, resuming files
-    already there; stops starting new problems after `time_limit` seconds (0: none) or `limit`
-    new problems per precision. Returns {dtype: problems recorded so far}."""
+        progress: bool = True, seed: int = 0, passes: int = 2, batched: bool = False) -> dict[str, int]:
+    """Sweep each precision's problem set into out_dir/<device>/<dtype>.jsonl.gz (with
+    `batched`, its batched set into <dtype>-batched.jsonl.gz), resuming files already there;
+    stops starting new problems after `time_limit` seconds (0: none) or `limit` new problems per
+    precision. Returns {dtype: problems recorded so far}."""
+    problem_set = problem_sets.batched_problem_set if batched else problem_sets.problem_set
     start = time.monotonic()
     index = torch.cuda.current_device()
     cc, sm_count = _C.device_desc(index)[:2]
@@ -166,7 +171,7 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
     for dtype in dtypes:
         if dtype not in TORCH_DTYPES:
             raise ValueError(f"unknown precision {dtype!r}; choose from {list(TORCH_DTYPES)}")
-        path = folder / f"{dtype}.jsonl.gz"
+        path = folder / (f"{dtype}-batched.jsonl.gz" if batched else f"{dtype}.jsonl.gz")
         head = header(dtype, reps, passes)
         done = set()
         if path.exists():
@@ -179,7 +184,7 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
         else:
             with gzip.open(path, "wt") as f:
                 f.write(json.dumps(head) + "\n")
-        todo = [p for p in problem_sets.problem_set(dtype, seed) if p.id not in done]
+        todo = [p for p in problem_set(dtype, seed) if p.id not in done]
         if limit:
             todo = todo[:limit]
         bar = _progress(len(done) + len(todo), len(done), f"sweep {dtype}", progress)
@@ -210,7 +215,7 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
         if bar is not None:
             bar.close()
         done_counts[dtype] = len(done)
-        total = len(problem_sets.problem_set(dtype, seed))
+        total = len(problem_set(dtype, seed))
         print(f"sweep {dtype}: {len(done)} of {total} problems in {path}", file=sys.stderr, flush=True)
         if stopped:
             break
@@ -231,7 +236,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     generator = torch.Generator(device="cuda").manual_seed(1)
     done_counts = {}
     for dtype in dtypes:
-        path = Path(folder) / f"{dtype}.jsonl.gz"
+        path = Path(folder) / f"{dtype}.jsonl.gz"  # the single-product set (a batched file is swept anew)
         mine = [k for k in kernels if f"_{dtype}_" in k]
         if not path.exists() or not mine:
             continue
@@ -263,9 +268,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 timed = [c for c in row["c"] if c[4] is not None]
                 reference = min(timed, key=lambda c: c[4]) if timed else None
                 p = problem_sets.Problem(row["id"], dtype, row["m"], row["n"], row["k"], row["layout"], row["group"],
-                                         row["model"], row["split"])
+                                         row["model"], row["split"], row.get("batch", 1))
                 a, b = make_operands(p, TORCH_DTYPES[dtype], generator)
-                out = torch.empty(p.m, p.n, dtype=a.dtype, device="cuda")
+                out = torch.empty(*a.shape[:-1], p.n, dtype=a.dtype, device="cuda")
                 only = ([reference[1]] if reference else []) + [k for k in mine if not reference or k != reference[1]]
                 r = _C.sweep_problem(a, b, out, reps, passes=passes, only=only)
                 times = {tuple(cand): us for cand, us, _ in r["candidates"]}
