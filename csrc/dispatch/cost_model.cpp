@@ -343,10 +343,12 @@ double ResidualField::least_correction(const std::array<double, 4>& x) const {
 
 namespace {
 
-const ResidualField* residual_field(const Calibration* cal, const Candidate& c) {
+const ResidualField* residual_field(const Calibration* cal, const Plan& normalized, const Candidate& c) {
   if (cal == nullptr) return nullptr;
   const auto it = cal->residuals.find(calibration_name(*c.kernel));
-  return it == cal->residuals.end() ? nullptr : it->second[residual_slot(c.variant, c.decomposition)].get();
+  if (it == cal->residuals.end()) return nullptr;
+  const int slot = normalized.batch > 1 ? kBatchedResidualSlot : residual_slot(c.variant, c.decomposition);
+  return it->second[slot].get();
 }
 
 // The nine-term model's prediction (constants and copies), before the residual factor.
@@ -371,9 +373,8 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
   return out;
 }
 
-// (log2 M, N, K, log2 slices) of one matrix; a batch (data-parallel only, one slice) puts log2 of
-// its count in the fourth place, so the profiling sweep's batched problems correct batches and
-// stand far from single products (a batch of 8 is three log2 units away).
+// (log2 M, N, K, log2 slices) of one matrix; a batch (data-parallel only, one slice, read from its
+// own residual field) has log2 of its count in the fourth place.
 std::array<double, 4> residual_coordinates(const Plan& normalized, const Candidate& c) {
   const int64_t fourth = normalized.batch > 1 ? normalized.batch : std::max(1, c.splits);
   return {std::log2(std::max<int64_t>(1, normalized.m)), std::log2(std::max<int64_t>(1, normalized.n)),
@@ -394,7 +395,7 @@ void apply_residual(const Plan& normalized, const Candidate& c, const Calibratio
 Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device) {
   const Calibration* cal = calibration_for(device);
   Prediction out = plain_prediction(normalized, c, device, cal);
-  apply_residual(normalized, c, cal, residual_field(cal, c), out);
+  apply_residual(normalized, c, cal, residual_field(cal, normalized, c), out);
   return out;
 }
 
@@ -420,7 +421,7 @@ std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDes
   const std::vector<Candidate> candidates = enumerate_candidates(normalized, device);
   for (size_t i = 0; i < candidates.size(); ++i) {
     Prediction plain = plain_prediction(normalized, candidates[i], device, cal);
-    const ResidualField* field = residual_field(cal, candidates[i]);
+    const ResidualField* field = residual_field(cal, normalized, candidates[i]);
     const double bound =
         plain.us * (field == nullptr ? 1.0 : std::exp(field->least_correction(residual_coordinates(normalized, candidates[i]))));
     entries.push_back({i, {candidates[i], plain}, field, bound});

@@ -122,8 +122,10 @@ inline int layout_index(const KernelInfo& k) {
   return (k.layout_a == Layout::kColMajor ? 2 : 0) + (k.layout_b == Layout::kColMajor ? 1 : 0);
 }
 
-// The residual fields of one kernel, by variant and K decomposition.
-using KernelResiduals = std::array<std::shared_ptr<const ResidualField>, kNumVariants * 3>;
+// The residual fields of one kernel, by variant and K decomposition, and one more for batches
+// (bmm: in place, data-parallel), fitted on the batched sweep and read by batched calls alone.
+inline constexpr int kBatchedResidualSlot = kNumVariants * 3;
+using KernelResiduals = std::array<std::shared_ptr<const ResidualField>, kNumVariants * 3 + 1>;
 inline int residual_slot(Variant v, Decomposition d) { return static_cast<int>(v) * 3 + static_cast<int>(d); }
 
 // The constants for one device: per kernel (by name), and for the copies.

@@ -241,7 +241,10 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
       const std::string key = slot.cast<std::string>();
       const size_t bar = key.find('/');
       if (bar == std::string::npos) throw py::value_error("residual slot '" + key + "': expected variant/decomposition");
-      const int index = residual_slot(parse_variant(key.substr(0, bar)), parse_decomposition(key.substr(bar + 1)));
+      // "batched/data-parallel": the field batched calls read (cost_model.h kBatchedResidualSlot).
+      const int index = key == "batched/data-parallel"
+                            ? kBatchedResidualSlot
+                            : residual_slot(parse_variant(key.substr(0, bar)), parse_decomposition(key.substr(bar + 1)));
       auto found = made.find(values.ptr());
       if (found == made.end()) {
         const auto flat = values.cast<std::vector<double>>();

@@ -248,8 +248,9 @@ def residual_fields(rows: list[dict]) -> dict:
     """{class: {"variant/decomposition": [m, n, k, slices, layouts, log(measured / predicted), ...]}}.
     Every timed candidate counts: leaving out those measured and predicted beyond 1.5x the
     row's fastest (a third of the points) raised the test split's regret max from 1.51 to 1.87.
-    A batched row (bmm, data-parallel only) stores its batch count in the slices place, as the
-    planner reads it (cost_model.cpp residual_coordinates)."""
+    A batched row (bmm, in place, data-parallel only) goes to the slot "batched/data-parallel",
+    which only batched calls read, with its batch count in the slices place (cost_model.cpp
+    residual_coordinates)."""
     fields: dict = defaultdict(lambda: defaultdict(list))
     for row in rows:
         m, n, k = row["problem"]
@@ -259,8 +260,8 @@ def residual_fields(rows: list[dict]) -> dict:
             if predicted is None or predicted <= 0:
                 continue
             key, layouts = residual_key(kernel)
-            fourth = batch if batch > 1 else splits
-            fields[key][f"{variant}/{decomposition}"] += [m, n, k, fourth, layouts, round(math.log(us / predicted), 4)]
+            slot, fourth = ("batched/data-parallel", batch) if batch > 1 else (f"{variant}/{decomposition}", splits)
+            fields[key][slot] += [m, n, k, fourth, layouts, round(math.log(us / predicted), 4)]
     return {key: dict(sorted(slots.items())) for key, slots in sorted(fields.items())}
 
 
@@ -279,7 +280,8 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict) -> tu
             _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance,
                                                "fields": folds[f]})
             for row in rows:
-                if row["fold"] != f:
+                # The setting is chosen on single products (most of the rows); batches use it.
+                if row["fold"] != f or row["batch"] > 1:
                     continue
                 pick = tuple(_C.rank_problem(*row["args"])[0][0])
                 if pick in row["measured"]:
