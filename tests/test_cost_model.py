@@ -83,6 +83,45 @@ def test_problem_sets_are_stable():
     assert all(1 <= p.m <= problems.MAX_DIM and 1 <= p.k <= problems.MAX_DIM for p in a if p.group != "model")
 
 
+def test_the_batched_set_holds_out_a_quarter_and_a_head_dim():
+    """The batched sweep's test split: every problem at head dim 96 (a head dim the fit never
+    sees) and about a quarter of the rest, by id; the set is stable and its rows carry the batch."""
+    batched = problems.batched_problem_set("bf16")
+    assert batched == problems.batched_problem_set("bf16") and len({p.id for p in batched}) == len(batched)
+    assert all(p.batch >= 2 for p in batched)
+    attention = [p for p in batched if p.group == "batched-attention"]
+    assert attention and all(p.split == "test" for p in attention if p.k == 96 or p.n == 96)
+    others = [p for p in batched if not (p.group == "batched-attention" and 96 in (p.n, p.k))]
+    assert 0.15 <= sum(p.split == "test" for p in others) / len(others) <= 0.35
+    rows = [row for _, row in sweep_files.iter_rows(H100) if row.get("batch", 1) > 1]
+    assert rows and {row["id"] for row in rows} <= {p.id for p in batched}
+    split_of = {p.id: p.split for p in batched}
+    assert all(row["split"] == split_of[row["id"]] for row in rows)
+
+
+@needs_sm90
+def test_batched_calls_read_their_own_residuals():
+    """A batch's prediction is corrected by the batched sweep's residuals alone: with them removed
+    from the calibration, single products plan as before and batches do not."""
+    data = store.load(H100_CALIBRATION)
+    batched_slots = sum("batched/data-parallel" in slots for slots in data["residual"]["fields"].values())
+    assert batched_slots > 0
+    device = (90, 132, 232448, 1980, 3352)
+    single = _C.rank_problem("bf16", "rr", [2048, 64, 2048], [8, 8, 8], device)
+    batch = _C.rank_problem("bf16", "rr", [2048, 64, 2048], [8, 8, 8], device, 128)
+    assert any(r[5] != 1.0 for r in batch)
+    stripped = {k: {s: v for s, v in slots.items() if s != "batched/data-parallel"}
+                for k, slots in data["residual"]["fields"].items()}
+    try:
+        _C.clear_calibrations()
+        store.install({**data, "residual": {**data["residual"], "fields": stripped}}, "test")
+        assert _C.rank_problem("bf16", "rr", [2048, 64, 2048], [8, 8, 8], device) == single
+        assert all(r[5] == 1.0 for r in _C.rank_problem("bf16", "rr", [2048, 64, 2048], [8, 8, 8], device, 128))
+    finally:
+        _C.clear_calibrations()
+        store.install_shipped()
+
+
 @needs_sm90
 def test_the_shipped_calibration_names_only_kernels_of_this_build():
     data = store.load(H100_CALIBRATION)
