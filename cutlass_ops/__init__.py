@@ -10,6 +10,7 @@
     with cutlass_ops.patched(): ...          # torch.mm and Tensor.mm run on cutlass_ops
     with cutlass_ops.use_cutlass(): ...      # aten::mm's and aten::bmm's CUDA kernels are cutlass_ops (@, linear)
     cutlass_ops.stats()                      # what ran where
+    print(cutlass_ops.profile(model, x))     # each matrix product of a model on torch and on cutlass_ops
     cutlass_ops.set_fp32_mode("3xtf32")      # float32 without TF32: 3xTF32 tensor cores, fp32 accuracy
     cutlass_ops.tuning.set_autotune(True)    # time new problems on every eligible kernel, cache the winner
 """
@@ -25,6 +26,7 @@ from .ops import (ACTIVATIONS, DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo
                   bmm, explain, fp32_mode, linear, list_kernels, matmul, mm, set_fp32_mode)
 from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
                     unpatch_torch, use_cutlass)
+from .profiler import ProfileReport, profile
 
 __version__ = "0.1.0"
 
@@ -52,7 +54,9 @@ __all__ = [
     "KernelInfo",
     "OperandPlan",
     "Plan",
+    "ProfileReport",
     "explain",
+    "profile",
     "fp32_mode",
     "info",
     "list_kernels",

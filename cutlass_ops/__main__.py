@@ -1,4 +1,4 @@
-"""Command line: python -m cutlass_ops {info,list,explain,bench,tune,sweep,fit,evaluate,report,demo,fuzz}."""
+"""Command line: python -m cutlass_ops {info,list,explain,bench,tune,sweep,fit,evaluate,report,demo,profile,fuzz}."""
 
 from __future__ import annotations
 
@@ -277,6 +277,36 @@ def cmd_demo(args) -> int:
     return demo.main(args)
 
 
+def cmd_profile(args) -> int:
+    """FILE.py:FUNCTION returns (model, inputs): profile() runs model(*inputs) and prints the report."""
+    import importlib.util
+    from pathlib import Path
+
+    if not torch.cuda.is_available():
+        print("profile needs a CUDA device", file=sys.stderr)
+        return 2
+    from .profiler import profile
+
+    path, _, function = args.target.rpartition(":")
+    if not path or not function or not Path(path).is_file():
+        print(f"profile: expected FILE.py:FUNCTION (a function returning (model, inputs)), got {args.target!r}",
+              file=sys.stderr)
+        return 2
+    spec = importlib.util.spec_from_file_location(Path(path).stem, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    model, inputs = getattr(module, function)()
+    dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16}
+    with torch.autocast("cuda", dtype=dtypes.get(args.autocast, torch.bfloat16), enabled=args.autocast != "none"):
+        report = profile(model, *inputs, backward=args.backward, rounds=args.rounds)
+    print(report)
+    if args.json:
+        report.to_json(args.json)
+    if args.plot:
+        report.plot(args.plot)
+    return 0
+
+
 def cmd_fuzz(args) -> int:
     from . import fuzz
 
@@ -383,6 +413,17 @@ def main(argv=None) -> int:
     p.add_argument("--layers", type=int, default=4)
     p.add_argument("--steps", type=int, default=10)
     p.set_defaults(func=cmd_demo)
+
+    p = sub.add_parser("profile", help="a model's matrix products timed on PyTorch and on cutlass_ops, side by side")
+    p.add_argument("target", help="FILE.py:FUNCTION, a function returning (model, inputs), e.g. "
+                                  "examples/llama_training.py:profile_target")
+    p.add_argument("--backward", action="store_true", help="also the backward pass of the first output's sum")
+    p.add_argument("--autocast", choices=["bf16", "fp16", "none"], default="bf16",
+                   help="run the model under CUDA autocast to this dtype (default bf16)")
+    p.add_argument("--rounds", type=int, default=3, help="alternating timing rounds per product")
+    p.add_argument("--json", help="write the report to this JSON file")
+    p.add_argument("--plot", help="write a plot of each product's ratio against its share of GEMM time")
+    p.set_defaults(func=cmd_profile)
 
     p = sub.add_parser("fuzz", help="random matmuls checked against float64 and torch.mm")
     p.add_argument("--cases", type=int, default=1000)

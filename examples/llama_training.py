@@ -197,6 +197,13 @@ def compare(args):
     }
 
 
+def profile_target(argv=None):
+    """(model, inputs) for `python -m cutlass_ops profile examples/llama_training.py:profile_target`."""
+    args = parse(argv or [])
+    model, batches = build(args)
+    return model, (batches[0][:, :-1],)
+
+
 def parse(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--layers", type=int, default=4)
