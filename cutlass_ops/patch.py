@@ -336,16 +336,20 @@ def use_cutlass() -> Iterator[None]:
 
 
 def stats() -> dict:
-    """Calls since import (or `reset_stats()`): per kernel, handed to torch.mm, no work, and
+    """Calls since import (or `reset_stats()`): per op, per kernel, handed to torch, no work, and
     patched calls that fell back to the original function.
 
-    ``{"cutlass": total kernel calls, "kernels": {name: calls}, "torch_mm": {"complex": n,
-    "no_kernel": n}, "no_work": n, "patch_fallbacks": n}``
+    ``{"cutlass": total kernel calls, "kernels": {name: calls}, "ops": {"mm": n, "addmm": n,
+    "linear": n, "bmm": n, "baddbmm": n}, "torch_mm": {"complex": n, "no_kernel": n},
+    "no_work": n, "patch_fallbacks": n}``. An op counts each call of its CUDA kernel once
+    (`matmul` as the mm or bmm it runs); a kernel, each launch of it; "torch_mm" counts the calls
+    handed to torch's own kernel, by reason (`explain()` says which problems and why).
     """
     raw = _C.stats()
     return {
         "cutlass": sum(raw["kernels"].values()),
         "kernels": dict(raw["kernels"]),
+        "ops": dict(raw["ops"]),
         "torch_mm": {"complex": raw["torch_complex"], "no_kernel": raw["torch_no_kernel"]},
         "no_work": raw["no_work"],
         "patch_fallbacks": _fallbacks,

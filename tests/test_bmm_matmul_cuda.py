@@ -755,3 +755,24 @@ def test_attention_block_runs_every_gemm_on_cutlass(mode):
     names = ["output", "x.grad"] + [f"{n}.grad" for n, _ in model.named_parameters()]
     for name, o, t, r in zip(names, ours, expected, reference):
         assert_close_to_reference(o, t, r, name, 256)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+def test_stats_count_each_op_once_per_call():
+    """stats()["ops"]: one count per call of each op; matmul counts as the bmm (or mm) it runs,
+    baddbmm's product is not a bmm call, and kernels count launches beside."""
+    x = torch.randn(4, 64, 32, device="cuda", dtype=torch.bfloat16)
+    y = torch.randn(4, 32, 48, device="cuda", dtype=torch.bfloat16)
+    a, b = x[0], y[0]
+    bias = torch.randn(48, device="cuda", dtype=torch.bfloat16)
+    cutlass_ops.reset_stats()
+    cutlass_ops.mm(a, b)
+    cutlass_ops.addmm(bias, a, b)
+    cutlass_ops.linear(a, b.t(), bias)
+    cutlass_ops.bmm(x, y)
+    cutlass_ops.baddbmm(torch.zeros(4, 64, 48, device="cuda", dtype=torch.bfloat16), x, y)
+    cutlass_ops.matmul(x, y)
+    cutlass_ops.matmul(x, b)  # folds into one mm
+    s = cutlass_ops.stats()
+    assert s["ops"] == {"mm": 2, "addmm": 1, "linear": 1, "bmm": 2, "baddbmm": 1}, s["ops"]
+    assert s["cutlass"] == 7, s

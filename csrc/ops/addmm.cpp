@@ -24,6 +24,7 @@
 
 #include "ops/epilogue.h"
 #include "ops/mm.h"
+#include "ops/stats.h"
 
 namespace cutlass_ops {
 
@@ -143,12 +144,14 @@ at::Tensor addmm_cuda(const at::Tensor& input, const at::Tensor& mat1, const at:
                       const at::Scalar& beta, const at::Scalar& alpha) {
   // Complex matrices (and integer ones, which torch refuses) are torch's.
   if (!takes(mat1)) return at::cuda::addmm(input, mat1, mat2, beta, alpha);
+  stats::count_op(stats::Op::kAddmm);
   return addmm_impl(input, mat1, mat2, beta, alpha, nullptr, Activation::kNone, "cutlass_ops::addmm");
 }
 
 at::Tensor& addmm_out_cuda(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
                            const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
   if (!takes(mat1)) return at::cuda::addmm_out(out, input, mat1, mat2, beta, alpha);
+  stats::count_op(stats::Op::kAddmm);
   addmm_impl(input, mat1, mat2, beta, alpha, &out, Activation::kNone, "cutlass_ops::addmm");
   return out;
 }
@@ -159,6 +162,7 @@ at::Tensor& addmm_out_cuda(const at::Tensor& input, const at::Tensor& mat1, cons
 at::Tensor addmm_activation_cuda(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
                                  const at::Scalar& beta, const at::Scalar& alpha, bool use_gelu) {
   if (!takes(mat1)) return at::cuda::_addmm_activation(input, mat1, mat2, beta, alpha, use_gelu);
+  stats::count_op(stats::Op::kAddmm);
   return addmm_impl(input, mat1, mat2, beta, alpha, nullptr, use_gelu ? Activation::kGELUTanh : Activation::kReLU,
                     "cutlass_ops::_addmm_activation");
 }
@@ -166,6 +170,7 @@ at::Tensor addmm_activation_cuda(const at::Tensor& input, const at::Tensor& mat1
 at::Tensor& addmm_activation_out_cuda(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
                                       const at::Scalar& beta, const at::Scalar& alpha, bool use_gelu, at::Tensor& out) {
   if (!takes(mat1)) return at::cuda::_addmm_activation_out(out, input, mat1, mat2, beta, alpha, use_gelu);
+  stats::count_op(stats::Op::kAddmm);
   addmm_impl(input, mat1, mat2, beta, alpha, &out, use_gelu ? Activation::kGELUTanh : Activation::kReLU,
              "cutlass_ops::_addmm_activation");
   return out;
@@ -246,7 +251,8 @@ bool baddbmm_args_ok(const at::Tensor& input, const at::Tensor& batch1, const at
 }
 
 // out = beta * input + alpha * (batch1 @ batch2): the batched product into out (or a fresh
-// result), then alpha and the input applied elementwise. With beta = 0 the input is not read.
+// result), then alpha and the input applied elementwise (one pass when beta = 1, the common
+// case: an attention bias). With beta = 0 the input is not read.
 // An out that shares memory with the input gets the result through a temporary.
 at::Tensor baddbmm_impl(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
                         const at::Scalar& beta_s, const at::Scalar& alpha_s, at::Tensor* out) {
@@ -257,9 +263,14 @@ at::Tensor baddbmm_impl(const at::Tensor& input, const at::Tensor& batch1, const
   const double beta = beta_s.toDouble(), alpha = alpha_s.toDouble();
   const bool reads_input = beta != 0.0;
   const bool via_temp = out && reads_input && may_overlap(*out, input);
-  at::Tensor result = out && !via_temp ? bmm_out_cuda(batch1, batch2, *out) : bmm_cuda(batch1, batch2);
-  if (alpha != 1.0) result.mul_(alpha_s);
-  if (reads_input) result.add_(input.expand(result.sizes()), beta_s);
+  at::Tensor result = batched_product_cuda(batch1, batch2, out && !via_temp ? out : nullptr);
+  if (reads_input && beta == 1.0) {
+    // One pass: input + alpha * product.
+    at::add_out(result, input.expand(result.sizes()), result, alpha_s);
+  } else {
+    if (alpha != 1.0) result.mul_(alpha_s);
+    if (reads_input) result.add_(input.expand(result.sizes()), beta_s);
+  }
   if (via_temp) {
     at::native::resize_output(*out, result.sizes());
     out->copy_(result);
@@ -274,12 +285,14 @@ at::Tensor baddbmm_cuda(const at::Tensor& input, const at::Tensor& batch1, const
                         const at::Scalar& beta, const at::Scalar& alpha) {
   // Complex batches (and integer ones, which torch refuses) are torch's.
   if (!takes(batch1)) return at::cuda::baddbmm(input, batch1, batch2, beta, alpha);
+  stats::count_op(stats::Op::kBaddbmm);
   return baddbmm_impl(input, batch1, batch2, beta, alpha, nullptr);
 }
 
 at::Tensor& baddbmm_out_cuda(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
                              const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
   if (!takes(batch1)) return at::cuda::baddbmm_out(out, input, batch1, batch2, beta, alpha);
+  stats::count_op(stats::Op::kBaddbmm);
   baddbmm_impl(input, batch1, batch2, beta, alpha, &out);
   return out;
 }
@@ -350,6 +363,7 @@ at::Tensor linear_cuda(const at::Tensor& input, const at::Tensor& weight, const 
   // The leading dims folded into rows, as F.linear folds them (a copy only if they cannot be).
   int64_t m = 1;
   for (int64_t d = 0; d + 1 < input.dim(); ++d) m *= input.size(d);
+  stats::count_op(stats::Op::kLinear);
   const at::Tensor rows = input.reshape({m, in_features});
   EpilogueRequest epilogue;
   epilogue.activation = activation;

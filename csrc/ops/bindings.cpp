@@ -522,8 +522,11 @@ py::dict stats_dict() {
   const stats::Snapshot s = stats::snapshot();
   py::dict kernels;
   for (const auto& [name, calls] : s.kernels) kernels[py::str(name)] = calls;
+  py::dict ops;
+  for (const auto& [name, calls] : s.ops) ops[py::str(name)] = calls;
   py::dict d;
   d["kernels"] = kernels;
+  d["ops"] = ops;
   d["torch_complex"] = s.torch_complex;
   d["torch_no_kernel"] = s.torch_no_kernel;
   d["no_work"] = s.no_work;

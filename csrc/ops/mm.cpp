@@ -551,21 +551,27 @@ std::optional<Precision> precision_for(at::ScalarType dtype) {
   }
 }
 
-at::Tensor mm_cuda(const at::Tensor& self, const at::Tensor& mat2) { return matmul_cuda(self, mat2, nullptr, {}); }
+at::Tensor mm_cuda(const at::Tensor& self, const at::Tensor& mat2) {
+  stats::count_op(stats::Op::kMm);
+  return matmul_cuda(self, mat2, nullptr, {});
+}
 
 at::Tensor& mm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  stats::count_op(stats::Op::kMm);
   matmul_cuda(self, mat2, &out, {});
   return out;
 }
 
 at::Tensor mm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel) {
   TORCH_CHECK_VALUE(!kernel.empty(), "cutlass_ops.mm: kernel= must name a kernel; pass kernel=None for auto");
+  stats::count_op(stats::Op::kMm);
   return matmul_cuda(self, mat2, nullptr, std::string_view(kernel.data(), kernel.size()));
 }
 
 at::Tensor& mm_with_kernel_out_cuda(const at::Tensor& self, const at::Tensor& mat2, c10::string_view kernel,
                                     at::Tensor& out) {
   TORCH_CHECK_VALUE(!kernel.empty(), "cutlass_ops.mm: kernel= must name a kernel; pass kernel=None for auto");
+  stats::count_op(stats::Op::kMm);
   matmul_cuda(self, mat2, &out, std::string_view(kernel.data(), kernel.size()));
   return out;
 }
@@ -590,7 +596,14 @@ at::Tensor& mm_with_kernel_out_meta(const at::Tensor& self, const at::Tensor& ma
   return matmul_out_meta(self, mat2, out);
 }
 
-at::Tensor bmm_cuda(const at::Tensor& self, const at::Tensor& mat2) { return bmm_impl(self, mat2, nullptr); }
+at::Tensor bmm_cuda(const at::Tensor& self, const at::Tensor& mat2) {
+  stats::count_op(stats::Op::kBmm);
+  return bmm_impl(self, mat2, nullptr);
+}
+
+at::Tensor batched_product_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor* out) {
+  return bmm_impl(self, mat2, out);
+}
 
 at::Tensor bmm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, std::string_view kernel) {
   TORCH_CHECK_VALUE(!kernel.empty(), "cutlass_ops.bmm: kernel= must name a kernel");
@@ -598,6 +611,7 @@ at::Tensor bmm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, 
 }
 
 at::Tensor& bmm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
+  stats::count_op(stats::Op::kBmm);
   bmm_impl(self, mat2, &out);
   return out;
 }

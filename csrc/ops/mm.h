@@ -42,6 +42,8 @@ at::Tensor& mm_with_kernel_out_cuda(const at::Tensor& self, const at::Tensor& ma
 at::Tensor bmm_cuda(const at::Tensor& self, const at::Tensor& mat2);
 at::Tensor& bmm_out_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
 at::Tensor bmm_meta(const at::Tensor& self, const at::Tensor& mat2);
+// The batched product for other ops (baddbmm): bmm_cuda's work, not counted as a bmm call.
+at::Tensor batched_product_cuda(const at::Tensor& self, const at::Tensor& mat2, at::Tensor* out);
 at::Tensor& bmm_out_meta(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out);
 // bmm on a named kernel, which must take the whole batch (the tests' hook, _C.bmm_with_kernel).
 at::Tensor bmm_with_kernel_cuda(const at::Tensor& self, const at::Tensor& mat2, std::string_view kernel);

@@ -14,6 +14,7 @@ namespace {
 
 std::array<std::atomic<int64_t>, kMaxRegisteredKernels> kernel_calls{};
 std::array<std::atomic<int64_t>, static_cast<int>(Outcome::kNumOutcomes)> outcome_calls{};
+std::array<std::atomic<int64_t>, static_cast<int>(Op::kNumOps)> op_calls{};
 
 bool env_logging() {
   const char* value = std::getenv("CUTLASS_OPS_LOG");
@@ -24,6 +25,8 @@ std::atomic<bool> log_enabled{env_logging()};
 }  // namespace
 
 void count(Outcome outcome) { outcome_calls[static_cast<int>(outcome)].fetch_add(1, std::memory_order_relaxed); }
+
+void count_op(Op op) { op_calls[static_cast<int>(op)].fetch_add(1, std::memory_order_relaxed); }
 
 void count_kernel(const KernelInfo& kernel) {
   const int index = Registry::instance().index_of(&kernel);
@@ -40,12 +43,16 @@ Snapshot snapshot() {
   s.torch_complex = outcome_calls[static_cast<int>(Outcome::kTorchComplex)].load(std::memory_order_relaxed);
   s.torch_no_kernel = outcome_calls[static_cast<int>(Outcome::kTorchNoKernel)].load(std::memory_order_relaxed);
   s.no_work = outcome_calls[static_cast<int>(Outcome::kNoWork)].load(std::memory_order_relaxed);
+  for (int i = 0; i < static_cast<int>(Op::kNumOps); ++i) {
+    s.ops.emplace_back(op_name(static_cast<Op>(i)), op_calls[i].load(std::memory_order_relaxed));
+  }
   return s;
 }
 
 void reset() {
   for (auto& c : kernel_calls) c.store(0, std::memory_order_relaxed);
   for (auto& c : outcome_calls) c.store(0, std::memory_order_relaxed);
+  for (auto& c : op_calls) c.store(0, std::memory_order_relaxed);
 }
 
 bool logging() { return log_enabled.load(std::memory_order_relaxed); }

@@ -21,11 +21,28 @@ enum class Outcome : int {
   kNumOutcomes = 3,
 };
 
+// The op a call came in through (each call counted once, at its CUDA kernel's entry; matmul
+// counts as the mm or bmm it runs).
+enum class Op : int { kMm = 0, kAddmm = 1, kLinear = 2, kBmm = 3, kBaddbmm = 4, kNumOps = 5 };
+inline constexpr const char* op_name(Op op) {
+  switch (op) {
+    case Op::kMm: return "mm";
+    case Op::kAddmm: return "addmm";
+    case Op::kLinear: return "linear";
+    case Op::kBmm: return "bmm";
+    case Op::kBaddbmm: return "baddbmm";
+    case Op::kNumOps: break;
+  }
+  return "?";
+}
+
 void count(Outcome outcome);
+void count_op(Op op);
 void count_kernel(const KernelInfo& kernel);
 
 struct Snapshot {
   std::vector<std::pair<std::string, int64_t>> kernels;  // kernels that ran, with their call counts
+  std::vector<std::pair<std::string, int64_t>> ops;      // calls per op (every op, zero or not)
   int64_t torch_complex = 0, torch_no_kernel = 0, no_work = 0;
 };
 Snapshot snapshot();
