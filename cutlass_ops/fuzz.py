@@ -8,8 +8,11 @@ registered kernel that accepts the problem. The output is poisoned with NaNs fir
 element no kernel writes shows up. Cases are seeded: a failure prints the one line that
 replays it (`python -m cutlass_ops fuzz --replay "<case>"`).
 
-`--curated` runs a fixed edge-case set (>= 200 cases, small shapes) instead: the set
-`scripts/sanitize.sh` runs under compute-sanitizer.
+A quarter of the cases are batches (bmm: 2-5 matrices each in its layout, with padding between
+the matrices or one matrix shared by the whole batch, batch stride 0), checked matrix by matrix.
+
+`--curated` runs a fixed edge-case set (>= 200 cases, small shapes, batches among them) instead:
+the set `scripts/sanitize.sh` runs under compute-sanitizer.
 """
 
 from __future__ import annotations
@@ -45,8 +48,10 @@ class Case:
     offset_a: int = 0  # storage offset, elements
     offset_b: int = 0
     out: str = "none"  # see OUT_FORMS
-    kernel: Optional[str] = None  # forced kernel, or None for auto
+    kernel: Optional[str] = None  # forced kernel, or None for auto (batches: always auto)
     seed: int = 0  # the values
+    batch: int = 1  # > 1: a bmm of this many matrices
+    shared: str = ""  # a batch's operand shared by every matrix (batch stride 0): "", "a" or "b"
 
     def line(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -76,10 +81,15 @@ def generate(count: int, seed: int = 0, kernels: Optional[list[str]] = None) -> 
         pad = (lambda: 0) if aligned else (lambda: rng.choice([0, 0, 1, 3, 8, 64]))
         offset = (lambda: 0) if aligned else (lambda: rng.choice([0, 0, 1, 2, 5, 8]))
         kernel = None
-        if kernels and rng.random() < 0.3:
+        batch, shared = 1, ""
+        if rng.random() < 0.25:
+            batch, shared = rng.choice([2, 3, 5]), rng.choice(["", "", "a", "b"])
+            while batch * m * n * k > 4_000_000_000:
+                m, n = max(1, m // 2), max(1, n // 2)
+        elif kernels and rng.random() < 0.3:
             kernel = rng.choice(kernels)
         yield Case(m, n, k, precision, rng.choice("rc"), rng.choice("rc"), pad(), pad(), offset(), offset(),
-                   rng.choice(OUT_FORMS), kernel, seed * 1_000_003 + i)
+                   rng.choice(OUT_FORMS), kernel, seed * 1_000_003 + i, batch, shared)
 
 
 def curated() -> list[Case]:
@@ -98,20 +108,43 @@ def curated() -> list[Case]:
                     cases.append(Case(m, n, k, precision, la, lb, pad_a=i % 2, pad_b=0, offset_a=offset,
                                       offset_b=0, out=out, seed=i))
                     i += 1
+    # Batches: every precision and layout pair on a few edge shapes, shared operands and padded
+    # batch strides in turn.
+    for precision in PRECISIONS:
+        for la in "rc":
+            for lb in "rc":
+                for m, n, k in [(1, 1, 1), (7, 9, 13), (127, 129, 65), (33, 8, 0)]:
+                    cases.append(Case(m, n, k, precision, la, lb, pad_a=i % 2, offset_a=1 if i % 3 == 0 else 0,
+                                      out=OUT_FORMS[i % len(OUT_FORMS)], seed=i, batch=3,
+                                      shared=("", "a", "b")[i % 3]))
+                    i += 1
     return cases
 
 
 def _make_out(case: Case, dtype: torch.dtype) -> torch.Tensor:
-    """The case's out tensor, filled with NaN so unwritten elements show."""
+    """The case's out tensor (a batch's: 3-D), filled with NaN so unwritten elements show."""
     m, n, nan = case.m, case.n, float("nan")
+    lead = (case.batch,) if case.batch > 1 else ()
     if case.out == "contiguous":
-        return torch.full((m, n), nan, dtype=dtype, device="cuda")
+        return torch.full((*lead, m, n), nan, dtype=dtype, device="cuda")
     if case.out == "column_major":
-        return torch.full((n, m), nan, dtype=dtype, device="cuda").t()
+        return torch.full((*lead, n, m), nan, dtype=dtype, device="cuda").transpose(-1, -2)
     if case.out == "strided":
-        return torch.full((m, 2 * n + 1), nan, dtype=dtype, device="cuda")[:, 1::2]
+        return torch.full((*lead, m, 2 * n + 1), nan, dtype=dtype, device="cuda")[..., 1::2]
     assert case.out == "wrong_shape", case.out
     return torch.full((3, 5), nan, dtype=dtype, device="cuda")
+
+
+def _batch(case: Case, rows: int, cols: int, dtype, layout: str, pad: int, offset: int, shared: bool, gen):
+    """`case.batch` matrices, each `layout` with leading dim padded by `pad`, one after another
+    (with `pad` more elements between them), or one matrix for all (batch stride 0)."""
+    one = matrix(rows, cols, dtype, layout, ld_pad=pad, offset=offset, generator=gen)
+    span = one.untyped_storage().nbytes() // one.element_size() - offset
+    if shared:
+        return one.unsqueeze(0).expand(case.batch, rows, cols)
+    stride = span + pad
+    base = torch.randn(offset + stride * case.batch, dtype=dtype, device="cuda", generator=gen)
+    return base.as_strided((case.batch, rows, cols), (stride, *one.stride()), offset)
 
 
 _KERNEL_DTYPES = {k.name: k.dtype for k in ops.list_kernels()}
@@ -124,6 +157,8 @@ def run_case(case: Case) -> Optional[str]:
     torch.backends.cuda.matmul.allow_tf32 = tf32
     try:
         gen = torch.Generator(device="cuda").manual_seed(case.seed)
+        if case.batch > 1:
+            return _run_batch(case, dtype, gen)
         a = matrix(case.m, case.k, dtype, case.layout_a, ld_pad=case.pad_a, offset=case.offset_a, generator=gen)
         b = matrix(case.k, case.n, dtype, case.layout_b, ld_pad=case.pad_b, offset=case.offset_b, generator=gen)
         out = None
@@ -161,6 +196,29 @@ def run_case(case: Case) -> Optional[str]:
         return f"{type(error).__name__}: {str(error).splitlines()[0]}"
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+
+
+def _run_batch(case: Case, dtype: torch.dtype, gen: torch.Generator) -> Optional[str]:
+    """A bmm case: each matrix of the result against torch.mm's on the same matrices."""
+    a = _batch(case, case.m, case.k, dtype, case.layout_a, case.pad_a, case.offset_a, case.shared == "a", gen)
+    b = _batch(case, case.k, case.n, dtype, case.layout_b, case.pad_b, case.offset_b, case.shared == "b", gen)
+    out = _make_out(case, dtype) if case.out not in ("none", "overlap") else None
+    a_before, b_before = a.clone(), b.clone()
+    if out is None:
+        poison_allocator(case.batch * case.m * case.n, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the resize warning of wrong-shaped outs
+        result = ops.bmm(a, b, out=out)
+    if out is not None and result is not out:
+        return "bmm(out=) did not return out"
+    if tuple(result.shape) != (case.batch, case.m, case.n):
+        return f"bmm gave shape {tuple(result.shape)}"
+    for i in range(case.batch):
+        why = reference_error(result[i], torch.mm(a_before[i], b_before[i]), a_before[i], b_before[i],
+                              case.precision)
+        if why is not None:
+            return f"matrix {i} of the batch: {why}"
+    return None
 
 
 def main(args) -> int:

@@ -21,6 +21,10 @@ def test_generation_is_seeded_and_covers_the_space():
     assert any(c.offset_a % 8 for c in cases) and any(c.pad_b for c in cases)
     assert any(c.kernel for c in cases) and any(c.kernel is None for c in cases)
     assert all(c.m * c.n * c.k <= 4_000_000_000 for c in cases)
+    # A quarter are batches, some with an operand shared by the whole batch; batches are never forced.
+    batches = [c for c in cases if c.batch > 1]
+    assert 0.2 <= len(batches) / len(cases) <= 0.3 and {c.shared for c in batches} == {"", "a", "b"}
+    assert all(c.kernel is None and c.batch * c.m * c.n * c.k <= 4_000_000_000 for c in batches)
 
 
 def test_cases_replay_from_their_line():
@@ -34,6 +38,7 @@ def test_curated_set_is_large_and_small():
     assert {c.precision for c in cases} == {"f16", "bf16", "tf32", "f32", "f64"}
     assert {c.out for c in cases} == set(fuzz.OUT_FORMS)
     assert all(c.m * c.n * c.k <= 300 * 300 * 1000 for c in cases)
+    assert {(c.batch > 1, c.shared) for c in cases} >= {(True, ""), (True, "a"), (True, "b"), (False, "")}
 
 
 def _tf32(x: torch.Tensor) -> torch.Tensor:
