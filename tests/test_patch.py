@@ -366,8 +366,8 @@ def test_use_cutlass_nests_and_restores():
 def test_stats_and_logging_switches():
     cutlass_ops.reset_stats()
     s = cutlass_ops.stats()
-    assert s == {"cutlass": 0, "kernels": {}, "torch_mm": {"complex": 0, "no_kernel": 0}, "no_work": 0,
-                 "patch_fallbacks": 0}
+    assert s == {"cutlass": 0, "kernels": {}, "ops": {"mm": 0, "addmm": 0, "linear": 0, "bmm": 0, "baddbmm": 0},
+                 "torch_mm": {"complex": 0, "no_kernel": 0}, "no_work": 0, "patch_fallbacks": 0}
     cutlass_ops.set_logging(True)
     assert patch._C.logging()
     cutlass_ops.set_logging(False)
