@@ -82,7 +82,9 @@ def addmm(input: torch.Tensor, mat1: torch.Tensor, mat2: torch.Tensor, *, beta=1
                             f"{type(value).__name__}")
     if out is None:
         return _addmm(input, mat1, mat2, beta=beta, alpha=alpha)
-    return _addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    if _is_compiling() or not isinstance(out, torch.Tensor):
+        return _addmm_out(input, mat1, mat2, beta=beta, alpha=alpha, out=out)
+    return _C.addmm_out(input, mat1, mat2, beta, alpha, out)  # torch's resize warning as a Python warning
 
 
 def linear(input: torch.Tensor, weight: torch.Tensor, bias: Optional[torch.Tensor] = None, *,
@@ -149,7 +151,11 @@ def bmm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] 
     if has_torch_function_variadic(input, mat2):
         return handle_torch_function(bmm, (input, mat2), input, mat2, out=out)
     _check_tensors("bmm", input=input, mat2=mat2)
-    return _bmm(input, mat2) if out is None else _bmm_out(input, mat2, out=out)
+    if out is None:
+        return _bmm(input, mat2)
+    if _is_compiling() or not isinstance(out, torch.Tensor):
+        return _bmm_out(input, mat2, out=out)
+    return _C.bmm_out(input, mat2, out)  # torch's resize warning as a Python warning
 
 
 def baddbmm(input: torch.Tensor, batch1: torch.Tensor, batch2: torch.Tensor, *, beta=1, alpha=1,
@@ -163,8 +169,9 @@ def baddbmm(input: torch.Tensor, batch1: torch.Tensor, batch2: torch.Tensor, *, 
     Same dtypes (all three tensors one dtype), errors and ``out=`` rules as torch.baddbmm (an
     ``out`` that is ``input`` works, as ``Tensor.baddbmm_`` needs).
 
-    The product runs as :func:`bmm` does; a ``beta`` other than 0 adds the input in a
-    separate elementwise pass after it (cuBLAS reads it in its epilogue). Differentiable,
+    The product runs as :func:`bmm` does; a ``beta`` other than 0 adds the input in an
+    elementwise pass after it (one pass for ``beta=1``, two otherwise; cuBLAS reads it in its
+    epilogue). Differentiable,
     autocast-aware, usable under ``torch.compile`` (the op is
     ``torch.ops.cutlass_ops.baddbmm``).
     """
@@ -174,7 +181,9 @@ def baddbmm(input: torch.Tensor, batch1: torch.Tensor, batch2: torch.Tensor, *, 
     _check_tensors("baddbmm", input=input, batch1=batch1, batch2=batch2)
     if out is None:
         return _baddbmm(input, batch1, batch2, beta=beta, alpha=alpha)
-    return _baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    if _is_compiling() or not isinstance(out, torch.Tensor):
+        return _baddbmm_out(input, batch1, batch2, beta=beta, alpha=alpha, out=out)
+    return _C.baddbmm_out(input, batch1, batch2, beta, alpha, out)  # torch's resize warning as a Python warning
 
 
 def matmul(input: torch.Tensor, other: torch.Tensor) -> torch.Tensor:

@@ -776,3 +776,18 @@ def test_stats_count_each_op_once_per_call():
     s = cutlass_ops.stats()
     assert s["ops"] == {"mm": 2, "addmm": 1, "linear": 1, "bmm": 2, "baddbmm": 1}, s["ops"]
     assert s["cutlass"] == 7, s
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+@pytest.mark.parametrize("op", ["bmm", "baddbmm", "addmm"])
+def test_a_resized_out_warns_as_torch_does(op):
+    """A wrong-shaped out= is resized with torch's UserWarning, raised in Python as torch.bmm's."""
+    x = torch.randn(2, 8, 4, device="cuda")
+    y = torch.randn(2, 4, 6, device="cuda")
+    args = {"bmm": (x, y), "baddbmm": (torch.zeros(2, 8, 6, device="cuda"), x, y),
+            "addmm": (torch.zeros(8, 6, device="cuda"), x[0], y[0])}[op]
+    for fn in (getattr(torch, op), getattr(cutlass_ops, op)):
+        out = torch.empty(3, 5, device="cuda")
+        with pytest.warns(UserWarning, match="was resized"):
+            fn(*args, out=out)
+        assert torch.allclose(out, getattr(torch, op)(*args), atol=1e-4)

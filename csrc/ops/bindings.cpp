@@ -416,6 +416,34 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2, std::optional<at::
   END_HANDLE_TH_ERRORS_PYBIND
 }
 
+// The out= calls of addmm, bmm and baddbmm from Python, for the same reason: torch's resize
+// warning for a wrong-shaped out reaches Python as a UserWarning, as it does from torch.bmm.
+at::Tensor addmm_out(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2, const at::Scalar& beta,
+                     const at::Scalar& alpha, at::Tensor out) {
+  HANDLE_TH_ERRORS
+  py::gil_scoped_release no_gil;
+  op::addmm_out().call(input, mat1, mat2, beta, alpha, out);
+  return out;
+  END_HANDLE_TH_ERRORS_PYBIND
+}
+
+at::Tensor bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor out) {
+  HANDLE_TH_ERRORS
+  py::gil_scoped_release no_gil;
+  op::bmm_out().call(self, mat2, out);
+  return out;
+  END_HANDLE_TH_ERRORS_PYBIND
+}
+
+at::Tensor baddbmm_out(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
+                       const at::Scalar& beta, const at::Scalar& alpha, at::Tensor out) {
+  HANDLE_TH_ERRORS
+  py::gil_scoped_release no_gil;
+  op::baddbmm_out().call(input, batch1, batch2, beta, alpha, out);
+  return out;
+  END_HANDLE_TH_ERRORS_PYBIND
+}
+
 void register_kernel_table(py::capsule capsule) {
   auto* table = static_cast<const KernelTable*>(PyCapsule_GetPointer(capsule.ptr(), kKernelTableCapsuleName));
   if (table == nullptr) throw py::error_already_set();
@@ -574,6 +602,12 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         return cutlass_ops::bmm_with_kernel_cuda(self, mat2, kernel);
       },
       py::arg("self"), py::arg("mat2"), py::arg("kernel"));
+  m.def("addmm_out", &cutlass_ops::addmm_out, "cutlass_ops::addmm.out through the dispatcher (warnings as Python's).",
+        py::arg("input"), py::arg("mat1"), py::arg("mat2"), py::arg("beta"), py::arg("alpha"), py::arg("out"));
+  m.def("bmm_out", &cutlass_ops::bmm_out, "cutlass_ops::bmm.out through the dispatcher (warnings as Python's).",
+        py::arg("self"), py::arg("mat2"), py::arg("out"));
+  m.def("baddbmm_out", &cutlass_ops::baddbmm_out, "cutlass_ops::baddbmm.out through the dispatcher (warnings as Python's).",
+        py::arg("input"), py::arg("batch1"), py::arg("batch2"), py::arg("beta"), py::arg("alpha"), py::arg("out"));
   m.def("stats", &cutlass_ops::stats_dict, "Call counters since import or the last reset.");
   m.def("reset_stats", &cutlass_ops::stats::reset, "Zero the call counters.");
   m.def("set_logging", &cutlass_ops::stats::set_logging, "Log every call's decision to stderr.");
