@@ -416,11 +416,25 @@ at::Tensor mm(const at::Tensor& self, const at::Tensor& mat2, std::optional<at::
   END_HANDLE_TH_ERRORS_PYBIND
 }
 
+// A Python number as torch reads a Scalar argument (pybind11 has no caster for c10::Scalar).
+at::Scalar to_scalar(const py::handle& value) {
+  PyObject* v = value.ptr();
+  if (PyBool_Check(v)) return at::Scalar(v == Py_True);
+  if (PyLong_Check(v)) return at::Scalar(static_cast<int64_t>(PyLong_AsLongLong(v)));
+  if (PyComplex_Check(v)) return at::Scalar(c10::complex<double>(PyComplex_RealAsDouble(v), PyComplex_ImagAsDouble(v)));
+  if (PyFloat_Check(v)) return at::Scalar(PyFloat_AsDouble(v));
+  if (THPVariable_Check(v)) return THPVariable_Unpack(v).item();
+  if (PyIndex_Check(v)) return at::Scalar(static_cast<int64_t>(py::cast<py::int_>(value)));  // numpy integers
+  if (PyNumber_Check(v)) return at::Scalar(py::cast<double>(py::float_(py::reinterpret_borrow<py::object>(value))));
+  throw py::type_error(std::string("expected a number for beta and alpha, got ") + Py_TYPE(v)->tp_name);
+}
+
 // The out= calls of addmm, bmm and baddbmm from Python, for the same reason: torch's resize
 // warning for a wrong-shaped out reaches Python as a UserWarning, as it does from torch.bmm.
-at::Tensor addmm_out(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2, const at::Scalar& beta,
-                     const at::Scalar& alpha, at::Tensor out) {
+at::Tensor addmm_out(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2, const py::object& beta_in,
+                     const py::object& alpha_in, at::Tensor out) {
   HANDLE_TH_ERRORS
+  const at::Scalar beta = to_scalar(beta_in), alpha = to_scalar(alpha_in);
   py::gil_scoped_release no_gil;
   op::addmm_out().call(input, mat1, mat2, beta, alpha, out);
   return out;
@@ -436,8 +450,9 @@ at::Tensor bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor ou
 }
 
 at::Tensor baddbmm_out(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
-                       const at::Scalar& beta, const at::Scalar& alpha, at::Tensor out) {
+                       const py::object& beta_in, const py::object& alpha_in, at::Tensor out) {
   HANDLE_TH_ERRORS
+  const at::Scalar beta = to_scalar(beta_in), alpha = to_scalar(alpha_in);
   py::gil_scoped_release no_gil;
   op::baddbmm_out().call(input, batch1, batch2, beta, alpha, out);
   return out;
