@@ -22,6 +22,20 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def clean_state():
+    """No patching, no dispatcher mode and zeroed counters before the test, and none left after.
+    (cutlass_ops is imported here only when a test asks for it: the CPU-only tests do not.)"""
+    import cutlass_ops
+
+    cutlass_ops.unpatch_torch()
+    cutlass_ops.disable()
+    cutlass_ops.reset_stats()
+    yield
+    cutlass_ops.unpatch_torch()
+    cutlass_ops.disable()
+
+
+@pytest.fixture
 def tf32_matmul():
     """Run a test with torch's TF32 matmul flag set to the given value, then restore it.
 

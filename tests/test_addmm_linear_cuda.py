@@ -17,7 +17,7 @@ def matrix(*shape, dtype=torch.float32):
         return _matrix(*shape, dtype)
     return torch.randn(*shape, device="cuda", dtype=dtype)
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("clean_state")]
 
 DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
 ACTIVATIONS = {
@@ -27,16 +27,6 @@ ACTIVATIONS = {
     "gelu_tanh": lambda z: F.gelu(z, approximate="tanh"),
     "silu": F.silu,
 }
-
-
-@pytest.fixture(autouse=True)
-def clean_state():
-    cutlass_ops.unpatch_torch()
-    cutlass_ops.disable()
-    cutlass_ops.reset_stats()
-    yield
-    cutlass_ops.unpatch_torch()
-    cutlass_ops.disable()
 
 
 def input_of(shape_kind, m, n, dtype):

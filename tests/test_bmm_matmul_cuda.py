@@ -14,21 +14,11 @@ from torch.utils._python_dispatch import TorchDispatchMode
 import cutlass_ops
 from mm_testing import PRECISIONS, assert_close_to_reference, assert_matches_reference, capture_error
 
-pytestmark = pytest.mark.gpu
+pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("clean_state")]
 
 # Batches (more than one matrix) run on CUTLASS kernels, never on the hand-written ones.
 CUTLASS_FAMILIES = ("cutlass3x_", "cutlass2x_")
 NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.float64: "f64"}
-
-
-@pytest.fixture(autouse=True)
-def clean_state():
-    cutlass_ops.unpatch_torch()
-    cutlass_ops.disable()
-    cutlass_ops.reset_stats()
-    yield
-    cutlass_ops.unpatch_torch()
-    cutlass_ops.disable()
 
 
 def randn(*shape, dtype=torch.float32, device="cuda"):

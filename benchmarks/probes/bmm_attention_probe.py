@@ -3,7 +3,7 @@ att @ v (B*H, S, S) @ (B*H, S, D), bf16, with k^T a transposed view as attention
 
     python benchmarks/probes/bmm_attention_probe.py [--json FILE]
 
-Medians of triton.testing.do_bench (L2 flushed between runs), torch and cutlass_ops alternated
+Medians of cutlass_ops.bench.timing.median_ms (L2 flushed between runs), torch and cutlass_ops alternated
 three times per shape; the ratio is torch's time over ours (> 1: ours is faster)."""
 
 import argparse
@@ -11,15 +11,15 @@ import json
 import math
 
 import torch
-import triton.testing
 
 import cutlass_ops
+from cutlass_ops.bench.timing import median_ms
 
 SHAPES = [(bh, s, d) for bh in (32, 128) for s in (128, 512, 1024, 2048) for d in (64, 128)]
 
 
 def bench(fn):
-    return triton.testing.do_bench(fn, warmup=10, rep=40, return_mode="median")
+    return median_ms(fn, warmup_ms=10, rep_ms=40)
 
 
 def main():

@@ -4,7 +4,7 @@ without its residual correction (fitted on single products).
 
     python benchmarks/probes/bmm_candidates_probe.py [--json FILE]
 
-Each candidate runs through _C.bmm_with_kernel; times are triton.testing.do_bench medians (L2
+Each candidate runs through _C.bmm_with_kernel; times are cutlass_ops.bench.timing medians (L2
 flushed), torch.bmm timed alongside."""
 
 import argparse
@@ -12,16 +12,16 @@ import json
 import math
 
 import torch
-import triton.testing
 
 import cutlass_ops
+from cutlass_ops.bench.timing import median_ms
 
 _C = cutlass_ops._extension._C
 SHAPES = [(bh, s, d) for bh in (32, 128) for s in (128, 512, 1024, 2048) for d in (64, 128)]
 
 
 def bench(fn):
-    return triton.testing.do_bench(fn, warmup=5, rep=25, return_mode="median")
+    return median_ms(fn, warmup_ms=5, rep_ms=25)
 
 
 def gm(xs):

@@ -82,19 +82,38 @@ bool has_symbolic_shape(const at::Tensor& t) { return t.unsafeGetTensorImpl()->h
 //
 // It calls torch's CUDA kernel directly (at::cuda::mm), not through the dispatcher: when
 // cutlass_ops.enable() has made this code aten::mm's CUDA kernel, at::mm would land here again.
-[[noreturn]] void raise_like_torch_mm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
-  if (!has_symbolic_shape(self) && !has_symbolic_shape(mat2)) {
-    const bool meta = self.is_meta() && mat2.is_meta() && (!out || out->is_meta());
-    const bool cuda = self.is_cuda() || mat2.is_cuda() || (out && out->is_cuda());
-    if (meta || cuda) {
-      if (out) {
-        at::Tensor stand_in = at::empty({0}, out->options());
-        meta ? at::meta::mm_out(stand_in, self, mat2) : at::cuda::mm_out(stand_in, self, mat2);
-      } else {
-        meta ? at::meta::mm(self, mat2) : at::cuda::mm(self, mat2);
-      }
-    }
+//
+// `Torch` names torch's meta and CUDA functions of the op (TorchMm, TorchBmm below).
+template <class Torch>
+void let_torch_raise(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  if (has_symbolic_shape(self) || has_symbolic_shape(mat2)) return;
+  const bool meta = self.is_meta() && mat2.is_meta() && (!out || out->is_meta());
+  const bool cuda = self.is_cuda() || mat2.is_cuda() || (out && out->is_cuda());
+  if (!meta && !cuda) return;
+  if (out) {
+    at::Tensor stand_in = at::empty({0}, out->options());
+    meta ? Torch::meta_out(stand_in, self, mat2) : Torch::cuda_out(stand_in, self, mat2);
+  } else {
+    meta ? Torch::meta(self, mat2) : Torch::cuda(self, mat2);
   }
+}
+
+struct TorchMm {
+  static at::Tensor meta(const at::Tensor& a, const at::Tensor& b) { return at::meta::mm(a, b); }
+  static at::Tensor cuda(const at::Tensor& a, const at::Tensor& b) { return at::cuda::mm(a, b); }
+  static at::Tensor meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::meta::mm_out(o, a, b); }
+  static at::Tensor cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::cuda::mm_out(o, a, b); }
+};
+
+struct TorchBmm {
+  static at::Tensor meta(const at::Tensor& a, const at::Tensor& b) { return at::meta::bmm(a, b); }
+  static at::Tensor cuda(const at::Tensor& a, const at::Tensor& b) { return at::cuda::bmm(a, b); }
+  static at::Tensor meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::meta::bmm_out(o, a, b); }
+  static at::Tensor cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::cuda::bmm_out(o, a, b); }
+};
+
+[[noreturn]] void raise_like_torch_mm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
+  let_torch_raise<TorchMm>(self, mat2, out);
   raise_mm_arg_error(self, mat2, out);
 }
 
@@ -446,18 +465,7 @@ bool bmm_args_ok(const at::Tensor& self, const at::Tensor& mat2, const at::Tenso
 // torch.bmm raises its own errors, as for mm: its meta function for shapes and dtypes, its CUDA
 // kernel for devices, on an empty stand-in out. Our wording follows if torch accepts the call.
 [[noreturn]] void raise_like_torch_bmm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
-  if (!has_symbolic_shape(self) && !has_symbolic_shape(mat2)) {
-    const bool meta = self.is_meta() && mat2.is_meta() && (!out || out->is_meta());
-    const bool cuda = self.is_cuda() || mat2.is_cuda() || (out && out->is_cuda());
-    if (meta || cuda) {
-      if (out) {
-        at::Tensor stand_in = at::empty({0}, out->options());
-        meta ? at::meta::bmm_out(stand_in, self, mat2) : at::cuda::bmm_out(stand_in, self, mat2);
-      } else {
-        meta ? at::meta::bmm(self, mat2) : at::cuda::bmm(self, mat2);
-      }
-    }
-  }
+  let_torch_raise<TorchBmm>(self, mat2, out);
   if (out) {
     check_same_device({{out, "out"}, {&self, "self"}, {&mat2, "mat2"}});
   } else {

@@ -73,18 +73,36 @@ bool needs_graph(const at::Tensor& a, const at::Tensor& b, const std::optional<a
   return needs_graph(a, b) || (at::GradMode::is_enabled() && c && c->defined() && c->requires_grad());
 }
 
-// d(beta * input + alpha * mat1 @ mat2): input's gradient summed over the dims it was broadcast
-// along (torch's maybe_multiply and sum_to), the matrices' as in mm.
-class AddmmFunction : public torch::autograd::Function<AddmmFunction> {
+// d(beta * input + alpha * A @ B) for addmm (matrices) and baddbmm (batches of them): input's
+// gradient summed over the dims it was broadcast along (torch's maybe_multiply and sum_to), A's
+// and B's as in mm (bmm), times alpha. `Product` names the op, its out= overload, the product
+// its backward runs and the transpose of one matrix (of each matrix of a batch).
+struct AddmmProduct {
+  static constexpr const char* kName = "addmm";
+  static const auto& op() { return op::addmm(); }
+  static const auto& op_out() { return op::addmm_out(); }
+  static at::Tensor product(const at::Tensor& a, const at::Tensor& b) { return op::mm().call(a, b); }
+  static at::Tensor transpose(const at::Tensor& t) { return t.t(); }
+};
+struct BaddbmmProduct {
+  static constexpr const char* kName = "baddbmm";
+  static const auto& op() { return op::baddbmm(); }
+  static const auto& op_out() { return op::baddbmm_out(); }
+  static at::Tensor product(const at::Tensor& a, const at::Tensor& b) { return op::bmm().call(a, b); }
+  static at::Tensor transpose(const at::Tensor& t) { return t.transpose(1, 2); }
+};
+
+template <class Product>
+class AddProductFunction : public torch::autograd::Function<AddProductFunction<Product>> {
  public:
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const at::Tensor& mat1,
-                            const at::Tensor& mat2, const at::Scalar& beta, const at::Scalar& alpha) {
+  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const at::Tensor& a,
+                            const at::Tensor& b, const at::Scalar& beta, const at::Scalar& alpha) {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    ctx->save_for_backward({mat2.requires_grad() ? mat1 : at::Tensor(), mat1.requires_grad() ? mat2 : at::Tensor()});
+    ctx->save_for_backward({b.requires_grad() ? a : at::Tensor(), a.requires_grad() ? b : at::Tensor()});
     ctx->saved_data["input_sizes"] = input.sym_sizes().vec();
     ctx->saved_data["beta"] = beta;
     ctx->saved_data["alpha"] = alpha;
-    return op::addmm().call(input, mat1, mat2, beta, alpha);
+    return Product::op().call(input, a, b, beta, alpha);
   }
 
   static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -94,34 +112,35 @@ class AddmmFunction : public torch::autograd::Function<AddmmFunction> {
     const at::Scalar beta = ctx->saved_data["beta"].toScalar();
     const at::Scalar alpha = ctx->saved_data["alpha"].toScalar();
     const auto scaled = [](const at::Tensor& t, const at::Scalar& s) { return s.equal(1) ? t : t * s; };
-    at::Tensor grad_input, grad_mat1, grad_mat2;
+    at::Tensor grad_input, grad_a, grad_b;
     if (ctx->needs_input_grad(0)) {
-      const auto sizes = ctx->saved_data["input_sizes"].toSymIntVector();
-      grad_input = at::sum_to(scaled(grad, beta), sizes);
+      grad_input = at::sum_to(scaled(grad, beta), ctx->saved_data["input_sizes"].toSymIntVector());
     }
-    if (ctx->needs_input_grad(1)) grad_mat1 = scaled(op::mm().call(grad, saved[1].t().conj()), alpha);
-    if (ctx->needs_input_grad(2)) grad_mat2 = scaled(op::mm().call(saved[0].t().conj(), grad), alpha);
-    return {grad_input, grad_mat1, grad_mat2, at::Tensor(), at::Tensor()};
+    if (ctx->needs_input_grad(1)) grad_a = scaled(Product::product(grad, Product::transpose(saved[1]).conj()), alpha);
+    if (ctx->needs_input_grad(2)) grad_b = scaled(Product::product(Product::transpose(saved[0]).conj(), grad), alpha);
+    return {grad_input, grad_a, grad_b, at::Tensor(), at::Tensor()};
   }
 };
 
-at::Tensor addmm_autograd(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
-                          const at::Scalar& beta, const at::Scalar& alpha) {
-  if (!needs_graph(mat1, mat2, input)) {
+template <class Product>
+at::Tensor add_product_autograd(const at::Tensor& input, const at::Tensor& a, const at::Tensor& b,
+                                const at::Scalar& beta, const at::Scalar& alpha) {
+  if (!needs_graph(a, b, input)) {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return op::addmm().call(input, mat1, mat2, beta, alpha);
+    return Product::op().call(input, a, b, beta, alpha);
   }
-  return AddmmFunction::apply(input, mat1, mat2, beta, alpha);
+  return AddProductFunction<Product>::apply(input, a, b, beta, alpha);
 }
 
-at::Tensor& addmm_out_autograd(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
-                               const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
-  TORCH_CHECK(!needs_graph(mat1, mat2, input),
-              "addmm(): functions with out=... arguments don't support automatic differentiation, but one of the "
+template <class Product>
+at::Tensor& add_product_out_autograd(const at::Tensor& input, const at::Tensor& a, const at::Tensor& b,
+                                     const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
+  TORCH_CHECK(!needs_graph(a, b, input), Product::kName,
+              "(): functions with out=... arguments don't support automatic differentiation, but one of the "
               "arguments requires grad.");
   {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
-    op::addmm_out().call(input, mat1, mat2, beta, alpha, out);
+    Product::op_out().call(input, a, b, beta, alpha, out);
   }
   torch::autograd::impl::bump_version(out);
   return out;
@@ -241,59 +260,6 @@ at::Tensor& bmm_out_autograd(const at::Tensor& self, const at::Tensor& mat2, at:
   {
     at::AutoDispatchBelowADInplaceOrView below_autograd;
     op::bmm_out().call(self, mat2, out);
-  }
-  torch::autograd::impl::bump_version(out);
-  return out;
-}
-
-// d(beta * input + alpha * batch1 @ batch2): as addmm's, per matrix of the batch.
-class BaddbmmFunction : public torch::autograd::Function<BaddbmmFunction> {
- public:
-  static at::Tensor forward(torch::autograd::AutogradContext* ctx, const at::Tensor& input, const at::Tensor& batch1,
-                            const at::Tensor& batch2, const at::Scalar& beta, const at::Scalar& alpha) {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    ctx->save_for_backward(
-        {batch2.requires_grad() ? batch1 : at::Tensor(), batch1.requires_grad() ? batch2 : at::Tensor()});
-    ctx->saved_data["input_sizes"] = input.sym_sizes().vec();
-    ctx->saved_data["beta"] = beta;
-    ctx->saved_data["alpha"] = alpha;
-    return op::baddbmm().call(input, batch1, batch2, beta, alpha);
-  }
-
-  static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
-                                                 torch::autograd::variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const at::Tensor& grad = grads[0];
-    const at::Scalar beta = ctx->saved_data["beta"].toScalar();
-    const at::Scalar alpha = ctx->saved_data["alpha"].toScalar();
-    const auto scaled = [](const at::Tensor& t, const at::Scalar& s) { return s.equal(1) ? t : t * s; };
-    at::Tensor grad_input, grad_batch1, grad_batch2;
-    if (ctx->needs_input_grad(0)) {
-      grad_input = at::sum_to(scaled(grad, beta), ctx->saved_data["input_sizes"].toSymIntVector());
-    }
-    if (ctx->needs_input_grad(1)) grad_batch1 = scaled(op::bmm().call(grad, saved[1].transpose(1, 2).conj()), alpha);
-    if (ctx->needs_input_grad(2)) grad_batch2 = scaled(op::bmm().call(saved[0].transpose(1, 2).conj(), grad), alpha);
-    return {grad_input, grad_batch1, grad_batch2, at::Tensor(), at::Tensor()};
-  }
-};
-
-at::Tensor baddbmm_autograd(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
-                            const at::Scalar& beta, const at::Scalar& alpha) {
-  if (!needs_graph(batch1, batch2, input)) {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    return op::baddbmm().call(input, batch1, batch2, beta, alpha);
-  }
-  return BaddbmmFunction::apply(input, batch1, batch2, beta, alpha);
-}
-
-at::Tensor& baddbmm_out_autograd(const at::Tensor& input, const at::Tensor& batch1, const at::Tensor& batch2,
-                                 const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
-  TORCH_CHECK(!needs_graph(batch1, batch2, input),
-              "baddbmm(): functions with out=... arguments don't support automatic differentiation, but one of the "
-              "arguments requires grad.");
-  {
-    at::AutoDispatchBelowADInplaceOrView below_autograd;
-    op::baddbmm_out().call(input, batch1, batch2, beta, alpha, out);
   }
   torch::autograd::impl::bump_version(out);
   return out;
@@ -584,13 +550,13 @@ TORCH_LIBRARY_IMPL(cutlass_ops, Autograd, m) {
   m.impl("mm.out", &mm_out_autograd);
   m.impl("mm_with_kernel", &mm_with_kernel_autograd);
   m.impl("mm_with_kernel.out", &mm_with_kernel_out_autograd);
-  m.impl("addmm", &addmm_autograd);
-  m.impl("addmm.out", &addmm_out_autograd);
+  m.impl("addmm", &add_product_autograd<AddmmProduct>);
+  m.impl("addmm.out", &add_product_out_autograd<AddmmProduct>);
   m.impl("linear", &linear_autograd);
   m.impl("bmm", &bmm_autograd);
   m.impl("bmm.out", &bmm_out_autograd);
-  m.impl("baddbmm", &baddbmm_autograd);
-  m.impl("baddbmm.out", &baddbmm_out_autograd);
+  m.impl("baddbmm", &add_product_autograd<BaddbmmProduct>);
+  m.impl("baddbmm.out", &add_product_out_autograd<BaddbmmProduct>);
 }
 
 TORCH_LIBRARY_IMPL(cutlass_ops, Functionalize, m) {
