@@ -14,10 +14,10 @@ import math
 import torch
 
 import cutlass_ops
+from bmm_attention_probe import attention_products
 from cutlass_ops.bench.timing import median_ms
 
 _C = cutlass_ops._extension._C
-SHAPES = [(bh, s, d) for bh in (32, 128) for s in (128, 512, 1024, 2048) for d in (64, 128)]
 
 
 def bench(fn):
@@ -33,29 +33,25 @@ def main():
     parser.add_argument("--json")
     args = parser.parse_args()
     rows = []
-    for bh, s, d in SHAPES:
-        q = torch.randn(bh, s, d, dtype=torch.bfloat16, device="cuda")
-        k = torch.randn(bh, s, d, dtype=torch.bfloat16, device="cuda")
-        att = torch.randn(bh, s, s, dtype=torch.bfloat16, device="cuda")
-        for name, a, b in (("q@k^T", q, k.transpose(1, 2)), ("att@v", att, k)):
-            plan = cutlass_ops.explain(a, b)
-            cands = [c for c in plan.candidates if c.decomposition == "data-parallel" and c.variant == "in-place"]
-            times = {}
-            for c in cands:
-                times[c.kernel] = bench(lambda: _C.bmm_with_kernel(a, b, c.kernel))
-            torch_ms = bench(lambda: torch.bmm(a, b))
-            best = min(times, key=times.get)
-            by_model = min(cands, key=lambda c: c.predicted_us).kernel
-            by_raw = min(cands, key=lambda c: c.kernel_us + c.copy_us).kernel
-            row = {"op": name, "batch": bh, "s": s, "d": d, "torch_ms": torch_ms, "times": times, "best": best,
-                   "model": by_model, "raw": by_raw, "regret_model": times[by_model] / times[best],
-                   "regret_raw": times[by_raw] / times[best], "best_vs_torch": torch_ms / times[best],
-                   "model_vs_torch": torch_ms / times[by_model],
-                   "predicted": {c.kernel: [c.predicted_us, c.kernel_us + c.copy_us] for c in cands}}
-            rows.append(row)
-            print(f"{name:6s} {bh:4d}x{s:5d}x{d:4d} torch {torch_ms * 1e3:7.1f} best {times[best] * 1e3:7.1f} "
-                  f"{best}  model x{row['regret_model']:.2f} ({by_model})  raw x{row['regret_raw']:.2f} ({by_raw})",
-                  flush=True)
+    for name, bh, s, d, a, b in attention_products():
+        plan = cutlass_ops.explain(a, b)
+        cands = [c for c in plan.candidates if c.decomposition == "data-parallel" and c.variant == "in-place"]
+        times = {}
+        for c in cands:
+            times[c.kernel] = bench(lambda: _C.bmm_with_kernel(a, b, c.kernel))
+        torch_ms = bench(lambda: torch.bmm(a, b))
+        best = min(times, key=times.get)
+        by_model = min(cands, key=lambda c: c.predicted_us).kernel
+        by_raw = min(cands, key=lambda c: c.kernel_us + c.copy_us).kernel
+        row = {"op": name, "batch": bh, "s": s, "d": d, "torch_ms": torch_ms, "times": times, "best": best,
+               "model": by_model, "raw": by_raw, "regret_model": times[by_model] / times[best],
+               "regret_raw": times[by_raw] / times[best], "best_vs_torch": torch_ms / times[best],
+               "model_vs_torch": torch_ms / times[by_model],
+               "predicted": {c.kernel: [c.predicted_us, c.kernel_us + c.copy_us] for c in cands}}
+        rows.append(row)
+        print(f"{name:6s} {bh:4d}x{s:5d}x{d:4d} torch {torch_ms * 1e3:7.1f} best {times[best] * 1e3:7.1f} "
+              f"{best}  model x{row['regret_model']:.2f} ({by_model})  raw x{row['regret_raw']:.2f} ({by_raw})",
+              flush=True)
     print(f"regret geomean: model {gm([r['regret_model'] for r in rows]):.3f} (max {max(r['regret_model'] for r in rows):.3f}), "
           f"raw {gm([r['regret_raw'] for r in rows]):.3f} (max {max(r['regret_raw'] for r in rows):.3f}); "
           f"vs torch: model {gm([r['model_vs_torch'] for r in rows]):.3f}, best {gm([r['best_vs_torch'] for r in rows]):.3f}")
