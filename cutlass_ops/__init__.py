@@ -15,20 +15,38 @@
     cutlass_ops.tuning.set_autotune(True)    # time new problems on every eligible kernel, cache the winner
 """
 
-from . import _extension  # noqa: F401  (loads the extension, registers the kernels)
-from .calibration import store as _calibration_store
-
-_calibration_store.install_shipped()  # the cost model's fitted constants (no GPU needed)
-from .info import info
-from . import tuning
-from .inplace import mm_
-from .ops import (ACTIVATIONS, DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo, OperandPlan, Plan, addmm, baddbmm,
-                  bmm, explain, fp32_mode, linear, list_kernels, matmul, mm, set_fp32_mode)
-from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
-                    unpatch_torch, use_cutlass)
-from .profiler import ProfileReport, profile
+import sys as _sys
 
 __version__ = "0.1.0"
+
+
+def _running_the_cli() -> bool:
+    """Whether this import is `python -m cutlass_ops ...` starting up."""
+    argv = getattr(_sys, "orig_argv", [])
+    return any(a == "-m" and b == "cutlass_ops" for a, b in zip(argv, argv[1:]))
+
+
+try:
+    from . import _extension  # noqa: F401  (loads the extension, registers the kernels)
+except ImportError as _error:
+    if not _running_the_cli():
+        raise
+    # `python -m cutlass_ops --help` and `--version` work without the compiled extension; any
+    # command that needs it prints this error (cutlass_ops/__main__.py).
+    _LOAD_ERROR = _error
+else:
+    _LOAD_ERROR = None
+    from .calibration import store as _calibration_store
+
+    _calibration_store.install_shipped()  # the cost model's fitted constants (no GPU needed)
+    from .info import info
+    from . import tuning
+    from .inplace import mm_
+    from .ops import (ACTIVATIONS, DEVICE_PRESETS, Candidate, DeviceSpec, KernelInfo, OperandPlan, Plan, addmm, baddbmm,
+                      bmm, explain, fp32_mode, linear, list_kernels, matmul, mm, set_fp32_mode)
+    from .patch import (disable, enable, enabled, patch_torch, patched, patched_targets, reset_stats, set_logging, stats,
+                        unpatch_torch, use_cutlass)
+    from .profiler import ProfileReport, profile
 
 __all__ = [
     "ACTIVATIONS",
@@ -66,5 +84,7 @@ __all__ = [
     "tuning",
 ]
 
-if __import__("os").environ.get("CUTLASS_OPS_ENABLE", "") not in ("", "0"):
+
+
+if _LOAD_ERROR is None and __import__("os").environ.get("CUTLASS_OPS_ENABLE", "") not in ("", "0"):
     enable()  # dispatcher mode from the start: aten::mm's CUDA kernel is cutlass_ops

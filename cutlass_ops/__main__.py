@@ -434,6 +434,11 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_fuzz)
 
     args = parser.parse_args(argv)
+    from . import _LOAD_ERROR
+
+    if _LOAD_ERROR is not None:  # the compiled extension is missing or stale: only --help got this far
+        print(f"python -m cutlass_ops {args.command}: {_LOAD_ERROR}", file=sys.stderr)
+        return 1
     return args.func(args)
 
 

@@ -39,7 +39,11 @@ def _register_kernel_modules() -> dict[str, str]:
         except ImportError as error:
             failed[name] = str(error)
             continue
-        _C.register_kernel_table(module.kernel_table)
+        try:
+            _C.register_kernel_table(module.kernel_table)
+        except ValueError as error:  # a module from another build (kernel ABI, kernel table)
+            raise ImportError(f"cutlass_ops' compiled modules do not match each other ({error}): "
+                              f"{BUILD_COMMAND}") from error
     return failed
 
 

@@ -50,6 +50,33 @@ def test_importing_an_unbuilt_tree_says_how_to_build(tmp_path):
     assert "circular import" not in result.stderr.splitlines()[-1]
 
 
+def test_the_command_line_helps_without_the_extension(tmp_path):
+    """`python -m cutlass_ops --help` and `--version` work in a tree without the compiled
+    extension; a command that needs it exits 1 with the build instructions."""
+    import shutil
+    import subprocess
+    import sys
+
+    shutil.copytree(ROOT / "cutlass_ops", tmp_path / "cutlass_ops",
+                    ignore=shutil.ignore_patterns("*.so", "_build_info.py", "__pycache__"))
+    # As `python -m cutlass_ops ARGS` would start, with the copy first on the path and an editable
+    # install's finder set aside (it would hand back the built tree).
+    code = ("import runpy, sys; sys.path.insert(0, sys.argv[1]); "
+            "sys.meta_path[:] = [f for f in sys.meta_path if 'editable' not in str(getattr(f, '__module__', ''))]; "
+            "sys.argv = ['-m'] + sys.argv[2:]; sys.orig_argv = [sys.executable, '-m', 'cutlass_ops'] + sys.argv[1:]; "
+            "runpy.run_module('cutlass_ops', run_name='__main__', alter_sys=True)")
+
+    def cli(*args):
+        return subprocess.run([sys.executable, "-c", code, str(tmp_path), *args], capture_output=True, text=True)
+
+    helped = cli("--help")
+    assert helped.returncode == 0 and "profile" in helped.stdout and "sweep" in helped.stdout, helped.stderr
+    version = cli("--version")
+    assert version.returncode == 0 and version.stdout.startswith("cutlass_ops "), version.stderr
+    info = cli("info")
+    assert info.returncode == 1 and "cutlass_ops is not built" in info.stderr and "--no-build-isolation" in info.stderr
+
+
 def test_the_explain_walkthrough_runs_without_a_gpu():
     import subprocess
     import sys
