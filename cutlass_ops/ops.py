@@ -451,14 +451,17 @@ class Plan:
         lines.append(f"  why: {self.reason}")
         if self.a is not None:
             m, n, k = self.problem
-            lines.append(f"  problem: {m}x{n}x{k}" + (" (transposed: out^T = mat2^T @ input^T)" if self.transposed else ""))
+            batch = f"a batch of {self.batch}, each " if self.batch > 1 else ""
+            lines.append(f"  problem: {batch}{m}x{n}x{k}" +
+                         (" (transposed: out^T = mat2^T @ input^T)" if self.transposed else ""))
             if self.action == "kernel":
                 lines.append(f"  K: {self.decomposition}" + (f", {self.splits} slices" if self.decomposition == "split-k" else "")
                              + (" (tuning table)" if self.tuned else ""))
                 if (self.raster, self.swizzle) != ("heuristic", 1):
                     lines.append(f"  tile order: {self.raster}, swizzle {self.swizzle}")
             for label, op in (("A", self.a), ("B", self.b), ("out", self.out)):
-                lines.append(f"  {label}: {op.layout}-major, ld {op.ld}, aligned to {op.align} elements")
+                lines.append(f"  {label}: {op.layout}-major, ld {op.ld}, aligned to {op.align} elements" +
+                             (f", batch stride {op.batch_stride}" if self.batch > 1 else ""))
             copies = [n for n, c in (("input", self.copy_input), ("mat2", self.copy_mat2)) if c]
             if copies:
                 lines.append(f"  copies: {', '.join(copies)} (strides no BLAS layout describes)")
@@ -492,7 +495,8 @@ class Plan:
 
 def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] = None,
             kernel: Optional[str] = None, device=None) -> Plan:
-    """Which kernel ``mm(input, mat2, out=out, kernel=kernel)`` would run, and why.
+    """Which kernel ``mm(input, mat2, out=out, kernel=kernel)`` would run, and why (for two 3-D
+    tensors, ``bmm(input, mat2, out=out)``: the plan of the batch, ``Plan.batch`` > 1).
 
     Runs nothing. For CUDA tensors the plan is for their device. For meta (or CPU) tensors,
     pass ``device=`` (a :class:`DeviceSpec` or a preset name such as ``"h100"``): meta
