@@ -86,8 +86,8 @@ def _hash(text: str) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
 
 
-def _log_uniform(rng: random.Random) -> int:
-    return max(1, min(MAX_DIM, int(round(math.exp(rng.uniform(0.0, math.log(MAX_DIM)))))))
+def _log_uniform(rng: random.Random, low: int = 1, high: int = MAX_DIM) -> int:
+    return max(low, min(high, int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))))
 
 
 def random_problems(dtype: str, count: int, max_flop: float, seed: int = 0) -> list[Problem]:
@@ -179,9 +179,8 @@ def random_batched_problems(dtype: str, count: int, max_flop: float, seed: int =
         i = len(out)
         aligned = i % 2 == 0
         while True:
-            batch = max(2, min(512, int(round(math.exp(rng.uniform(math.log(2), math.log(512)))))))
-            m, n, k = (max(1, min(BATCHED_MAX_DIM, int(round(math.exp(rng.uniform(0.0, math.log(BATCHED_MAX_DIM)))))))
-                       for _ in range(3))
+            batch = _log_uniform(rng, 2, 512)
+            m, n, k = (_log_uniform(rng, high=BATCHED_MAX_DIM) for _ in range(3))
             if aligned:
                 m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
             if 2.0 * batch * m * n * k <= max_flop:
