@@ -89,15 +89,20 @@ def _gpu_and_dtypes(command: str, dtype_list: str):
     return dtypes
 
 
+def plot_unavailable(args) -> bool:
+    """--plot given without matplotlib: say so before any work is done (not after the run)."""
+    if not getattr(args, "plot", None):
+        return False
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        print("--plot needs matplotlib (pip install matplotlib); nothing was run", file=sys.stderr)
+        return True
+    return False
+
+
 def cmd_bench(args) -> int:
     from . import bench
-
-    if args.plot:
-        try:
-            import matplotlib  # noqa: F401  (checked before the run, not after it)
-        except ImportError:
-            print("--plot needs matplotlib (pip install matplotlib); nothing was run", file=sys.stderr)
-            return 2
     try:
         cases = bench.parse_shapes(args.shapes, args.layout) if args.shapes else None
     except ValueError as error:
@@ -436,6 +441,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     from . import _LOAD_ERROR
 
+    if plot_unavailable(args):
+        return 2
     if _LOAD_ERROR is not None:  # the compiled extension is missing or stale: only --help got this far
         print(f"python -m cutlass_ops {args.command}: {_LOAD_ERROR}", file=sys.stderr)
         return 1

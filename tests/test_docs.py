@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -75,6 +77,19 @@ def test_the_command_line_helps_without_the_extension(tmp_path):
     assert version.returncode == 0 and version.stdout.startswith("cutlass_ops "), version.stderr
     info = cli("info")
     assert info.returncode == 1 and "cutlass_ops is not built" in info.stderr and "--no-build-isolation" in info.stderr
+
+
+@pytest.mark.parametrize("argv", [["bench", "--quick", "--plot", "x.png"], ["evaluate", "no_such_folder", "--plot", "x.png"],
+                                  ["profile", "no_such_file.py:f", "--plot", "x.png"]])
+def test_plot_without_matplotlib_stops_before_any_work(argv, monkeypatch, capsys):
+    """Every command's --plot checks for matplotlib first (not after a long run)."""
+    import sys
+
+    from cutlass_ops import __main__ as cli
+
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib raises ImportError
+    assert cli.main(argv) == 2
+    assert "--plot needs matplotlib" in capsys.readouterr().err
 
 
 def test_the_explain_walkthrough_runs_without_a_gpu():
