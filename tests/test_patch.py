@@ -11,26 +11,9 @@ from torch.utils._python_dispatch import TorchDispatchMode
 import cutlass_ops
 from cutlass_ops import patch
 
-ORIGINALS = {
-    "torch.mm": torch.mm,
-    "Tensor.mm": torch.Tensor.mm,
-    "torch.matmul": torch.matmul,
-    "Tensor.matmul": torch.Tensor.matmul,
-    "Tensor.__matmul__": torch.Tensor.__matmul__,
-    "torch.addmm": torch.addmm,
-    "Tensor.addmm": torch.Tensor.addmm,
-    "F.linear": torch.nn.functional.linear,
-    "torch.bmm": torch.bmm,
-    "Tensor.bmm": torch.Tensor.bmm,
-    "torch.baddbmm": torch.baddbmm,
-    "Tensor.baddbmm": torch.Tensor.baddbmm,
-}
-MATMUL = {"torch.mm", "Tensor.mm", "torch.matmul", "Tensor.matmul", "Tensor.__matmul__"}
-LINEAR = {"torch.mm", "Tensor.mm", "torch.addmm", "Tensor.addmm", "F.linear"}
-BMM = {"torch.mm", "Tensor.mm", "torch.bmm", "Tensor.bmm", "torch.baddbmm", "Tensor.baddbmm"}
-
 
 def current():
+    """Each patch target as torch holds it now."""
     return {
         "torch.mm": torch.mm,
         "Tensor.mm": torch.Tensor.mm,
@@ -45,6 +28,12 @@ def current():
         "torch.baddbmm": torch.baddbmm,
         "Tensor.baddbmm": torch.Tensor.baddbmm,
     }
+
+
+ORIGINALS = current()  # at import, before any test patches
+MATMUL = {"torch.mm", "Tensor.mm", "torch.matmul", "Tensor.matmul", "Tensor.__matmul__"}
+LINEAR = {"torch.mm", "Tensor.mm", "torch.addmm", "Tensor.addmm", "F.linear"}
+BMM = {"torch.mm", "Tensor.mm", "torch.bmm", "Tensor.bmm", "torch.baddbmm", "Tensor.baddbmm"}
 
 
 @pytest.fixture(autouse=True)
