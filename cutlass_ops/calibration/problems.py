@@ -90,18 +90,27 @@ def _log_uniform(rng: random.Random, low: int = 1, high: int = MAX_DIM) -> int:
     return max(low, min(high, int(round(math.exp(rng.uniform(math.log(low), math.log(high)))))))
 
 
+def _draw_shape(rng: random.Random, aligned: bool, max_flop: float, high: int = MAX_DIM,
+                batches: tuple[int, int] = (1, 1)) -> tuple[int, int, int, int]:
+    """(batch, m, n, k): the batch log-uniform in `batches` (when it is a range), then M, N and K
+    log-uniform in 1..high (rounded up to multiples of 8 when `aligned`), redrawn until
+    2 batch M N K <= max_flop."""
+    while True:
+        batch = _log_uniform(rng, *batches) if batches[1] > batches[0] else batches[0]
+        m, n, k = (_log_uniform(rng, high=high) for _ in range(3))
+        if aligned:
+            m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
+        if 2.0 * batch * m * n * k <= max_flop:
+            return batch, m, n, k
+
+
 def random_problems(dtype: str, count: int, max_flop: float, seed: int = 0) -> list[Problem]:
     rng = random.Random(f"cutlass_ops-sweep-{dtype}-{seed}")
     out = []
     while len(out) < count:
         i = len(out)
         aligned = i % 2 == 0
-        while True:
-            m, n, k = (_log_uniform(rng) for _ in range(3))
-            if aligned:
-                m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
-            if 2.0 * m * n * k <= max_flop:
-                break
+        _, m, n, k = _draw_shape(rng, aligned, max_flop)
         layout = LAYOUTS[rng.randrange(4)]
         pid = f"{dtype}-random-{i:05d}"
         split = "test" if _hash(pid) % TEST_EVERY == 0 else "train"
@@ -178,13 +187,7 @@ def random_batched_problems(dtype: str, count: int, max_flop: float, seed: int =
     while len(out) < count:
         i = len(out)
         aligned = i % 2 == 0
-        while True:
-            batch = _log_uniform(rng, 2, 512)
-            m, n, k = (_log_uniform(rng, high=BATCHED_MAX_DIM) for _ in range(3))
-            if aligned:
-                m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
-            if 2.0 * batch * m * n * k <= max_flop:
-                break
+        batch, m, n, k = _draw_shape(rng, aligned, max_flop, high=BATCHED_MAX_DIM, batches=(2, 512))
         pid = f"{dtype}-batched-random-{i:05d}"
         split = "test" if _hash(pid) % TEST_EVERY == 0 else "train"
         out.append(Problem(pid, dtype, m, n, k, LAYOUTS[rng.randrange(4)],
