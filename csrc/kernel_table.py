@@ -441,7 +441,9 @@ kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyM", config_name="skinny_m_streaming", role="product",
                 why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read
 once in 16-byte loads, K split over the SMs with a deterministic two-pass sum; rr and rc, fp32
-(also registered for TF32: full fp32 products), bf16, f16."""),
+(also registered for TF32: full fp32 products), bf16, f16. The `_a1` and `_a1_elementwise` builds
+take B and D at any alignment (up to 16 rows): aligned 16-byte loads realigned in registers, or
+one element per load."""),
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyMMma", config_name="skinny_m_mma_streaming", role="product",
                 why="""Not a ladder step: the tensor-core streaming kernel for 16-bit problems of up to 64
 rows and TF32 ones of up to 16 (gemm_skinny_m_mma_sm80.cu). 32 columns of D per block, K split

@@ -203,8 +203,12 @@ def cmd_sweep(args) -> int:
         index = torch.cuda.current_device()
         cc, sm_count = _extension._C.device_desc(index)[:2]
         folder = Path(args.out) / sweep.device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
-        sweep.extend(folder, [k.strip() for k in args.add_kernels.split(",") if k.strip()], dtypes,
-                     time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress)
+        try:
+            sweep.extend(folder, [k.strip() for k in args.add_kernels.split(",") if k.strip()], dtypes,
+                         time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress)
+        except ValueError as error:
+            print(f"--add-kernels: {error}", file=sys.stderr)
+            return 2
         return 0
     sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
               progress=not args.no_progress, passes=args.passes, batched=args.batched)

@@ -27,6 +27,24 @@
 // extent are multiples of that, so a vector is wholly in or wholly out of the matrix. A is
 // read element by element, and rc's D is written that way, so both take alignment 1.
 //
+// Two builds take B and D at any alignment (a row may start at any element, as with an odd
+// leading dim or offset), up to kMaxRowsUnaligned rows: the sweep's unaligned problems of at
+// most 16 rows are where the tile kernels, which stage such operands through copies or read
+// them element by element, lost most (0.74-0.78x cuBLAS for the best kernel built without them).
+//  - `_a1` (Loads::kRealigned) still reads B 16 bytes at a time, from the aligned 16 bytes
+//    holding each piece: a piece that starts `mis` elements into one vector ends in the next,
+//    which the neighbouring lane loaded (a shuffle brings it; the warp's last lane loads one
+//    more), and realign() shifts the pair by `mis` elements. `mis` is the same for every lane
+//    of a warp's load (one row of B in rr, one column in rc), so no lane diverges. Elements
+//    past the matrix's edge are zeroed before the multiply, never read as A's zero padding
+//    times whatever lies beyond.
+//  - `_a1_elementwise` (Loads::kElement) reads one element per lane and load, with more loads
+//    in flight: rr's column blocks are then 32 columns wide, not 256, and a lane does no
+//    shifting. Measured on the sweep's problems (H100), it is the faster of the two on small
+//    ones (B below 1 MB: by 10-60%) and `_a1` on large ones (B above 32 MB: by up to 25%); the
+//    cost model picks.
+// Both write D element by element.
+//
 // Measured (H100, python -m cutlass_ops bench --suite all, L2 flushed, 2026-11-22), against
 // cuBLAS in the same run: fp32 1x128256x4096 in 708 us, B streamed at 2.97 TB/s (1.08x);
 // 1x4096x65536 1.08x; 16x4096x4096 1.58x; 16x6144x4096 1.14x; but 1x4096x4096 0.79x (40 us
@@ -46,29 +64,46 @@ namespace {
 
 constexpr configs::ConfigId kConfig = configs::Handwritten_SkinnyM::kId;  // its row of the kernel table
 constexpr int kMaxRows = 8;  // rows per chunk: 8 x 8 fp32 accumulators per lane for 16-bit rr
+constexpr int kMaxRowsUnaligned = 16;  // the any-alignment builds: two chunks of 8 rows at most
+
+// How a build reads B (and writes D): 16-byte vectors of 16-byte aligned rows; any alignment,
+// through the aligned 16 bytes around each piece, realigned in registers (`_a1`); any
+// alignment, one element per load (`_a1_elementwise`).
+enum class Loads { kVector, kRealigned, kElement };
+
 // K is split until the grid holds 16 warps per SM. With 8 (rr) or 2 x 4 (rc) 16-byte loads in
 // flight per lane, that is 64 KiB per SM, about 3x what full bandwidth needs in flight (an
-// estimate: 3.35 TB/s x ~0.7 us of latency / 132 SMs = ~18 KiB).
-constexpr int kTargetWarpsPerSm = 16;
+// estimate: 3.35 TB/s x ~0.7 us of latency / 132 SMs = ~18 KiB). Loads of one element move 8
+// or 16 times less each: those builds ask for 32 warps per SM.
+constexpr int target_warps_per_sm(Loads loads) { return loads == Loads::kElement ? 32 : 16; }
 // At most 64 slabs: the sum kernel's chain of loads per output stays short (for N so small that
 // more would be wanted, B is a few MiB at most).
 constexpr int kMaxSplits = 64;
 
 // rr: one column block of 32 lanes x kVec columns per block; its 4 warps take alternate K rows.
 struct RowMajorB {
-  static constexpr int kWarps = 4, kUnroll = 8;  // 8 rows of B in flight per warp
-  static constexpr int kChunk = 256;             // K rows of A staged at a time
+  static constexpr int kWarps = 4;
+  static constexpr int kChunk = 256;  // K rows of A staged at a time
+  // Rows of B in flight per warp, within the registers that `rows` rows of accumulators leave:
+  // kRealigned holds each row's extra vector beside it; kElement holds one element per row.
+  static constexpr int unroll(Loads loads, int rows) {
+    return loads == Loads::kVector ? 8 : loads == Loads::kRealigned ? (rows == kMaxRows ? 2 : 4) : 32 / std::max(rows / 2, 1);
+  }
   static constexpr int cols(int vec) { return 32 * vec; }
-  static constexpr int slab_quantum(int) { return kWarps * kUnroll; }
+  static constexpr int slab_quantum(int, Loads loads, int rows) { return kWarps * unroll(loads, rows); }
   static constexpr int smem_floats(int rows, int vec) { return std::max(kChunk, kWarps * cols(vec)) * rows; }
 };
 
 // rc: 8 warps of 4 columns each; lanes take alternate 16-byte pieces of K.
 struct ColMajorB {
-  static constexpr int kWarps = 8, kCols = 4, kUnroll = 2;  // 2 x 4 loads of B in flight per lane
-  static constexpr int kChunk = 1024;                        // K values of A staged at a time
+  static constexpr int kWarps = 8, kCols = 4;
+  static constexpr int kChunk = 1024;  // K values of A staged at a time
+  // x kCols loads of B in flight per lane; kRealigned holds each column's extra vector too.
+  static constexpr int unroll(Loads loads, int = 0) {
+    return loads == Loads::kVector ? 2 : loads == Loads::kRealigned ? 1 : 4;
+  }
   static constexpr int cols(int) { return kWarps * kCols; }
-  static constexpr int slab_quantum(int vec) { return 32 * vec * kUnroll; }
+  static constexpr int slab_quantum(int vec, Loads loads, int) { return 32 * vec * unroll(loads); }
   static constexpr int smem_floats(int rows, int) { return kChunk * rows; }
 };
 
@@ -81,6 +116,14 @@ using Element = typename ElementTraits<P>::Element;
 template <Precision P>
 constexpr int kVec = 16 / sizeof(Element<P>);  // elements per 16-byte access
 
+// Elements of B a lane takes per load: a 16-byte vector's, or one.
+template <Precision P, Loads kLoads>
+constexpr int kPiece = kLoads == Loads::kElement ? 1 : kVec<P>;
+
+// What a lane holds of one load of B.
+template <Loads kLoads>
+using Raw = std::conditional_t<kLoads == Loads::kElement, uint32_t, uint4>;
+
 // How one launch divides the problem. A function of GemmArgs alone, so that workspace_bytes()
 // and run() agree.
 struct Split {
@@ -91,20 +134,20 @@ struct Split {
   int64_t blocks() const { return row_chunks * col_blocks * splits; }
 };
 
-template <Precision P, Layout L>
+template <Precision P, Layout L, Loads kLoads>
 Split plan_split(const GemmArgs& g) {
   using S = Shape<L>;
   Split s;
   s.rows = 1;
   while (s.rows < std::min<int64_t>(g.m, kMaxRows)) s.rows *= 2;
   s.row_chunks = ceil_div(g.m, s.rows);
-  s.col_blocks = ceil_div(g.n, S::cols(kVec<P>));
-  // Split K until the grid holds about kTargetWarpsPerSm warps per SM. Each slab must stay
+  s.col_blocks = ceil_div(g.n, S::cols(kPiece<P, kLoads>));
+  // Split K until the grid holds about target_warps_per_sm() warps per SM. Each slab must stay
   // long enough that its fp32 partial sums (written, then read back) cost at most an eighth of
   // its B traffic: 2 * rows * 4 bytes per column against slab * sizeof(element).
-  const int quantum = S::slab_quantum(kVec<P>);
+  const int quantum = S::slab_quantum(kPiece<P, kLoads>, kLoads, s.rows);
   const int64_t min_slab = std::max<int64_t>(quantum, 64 * s.rows / static_cast<int>(sizeof(Element<P>)));
-  const int64_t target = int64_t{std::max(g.sm_count, 1)} * kTargetWarpsPerSm / S::kWarps;
+  const int64_t target = int64_t{std::max(g.sm_count, 1)} * target_warps_per_sm(kLoads) / S::kWarps;
   const int64_t wanted = ceil_div(target, s.row_chunks * s.col_blocks);
   s.splits = std::clamp<int64_t>(wanted, 1, std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits));
   s.slab = ceil_div(ceil_div(g.k, s.splits), quantum) * quantum;
@@ -134,6 +177,30 @@ __device__ Work block_work(const Split& s, int rows, int cols, int k) {
 
 // 16 bytes of B, under the L2 policy of l2_stream_policy(s.evict_first).
 __device__ uint4 load16(const void* p, uint64_t policy) { return ptx::ld_global_16(p, policy); }
+// The 16 bytes that start `mis_bytes` (a multiple of the element size, below 16) into `lo` and
+// continue into `hi`, the next aligned 16 bytes: the `_a1` builds' pieces of B.
+__device__ uint4 realign(uint4 lo, uint4 hi, int mis_bytes) {
+  const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int word = mis_bytes / 4;
+  const unsigned shift = mis_bytes % 4 * 8;
+  uint32_t x[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) x[i] = word == 0 ? w[i] : word == 1 ? w[i + 1] : word == 2 ? w[i + 2] : w[i + 3];
+  return make_uint4(__funnelshift_r(x[0], x[1], shift), __funnelshift_r(x[1], x[2], shift),
+                    __funnelshift_r(x[2], x[3], shift), __funnelshift_r(x[3], x[4], shift));
+}
+
+// The elements an aligned 16-byte load must step back to reach p: 0 for an aligned p.
+template <class T>
+__device__ int misalignment(const T* p) {
+  return static_cast<int>(reinterpret_cast<uintptr_t>(p) % 16 / sizeof(T));
+}
+
+__device__ uint4 shuffle_down(uint4 v) {
+  return make_uint4(__shfl_down_sync(0xffffffffu, v.x, 1), __shfl_down_sync(0xffffffffu, v.y, 1),
+                    __shfl_down_sync(0xffffffffu, v.z, 1), __shfl_down_sync(0xffffffffu, v.w, 1));
+}
+
 // Spelled out because nvcc split a plain uint4 store of the fp32 sums into four scalar ones.
 __device__ void store16(void* p, uint4 v) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
@@ -146,6 +213,29 @@ __device__ void unpack(uint4 raw, float (&x)[kVec<P>]) {
   memcpy(e, &raw, sizeof(raw));
 #pragma unroll
   for (int i = 0; i < kVec<P>; ++i) x[i] = ElementTraits<P>::to_float(e[i]);
+}
+
+// One element of B, loaded alone, as a float.
+template <Precision P>
+__device__ void unpack(uint32_t raw, float (&x)[1]) {
+  Element<P> e;
+  if constexpr (sizeof(e) == 2) {
+    const auto half = static_cast<uint16_t>(raw);
+    memcpy(&e, &half, sizeof(e));
+  } else {
+    memcpy(&e, &raw, sizeof(e));
+  }
+  x[0] = ElementTraits<P>::to_float(e);
+}
+
+// One element of B, under the L2 policy.
+template <Precision P>
+__device__ uint32_t load_element(const Element<P>* p, uint64_t policy) {
+  if constexpr (sizeof(Element<P>) == 2) {
+    return ptx::ld_global_2(p, policy);
+  } else {
+    return ptx::ld_global_4(p, policy);
+  }
 }
 
 template <Precision P>
@@ -172,11 +262,13 @@ __device__ void stage_a(const Problem<Element<P>>& p, int64_t row0, int64_t c0, 
 
 // ---- rr: B row-major -----------------------------------------------------------------------
 
-template <Precision P, int kRows>
+template <Precision P, Loads kLoads, int kRows>
 __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
     skinny_rr(Problem<Element<P>> p, Split s, float* ws) {
   using S = RowMajorB;
-  constexpr int V = kVec<P>, kCols = S::cols(V), kWarps = S::kWarps, kUnroll = S::kUnroll, kChunk = S::kChunk;
+  constexpr int V = kPiece<P, kLoads>, kCols = S::cols(V), kWarps = S::kWarps, kUnroll = S::unroll(kLoads, kRows);
+  constexpr bool kRealign = kLoads == Loads::kRealigned;
+  constexpr int kChunk = S::kChunk;
   constexpr int kThreads = kWarps * 32;
   static_assert(kChunk % (kWarps * kUnroll) == 0, "a warp's unrolled rows stay inside the staged chunk");
   // First the A chunk, transposed (kRows floats per K row: one broadcast read per row of B),
@@ -187,8 +279,9 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
   const uint64_t policy = ptx::l2_stream_policy(s.evict_first);  // for B
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
   const int64_t col = w.col0 + lane * V;
-  const bool col_in = col < p.n;  // N % V == 0: a lane's columns are all in or all out
+  const bool col_in = col < p.n;  // aligned builds: N % V == 0, a lane's columns are all in or all out
   const int64_t row_step = kWarps * p.ldb;
+  const int64_t cols_left = p.n - w.col0;  // columns of the block's rows inside the matrix
 
   float acc[kRows][V] = {};
   for (int64_t c0 = w.k_begin; c0 < w.k_end; c0 += kChunk) {
@@ -196,16 +289,42 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
     __syncthreads();  // no warp still reads the previous chunk
     stage_a<P, kRows, kChunk, kThreads>(p, w.row0, c0, len, smem, [](int r, int kk) { return kk * kRows + r; });
     __syncthreads();
-    const Element<P>* b = p.b + (c0 + warp) * p.ldb + col;
+    const Element<P>* b = p.b + (c0 + warp) * p.ldb + (kRealign ? w.col0 : col);
 #pragma unroll 1
     for (int kk = warp; kk < len; kk += kWarps * kUnroll, b += kUnroll * row_step) {
-      uint4 raw[kUnroll];  // all issued before the first is used
+      Raw<kLoads> raw[kUnroll];  // all issued before the first is used
+      uint4 tail[kUnroll];  // `_a1`: the vector after the block's, for the last lane
+      int mis[kUnroll];     // `_a1`: elements from each row's aligned 16 bytes to its start
 #pragma unroll
-      for (int u = 0; u < kUnroll; ++u) raw[u] = col_in && kk + u * kWarps < len ? load16(b + u * row_step, policy) : uint4{};
+      for (int u = 0; u < kUnroll; ++u) {
+        const bool row_in = kk + u * kWarps < len;
+        if constexpr (kRealign) {
+          // The aligned 16 bytes holding element `lane * V` of this row's piece; a load is made
+          // only where it holds an element of the matrix.
+          const Element<P>* row = b + u * row_step;
+          mis[u] = misalignment(row);
+          const Element<P>* aligned = row - mis[u];
+          raw[u] = row_in && lane * V - mis[u] < cols_left ? load16(aligned + lane * V, policy) : uint4{};
+          tail[u] = row_in && lane == 31 && mis[u] > 0 && 32 * V - mis[u] < cols_left
+                        ? load16(aligned + 32 * V, policy)
+                        : uint4{};
+        } else if constexpr (kLoads == Loads::kElement) {
+          raw[u] = col_in && row_in ? load_element<P>(b + u * row_step, policy) : 0u;
+        } else {
+          raw[u] = col_in && row_in ? load16(b + u * row_step, policy) : uint4{};
+        }
+      }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         float bv[V], av[kRows];
-        unpack<P>(raw[u], bv);
+        if constexpr (kRealign) {
+          const uint4 next = shuffle_down(raw[u]);
+          unpack<P>(realign(raw[u], lane == 31 ? tail[u] : next, mis[u] * static_cast<int>(sizeof(Element<P>))), bv);
+#pragma unroll
+          for (int j = 0; j < V; ++j) bv[j] = lane * V + j < cols_left ? bv[j] : 0.0f;
+        } else {
+          unpack<P>(raw[u], bv);
+        }
         const float* a = smem + (kk + u * kWarps) * kRows;
 #pragma unroll
         for (int r = 0; r < kRows; ++r) av[r] = a[r];
@@ -238,7 +357,17 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
 #pragma unroll
       for (int j = 0; j < V; ++j) sum[j] += smem[(v * kRows + r) * kCols + c + j];
     }
-    if (s.splits == 1) {
+    if constexpr (kLoads != Loads::kVector) {  // element by element, as far as N
+#pragma unroll
+      for (int j = 0; j < V; ++j) {
+        if (col0 + j >= p.n) break;
+        if (s.splits == 1) {
+          p.d[row * p.ldd + col0 + j] = ElementTraits<P>::from_float(sum[j]);
+        } else {
+          ws[(w.split * p.m + row) * p.n + col0 + j] = sum[j];
+        }
+      }
+    } else if (s.splits == 1) {
       store16(p.d + row * p.ldd + col0, pack<P>(sum));
     } else {
       float* out = ws + (w.split * p.m + row) * p.n + col0;  // N % V == 0: 16-byte aligned
@@ -253,20 +382,22 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
 
 // ---- rc: B column-major --------------------------------------------------------------------
 
-template <Precision P, int kRows>
+template <Precision P, Loads kLoads, int kRows>
 __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
     skinny_rc(Problem<Element<P>> p, Split s, float* ws) {
   using S = ColMajorB;
-  constexpr int V = kVec<P>, kCols = S::kCols, kUnroll = S::kUnroll, kChunk = S::kChunk;
+  constexpr int V = kPiece<P, kLoads>, kCols = S::kCols, kUnroll = S::unroll(kLoads), kChunk = S::kChunk;
+  constexpr bool kRealign = kLoads == Loads::kRealigned;
   constexpr int kThreads = S::kWarps * 32;
-  constexpr int kStep = 32 * V;     // K covered by one 16-byte load of every lane
-  constexpr int kQuads = V / 4;     // float4s of A per lane, row and load
+  constexpr int kStep = 32 * V;     // K covered by one load of every lane
+  constexpr int kQuads = V / 4;     // float4s of A per lane, row and load (none for single elements)
   static_assert(kChunk % (kStep * kUnroll) == 0, "a lane's unrolled loads stay inside the staged chunk");
   static_assert(kRows * kCols <= 32, "one lane stores each result");
   // The A chunk, row-major. For 16-bit B a lane needs 8 floats of a row; stored as two float4
-  // planes kChunk / 2 apart, a warp's float4 reads are contiguous (no bank conflicts).
+  // planes kChunk / 2 apart, a warp's float4 reads are contiguous (no bank conflicts). For
+  // single elements the row is plain: consecutive lanes read consecutive floats.
   __shared__ __align__(16) float as[S::smem_floats(kRows, V)];
-  constexpr int kPlane = kChunk / kQuads;
+  constexpr int kPlane = kQuads > 0 ? kChunk / kQuads : kChunk;
 
   const Work w = block_work(s, kRows, S::cols(V), p.k);
   const uint64_t policy = ptx::l2_stream_policy(s.evict_first);  // for B
@@ -282,18 +413,41 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
     const int len = static_cast<int>(min(int64_t{kChunk}, w.k_end - c0));  // a multiple of V
     __syncthreads();  // no warp still reads the previous chunk
     stage_a<P, kRows, kChunk, kThreads>(p, w.row0, c0, len, as, [](int r, int kk) {
+      if constexpr (kQuads == 0) return r * kChunk + kk;
       return r * kChunk + kk % V / 4 * kPlane + kk / V * 4 + kk % 4;
     });
     __syncthreads();
+    // `_a1`: each column's piece from c0 on starts mis[c] elements into aligned 16 bytes.
+    int mis[kCols];
+    const Element<P>* aligned[kCols];
+#pragma unroll
+    for (int c = 0; c < kCols; ++c) {
+      mis[c] = kRealign ? misalignment(b + c * p.ldb + c0) : 0;
+      aligned[c] = b + c * p.ldb + c0 - mis[c];
+    }
+    // The loop runs while any lane has work (the `_a1` builds' shuffles need the whole warp);
+    // past `len` a lane loads nothing and adds zeros.
 #pragma unroll 1
-    for (int kk = lane * V; kk < len; kk += kStep * kUnroll) {
-      uint4 raw[kUnroll][kCols];  // all issued before the first is used
+    for (int k0 = 0; k0 < len; k0 += kStep * kUnroll) {
+      const int kk = k0 + lane * V;
+      Raw<kLoads> raw[kUnroll][kCols];  // all issued before the first is used
+      uint4 tail[kUnroll][kCols];  // `_a1`: the vector after the warp's, for the last lane
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
 #pragma unroll
         for (int c = 0; c < kCols; ++c) {
           const int k = kk + u * kStep;
-          raw[u][c] = col_in[c] && k < len ? load16(b + c * p.ldb + c0 + k, policy) : uint4{};
+          if constexpr (kRealign) {
+            // Loads only of the aligned 16 bytes that hold an element of the piece [c0, c0 + len).
+            raw[u][c] = col_in[c] && k - mis[c] < len ? load16(aligned[c] + k, policy) : uint4{};
+            tail[u][c] = col_in[c] && lane == 31 && mis[c] > 0 && k + V - mis[c] < len
+                             ? load16(aligned[c] + k + V, policy)
+                             : uint4{};
+          } else if constexpr (kLoads == Loads::kElement) {
+            raw[u][c] = col_in[c] && k < len ? load_element<P>(b + c * p.ldb + c0 + k, policy) : 0u;
+          } else {
+            raw[u][c] = col_in[c] && k < len ? load16(b + c * p.ldb + c0 + k, policy) : uint4{};
+          }
         }
       }
 #pragma unroll
@@ -301,10 +455,24 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
         const int k = kk + u * kStep;
         float bv[kCols][V];
 #pragma unroll
-        for (int c = 0; c < kCols; ++c) unpack<P>(raw[u][c], bv[c]);
+        for (int c = 0; c < kCols; ++c) {
+          if constexpr (kRealign) {
+            const uint4 next = shuffle_down(raw[u][c]);
+            unpack<P>(realign(raw[u][c], lane == 31 ? tail[u][c] : next, mis[c] * static_cast<int>(sizeof(Element<P>))),
+                      bv[c]);
+#pragma unroll
+            for (int j = 0; j < V; ++j) bv[c][j] = k + j < len ? bv[c][j] : 0.0f;  // past the piece: not A's zeros x B
+          } else {
+            unpack<P>(raw[u][c], bv[c]);
+          }
+        }
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
           float av[V];
+          if constexpr (kQuads == 0) {
+#pragma unroll
+            for (int j = 0; j < V; ++j) av[j] = as[r * kChunk + k + j];
+          }
 #pragma unroll
           for (int q = 0; q < kQuads; ++q) {
             const float4 a4 = *reinterpret_cast<const float4*>(as + r * kChunk + q * kPlane + k / V * 4);
@@ -349,23 +517,23 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
 
 // ---- host side -----------------------------------------------------------------------------
 
-template <Precision P, Layout L, int kRows>
+template <Precision P, Layout L, Loads kLoads, int kRows>
 void launch(const Problem<Element<P>>& p, const Split& s, float* ws, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(s.blocks());
   if constexpr (L == Layout::kRowMajor) {
-    skinny_rr<P, kRows><<<grid, RowMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+    skinny_rr<P, kLoads, kRows><<<grid, RowMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
   } else {
-    skinny_rc<P, kRows><<<grid, ColMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+    skinny_rc<P, kLoads, kRows><<<grid, ColMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
   }
 }
 
-template <Precision P, Layout L>
+template <Precision P, Layout L, Loads kLoads>
 size_t workspace_bytes(const GemmArgs& g) {
-  const Split s = plan_split<P, L>(g);
+  const Split s = plan_split<P, L, kLoads>(g);
   return s.splits > 1 ? static_cast<size_t>(s.splits * g.m * g.n) * sizeof(float) : 0;
 }
 
-template <Precision P, Layout L>
+template <Precision P, Layout L, Loads kLoads>
 KernelStatus can_implement(const GemmArgs& g) {
   if (g.layout_a != Layout::kRowMajor || g.layout_b != L) {
     return {KernelStatus::kNotSupported, L == Layout::kRowMajor
@@ -375,22 +543,22 @@ KernelStatus can_implement(const GemmArgs& g) {
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) {
     return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
   }
-  if (plan_split<P, L>(g).blocks() > INT_MAX) {
+  if (plan_split<P, L, kLoads>(g).blocks() > INT_MAX) {
     return {KernelStatus::kNotSupported, "more blocks than one grid dimension holds (2^31 - 1)"};
   }
   return {};
 }
 
-template <Precision P, Layout L>
+template <Precision P, Layout L, Loads kLoads>
 KernelStatus run(const GemmArgs& g) {
-  const Split s = plan_split<P, L>(g);
+  const Split s = plan_split<P, L, kLoads>(g);
   const Problem<Element<P>> p = make_problem<Element<P>>(g);
   float* ws = static_cast<float*>(g.workspace);
   switch (s.rows) {
-    case 1: launch<P, L, 1>(p, s, ws, g.stream); break;
-    case 2: launch<P, L, 2>(p, s, ws, g.stream); break;
-    case 4: launch<P, L, 4>(p, s, ws, g.stream); break;
-    default: launch<P, L, kMaxRows>(p, s, ws, g.stream); break;
+    case 1: launch<P, L, kLoads, 1>(p, s, ws, g.stream); break;
+    case 2: launch<P, L, kLoads, 2>(p, s, ws, g.stream); break;
+    case 4: launch<P, L, kLoads, 4>(p, s, ws, g.stream); break;
+    default: launch<P, L, kLoads, kMaxRows>(p, s, ws, g.stream); break;
   }
   if (s.splits > 1) {
     const KernelStatus status = launch_status();
@@ -402,17 +570,19 @@ KernelStatus run(const GemmArgs& g) {
 
 // `Registered` is the precision the kernel is listed under; `P` the storage type it computes
 // in (TF32 and 3xTF32 are listed on the fp32 code: full fp32 products are at least as
-// accurate as either).
-template <Precision Registered, Precision P, Layout L>
+// accurate as either). kLoads: how it reads B (Loads).
+template <Precision Registered, Precision P, Layout L, Loads kLoads = Loads::kVector>
 KernelInfo skinny_info(const char* name) {
   using S = Shape<L>;
-  const int vec = kVec<P>;
-  KernelInfo info = make_info({name, kConfig, Registered, /*align_a=*/1, /*align_b=*/vec,
-                               /*align_d=*/L == Layout::kRowMajor ? vec : 1, kMaxRows, S::cols(vec), S::kChunk,
-                               static_cast<int>(S::smem_floats(kMaxRows, vec) * sizeof(float)), &can_implement<P, L>,
-                               &run<P, L>});
+  constexpr bool kAnyAlign = kLoads != Loads::kVector;
+  const int vec = kPiece<P, kLoads>;
+  const int align_b = kAnyAlign ? 1 : vec, align_d = kAnyAlign || L == Layout::kColMajor ? 1 : vec;
+  KernelInfo info = make_info({name, kConfig, Registered, /*align_a=*/1, align_b, align_d, kMaxRows, S::cols(vec),
+                               S::kChunk, static_cast<int>(S::smem_floats(kMaxRows, vec) * sizeof(float)),
+                               &can_implement<P, L, kLoads>, &run<P, L, kLoads>});
   info.layout_b = L;
-  info.workspace_bytes = &workspace_bytes<P, L>;
+  if (kAnyAlign) info.max_m = kMaxRowsUnaligned;
+  info.workspace_bytes = &workspace_bytes<P, L, kLoads>;
   info.role = Role::kProduct;
   info.math = MathClass::kSimt;
   info.mainloop = Mainloop::kStreaming;
@@ -423,6 +593,7 @@ KernelInfo skinny_info(const char* name) {
 constexpr Precision kF32 = Precision::kF32, kTF32 = Precision::kTF32, kTF32x3 = Precision::kTF32x3,
                     kF16 = Precision::kF16, kBF16 = Precision::kBF16;
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
+constexpr Loads kRealigned = Loads::kRealigned, kElement = Loads::kElement;
 
 const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_info<kF32, kF32, kRow>("handwritten_sm80_f32_rr_skinny_m")),
@@ -435,6 +606,27 @@ const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_info<kBF16, kBF16, kCol>("handwritten_sm80_bf16_rc_skinny_m")),
     KernelRegistrar(skinny_info<kF16, kF16, kRow>("handwritten_sm80_f16_rr_skinny_m")),
     KernelRegistrar(skinny_info<kF16, kF16, kCol>("handwritten_sm80_f16_rc_skinny_m")),
+    // B and D at any alignment: aligned 16-byte loads realigned in registers, or single elements.
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kRealigned>("handwritten_sm80_f32_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kRealigned>("handwritten_sm80_f32_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kRealigned>("handwritten_sm80_tf32_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kRealigned>("handwritten_sm80_tf32_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kRealigned>("handwritten_sm80_3xtf32_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kRealigned>("handwritten_sm80_3xtf32_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kRealigned>("handwritten_sm80_bf16_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kCol, kRealigned>("handwritten_sm80_bf16_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kRealigned>("handwritten_sm80_f16_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF16, kF16, kCol, kRealigned>("handwritten_sm80_f16_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kElement>("handwritten_sm80_f32_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kElement>("handwritten_sm80_f32_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kElement>("handwritten_sm80_tf32_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kElement>("handwritten_sm80_tf32_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kElement>("handwritten_sm80_3xtf32_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kElement>("handwritten_sm80_3xtf32_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kElement>("handwritten_sm80_bf16_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kCol, kElement>("handwritten_sm80_bf16_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kElement>("handwritten_sm80_f16_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF16, kF16, kCol, kElement>("handwritten_sm80_f16_rc_skinny_m_a1_elementwise")),
 };
 
 }  // namespace

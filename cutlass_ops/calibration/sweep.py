@@ -228,17 +228,22 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     merge them into the rows: a new config calibrated without sweeping every candidate again.
     Each row's fastest stored candidate is timed beside them as a reference, and the new times
     are scaled by its stored time over its time now, so that another machine or clock state than
-    the sweep's favours neither side. Resumable: rows done wait in ``<dtype>.extend.gz`` until
-    every row of the file has been timed, then the file is rewritten with them merged and the
-    extension recorded in its header. Returns {dtype: rows done}."""
+    the sweep's favours neither side. Each row times the kernels the planner lists among its
+    candidates (its own enumeration: dtype, layouts, alignment, rows; a 3xTF32 row lists IEEE
+    fp32 kernels too); a row that lists none of them is recorded without touching the GPU.
+    Resumable: rows done wait in ``<dtype>.extend.gz`` until every row of the file has been
+    timed, then the file is rewritten with them merged and the extension recorded in its header.
+    Returns {dtype: rows done}."""
     start = time.monotonic()
     kernels = list(kernels)
+    unknown = sorted(set(kernels) - {k["name"] for k in _C.kernels()})
+    if unknown:
+        raise ValueError(f"extend: no such kernel in this build: {unknown}")
     generator = torch.Generator(device="cuda").manual_seed(1)
     done_counts = {}
     for dtype in dtypes:
         path = Path(folder) / f"{dtype}.jsonl.gz"  # the single-product set (a batched file is swept anew)
-        mine = [k for k in kernels if f"_{dtype}_" in k]
-        if not path.exists() or not mine:
+        if not path.exists():
             continue
         head, rows = read(path)
         pending_path = Path(folder) / f"{dtype}.extend.gz"
@@ -250,6 +255,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                         record = json.loads(line)
                         done[record["id"]] = record
         todo = [r for r in rows if r["id"] not in done]
+        desc = tuple(header(dtype)["desc"])
         bar = _progress(len(rows), len(done), f"extend {dtype}", progress)
         pending: list[str] = []
 
@@ -265,6 +271,16 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 if time_limit and time.monotonic() - start > time_limit:
                     stopped = True
                     break
+                candidates = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], desc,
+                                             row.get("batch", 1))
+                listed = {c[0][1] for c in candidates}
+                mine = [k for k in kernels if k in listed]
+                if not mine:
+                    done[row["id"]] = {"id": row["id"], "scale": 1.0, "c": []}
+                    pending.append(json.dumps(done[row["id"]], separators=(",", ":")) + "\n")
+                    if bar is not None:
+                        bar.update(1)
+                    continue
                 timed = [c for c in row["c"] if c[4] is not None]
                 reference = min(timed, key=lambda c: c[4]) if timed else None
                 p = problem_sets.Problem(row["id"], dtype, row["m"], row["n"], row["k"], row["layout"], row["group"],
@@ -294,8 +310,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         if len(done) == len(rows):
             for row in rows:
                 row["c"] += done[row["id"]]["c"]
+            timed = sorted({c[1] for record in done.values() for c in record["c"]})
             head.setdefault("extended", []).append({
-                "kernels": mine, "build_id": header(dtype)["build_id"],
+                "kernels": timed, "build_id": header(dtype)["build_id"],
                 "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "reps": reps, "passes": passes,
                 "method": "each new time scaled by the row's fastest stored candidate's stored time over its time now"})
