@@ -123,6 +123,18 @@ def test_batched_calls_read_their_own_residuals():
 
 
 @needs_sm90
+def test_constants_are_shared_only_by_builds_of_one_code():
+    """f16 and bf16 twins share constants, and so do the fp32 SIMT streaming kernels listed under
+    fp32, TF32 and 3xTF32 (one code); tensor-core TF32 builds keep their own."""
+    assert fit.constants_key("cutlass3x_sm90_bf16_rc_128x256x64_2x1x1_coop") == "cutlass3x_sm90_16bit_rc_128x256x64_2x1x1_coop"
+    for precision in ("tf32", "3xtf32"):
+        for suffix in ("", "_a1", "_a1_elementwise"):
+            assert fit.constants_key(f"handwritten_sm80_{precision}_rr_skinny_m{suffix}") == \
+                f"handwritten_sm80_f32_rr_skinny_m{suffix}"
+    assert fit.constants_key("handwritten_sm80_tf32_rc_skinny_m_mma") == "handwritten_sm80_tf32_rc_skinny_m_mma"
+    assert fit.constants_key("cutlass3x_sm90_tf32_rc_128x256x32_2x1x1_coop") == "cutlass3x_sm90_tf32_rc_128x256x32_2x1x1_coop"
+
+
 def test_the_shipped_calibration_names_only_kernels_of_this_build():
     data = store.load(H100_CALIBRATION)
     names = {k.name for k in cutlass_ops.list_kernels()}

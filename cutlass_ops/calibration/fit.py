@@ -25,6 +25,7 @@ geomean kept. Test rows are never read here.
 from __future__ import annotations
 
 import datetime
+import functools
 import math
 import re
 import zlib
@@ -71,6 +72,23 @@ def fit_key(kernel: str) -> str:
     return re.sub(r"_(bf16|f16)_", "_16bit_", kernel)
 
 
+@functools.lru_cache(maxsize=None)
+def _traits() -> dict:
+    return {k["name"]: k for k in _C.kernels()}
+
+
+def constants_key(kernel: str) -> str:
+    """Kernels that share the nine constants: fit_key's twins, and the builds of one fp32 SIMT
+    code listed under TF32 and 3xTF32 as well (the hand-written streaming kernels compute full
+    fp32 products whatever they are listed under), which pool their samples with the fp32
+    build's: a 3xTF32 build alone may have too few training rows to fit."""
+    key = fit_key(kernel)
+    info = _traits().get(kernel)
+    if info is not None and info["math"] == "simt" and info["precision"] in ("tf32", "3xtf32"):
+        key = key.replace(f"_{info['precision']}_", "_f32_", 1)
+    return key
+
+
 def predict(features, c) -> float:
     """cost_model.cpp kernel_time_us, for the fit."""
     compute = c[4] * features[4]
@@ -98,7 +116,7 @@ def training_samples(folder: Path, splits=("train",)):
         costs = _C.cost_rows(row["precision"], row["layouts"], row["problem"], row["align"], cands, device_of(head))
         for c, (features, work, _, _) in zip(timed, costs):
             if c[0] == "in-place":
-                inplace[(fit_key(c[1]), c[2])].append((features, c[4], c[1], c[4] / best))
+                inplace[(constants_key(c[1]), c[2])].append((features, c[4], c[1], c[4] / best))
             else:
                 variants.append((c[1], c[2], features, work, c[4]))
     return inplace, variants
