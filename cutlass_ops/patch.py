@@ -23,7 +23,10 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import math
+import os
+import sys
 import threading
 import warnings
 from typing import Iterator
@@ -362,6 +365,39 @@ def reset_stats() -> None:
     _fallbacks = 0
 
 
+LOGGER = logging.getLogger("cutlass_ops")
+
+
+class _StderrHandler(logging.StreamHandler):
+    """Writes to whatever ``sys.stderr`` is when a line is logged, as logging's last-resort
+    handler does (a test's or a notebook's capture included)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setFormatter(logging.Formatter("[cutlass_ops] %(message)s"))
+
+    @property
+    def stream(self):
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value) -> None:
+        pass
+
+
 def set_logging(enabled: bool) -> None:
-    """Print each call's shape, dtype and kernel to stderr (also: CUTLASS_OPS_LOG=1)."""
+    """Log each call's shape, dtype and kernel (also: CUTLASS_OPS_LOG=1) to the ``cutlass_ops``
+    logger of Python's :mod:`logging`, at INFO, from the thread that ran the call. Turning it on
+    sets the logger's level to INFO if it has none, and where no handler would receive the lines
+    (none on it or on the root logger) adds one that writes ``[cutlass_ops] <line>`` to stderr;
+    configure ``logging.getLogger("cutlass_ops")`` to send them elsewhere."""
+    if enabled:
+        if LOGGER.level == logging.NOTSET:
+            LOGGER.setLevel(logging.INFO)
+        if not LOGGER.hasHandlers():
+            LOGGER.addHandler(_StderrHandler())
     _C.set_logging(bool(enabled))
+
+
+if os.environ.get("CUTLASS_OPS_LOG", "") not in ("", "0"):  # the extension read it too: it is on
+    set_logging(True)

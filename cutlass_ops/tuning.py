@@ -11,8 +11,10 @@ model. The table is filled two ways:
   model's pick unless it is faster beyond that noise. When the winner is a persistent SM90
   kernel with more tiles than SMs, its tile orders (raster along M or N, swizzle 1-8) are
   timed too. ``tune()`` does that for a list of shapes up front;
-* your cache file (``cache_path()``), loaded at import, written at exit when autotuning
-  added entries.
+* your cache file (``cache_path()``), loaded when the process first initialises CUDA (not at
+  import: asking for the device's name would initialise CUDA, and a program that forks after
+  importing cutlass_ops could not use CUDA in its children), written at exit when autotuning
+  added entries. With several GPUs, the file of the device current at that moment.
 
 A cache file is tied to its device and its CUTLASS version; a file that does not match, or does
 not parse, is ignored with a :class:`TuningWarning`. Entries naming a kernel this build lacks
@@ -217,24 +219,37 @@ def _entry_key(e: dict) -> tuple:
     return (e["precision"], e["layout_a"], e["layout_b"], tuple(e["align"]), e["cc"], e["sm_count"], tuple(e["mnk"]))
 
 
-# ---- at import and at exit ----------------------------------------------------------------------
+# ---- at CUDA's initialisation and at exit ------------------------------------------------------
 
 _loaded_count = 0
 
 
-def _load_defaults() -> None:
-    """The user's cache of autotuned entries."""
+def _load_cache() -> None:
+    """The user's cache of autotuned entries, for the current device."""
     global _loaded_count
-    if os.environ.get("CUTLASS_OPS_NO_TUNING_TABLE") or not torch.cuda.is_available():
+    if not torch.cuda.is_available():
         return
     load()
     _loaded_count = len(_C.tuning_entries())
 
 
+def _load_defaults() -> None:
+    """Loads the cache when CUDA is initialised: at once if it already is, else through torch's
+    queue of calls deferred to that moment (``torch.cuda._lazy_call``, as torch.cuda.manual_seed
+    defers its work), so that importing cutlass_ops initialises nothing."""
+    if os.environ.get("CUTLASS_OPS_NO_TUNING_TABLE"):
+        return
+    lazy_call = getattr(torch.cuda, "_lazy_call", None)
+    if lazy_call is None:  # a torch without the queue: load now
+        _load_cache()
+    else:
+        lazy_call(_load_cache)
+
+
 def _save_at_exit() -> None:
     # Only autotuning adds entries after import; persist them for the next process.
     try:
-        if torch.cuda.is_available() and len(_C.tuning_entries()) > _loaded_count:
+        if torch.cuda.is_initialized() and len(_C.tuning_entries()) > _loaded_count:
             save()
     except Exception as error:  # noqa: BLE001 - never fail interpreter shutdown over a cache
         warnings.warn(f"cutlass_ops: could not save the tuning cache: {error}", TuningWarning, stacklevel=1)

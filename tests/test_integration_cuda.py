@@ -1,6 +1,11 @@
 """cutlass_ops inside real PyTorch programs, on the GPU: autocast, autograd, torch.compile,
 CUDA graphs, opcheck, patching and dispatcher mode, counters and logging."""
 
+import logging
+import os
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -295,15 +300,32 @@ def test_dispatcher_mode_routes_matmul_and_linear():
     assert cutlass_ops.stats()["cutlass"] == 0  # disabled again
 
 
-def test_logging_names_the_kernel(capfd):
+def test_logging_names_the_kernel(caplog):
+    """Each call's line goes to the "cutlass_ops" logger of Python's logging, at INFO."""
     a, b = matrix(64, 64, torch.bfloat16), matrix(64, 64, torch.bfloat16)
-    cutlass_ops.set_logging(True)
-    cutlass_ops.mm(a, b)
-    torch.cuda.synchronize()
-    cutlass_ops.set_logging(False)
-    err = capfd.readouterr().err
-    assert "[cutlass_ops] mm 64x64x64 BFloat16 (bf16) -> " in err
-    assert cutlass_ops.explain(a, b).kernel in err
+    with caplog.at_level(logging.INFO, logger="cutlass_ops"):
+        cutlass_ops.set_logging(True)
+        cutlass_ops.mm(a, b)
+        torch.cuda.synchronize()
+        cutlass_ops.set_logging(False)
+        cutlass_ops.mm(a, b)  # off again: no line
+    lines = [r.getMessage() for r in caplog.records if r.name == "cutlass_ops"]
+    assert len(lines) == 1 and lines[0].startswith("mm 64x64x64 BFloat16 (bf16) -> "), lines
+    assert cutlass_ops.explain(a, b).kernel in lines[0]
+    assert all(r.levelno == logging.INFO for r in caplog.records if r.name == "cutlass_ops")
+
+
+def test_logging_without_configuration_writes_stderr(tmp_path):
+    """CUTLASS_OPS_LOG=1 in a program that configures no logging: one stderr line per call."""
+    code = ("import torch, cutlass_ops\n"
+            "a = torch.randn(64, 64, device='cuda', dtype=torch.bfloat16)\n"
+            "cutlass_ops.mm(a, a); torch.cuda.synchronize()\n")
+    env = {**os.environ, "CUTLASS_OPS_LOG": "1"}
+    result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300,
+                            cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    lines = [line for line in result.stderr.splitlines() if line.startswith("[cutlass_ops] mm ")]
+    assert len(lines) == 1 and lines[0].startswith("[cutlass_ops] mm 64x64x64 BFloat16 (bf16) -> "), result.stderr
 
 
 def test_demo_runs_and_routes_every_matmul():

@@ -2,6 +2,9 @@
 exactly, CPU tensors handed to the original functions, where the patched matmul sends each
 product (fake CUDA tensors), nesting, threads, registration."""
 
+import os
+import subprocess
+import sys
 import threading
 
 import pytest
@@ -361,3 +364,29 @@ def test_stats_and_logging_switches():
     assert patch._C.logging()
     cutlass_ops.set_logging(False)
     assert not patch._C.logging()
+
+
+def test_logging_adds_a_stderr_handler_only_where_none_would_print():
+    """set_logging(True) in a program that configured no logging adds one handler writing to
+    stderr (once, however often it is called); where the program configured logging, none."""
+    code = """
+import logging, sys
+configured = sys.argv[1] == "configured"
+if configured:
+    logging.basicConfig(level=logging.WARNING)
+import cutlass_ops
+log = logging.getLogger("cutlass_ops")
+cutlass_ops.set_logging(True)
+cutlass_ops.set_logging(True)
+cutlass_ops.set_logging(False)
+assert log.level == logging.INFO, log.level
+assert len(log.handlers) == (0 if configured else 1), log.handlers
+log.info("mm 1x2x3 probe")
+"""
+    for mode in ("bare", "configured"):
+        env = {k: v for k, v in os.environ.items() if k != "CUTLASS_OPS_LOG"}
+        result = subprocess.run([sys.executable, "-c", code, mode], env=env, capture_output=True, text=True,
+                                timeout=120)
+        assert result.returncode == 0, result.stderr
+        assert ("[cutlass_ops] mm 1x2x3 probe" in result.stderr) == (mode == "bare"), (mode, result.stderr)
+        assert ("INFO:cutlass_ops:mm 1x2x3 probe" in result.stderr) == (mode == "configured"), (mode, result.stderr)

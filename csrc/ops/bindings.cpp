@@ -4,6 +4,7 @@
 #include <torch/extension.h>
 
 #include <cmath>
+#include <cstdio>
 #include <thread>
 
 #include "dispatch/cost_model.h"
@@ -583,6 +584,22 @@ void set_aten_override_handled(bool enabled) {
 }
 
 }  // namespace
+// The log sink (ops/stats.h): each line to the "cutlass_ops" logger of Python's logging at INFO,
+// from whichever thread ran the call. Past the interpreter's end, or if logging raises, stderr.
+void log_to_python(const char* line) {
+  if (Py_IsInitialized() == 0) {
+    std::fprintf(stderr, "[cutlass_ops] %s\n", line);
+    return;
+  }
+  py::gil_scoped_acquire gil;
+  try {
+    py::module_::import("logging").attr("getLogger")("cutlass_ops").attr("info")(line);
+  } catch (py::error_already_set& error) {
+    error.discard_as_unraisable(__func__);
+    std::fprintf(stderr, "[cutlass_ops] %s\n", line);
+  }
+}
+
 }  // namespace cutlass_ops
 
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
@@ -625,7 +642,9 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("input"), py::arg("batch1"), py::arg("batch2"), py::arg("beta"), py::arg("alpha"), py::arg("out"));
   m.def("stats", &cutlass_ops::stats_dict, "Call counters since import or the last reset.");
   m.def("reset_stats", &cutlass_ops::stats::reset, "Zero the call counters.");
-  m.def("set_logging", &cutlass_ops::stats::set_logging, "Log every call's decision to stderr.");
+  m.def("set_logging", &cutlass_ops::stats::set_logging,
+        "Log every call's decision (to the \"cutlass_ops\" logger of Python's logging, at INFO).");
+  cutlass_ops::stats::set_log_sink(&cutlass_ops::log_to_python);
   m.def("logging", &cutlass_ops::stats::logging, "Whether calls are logged.");
   m.def("set_aten_override", &cutlass_ops::set_aten_override_handled,
         "Register (or remove) cutlass_ops as the CUDA kernel of aten::mm and aten::mm.out.");

@@ -58,18 +58,38 @@ void reset() {
 bool logging() { return log_enabled.load(std::memory_order_relaxed); }
 void set_logging(bool enabled) { log_enabled.store(enabled, std::memory_order_relaxed); }
 
+namespace {
+
+std::atomic<LogSink> log_sink{nullptr};
+
+void emit(const char* line) {
+  if (LogSink sink = log_sink.load(std::memory_order_acquire)) {
+    sink(line);
+  } else {
+    // stdio, not iostreams: one line, written whole, safe from any thread.
+    std::fprintf(stderr, "[cutlass_ops] %s\n", line);
+  }
+}
+
+}  // namespace
+
+void set_log_sink(LogSink sink) { log_sink.store(sink, std::memory_order_release); }
+
 void log_call(const Plan& plan, c10::ScalarType dtype) {
-  // stdio, not iostreams: one line, written whole, safe from any thread.
-  std::fprintf(stderr, "[cutlass_ops] mm %lldx%lldx%lld %s (%s) -> %s%s%s%s%s\n", static_cast<long long>(plan.m),
-               static_cast<long long>(plan.n), static_cast<long long>(plan.k), c10::toString(dtype),
-               precision_name(plan.precision), plan.kernel ? plan.kernel->name : "torch.mm",
-               plan.transposed ? ", transposed" : "", plan.copy_a ? ", copied self" : "",
-               plan.copy_b ? ", copied mat2" : "", plan.d_via_temp ? ", out via temporary" : "");
+  char line[512];
+  std::snprintf(line, sizeof(line), "mm %lldx%lldx%lld %s (%s) -> %s%s%s%s%s", static_cast<long long>(plan.m),
+                static_cast<long long>(plan.n), static_cast<long long>(plan.k), c10::toString(dtype),
+                precision_name(plan.precision), plan.kernel ? plan.kernel->name : "torch.mm",
+                plan.transposed ? ", transposed" : "", plan.copy_a ? ", copied self" : "",
+                plan.copy_b ? ", copied mat2" : "", plan.d_via_temp ? ", out via temporary" : "");
+  emit(line);
 }
 
 void log_handoff(int64_t m, int64_t n, int64_t k, c10::ScalarType dtype, const char* why) {
-  std::fprintf(stderr, "[cutlass_ops] mm %lldx%lldx%lld %s -> torch.mm (%s)\n", static_cast<long long>(m),
-               static_cast<long long>(n), static_cast<long long>(k), c10::toString(dtype), why);
+  char line[512];
+  std::snprintf(line, sizeof(line), "mm %lldx%lldx%lld %s -> torch.mm (%s)", static_cast<long long>(m),
+                static_cast<long long>(n), static_cast<long long>(k), c10::toString(dtype), why);
+  emit(line);
 }
 
 }  // namespace cutlass_ops::stats

@@ -50,6 +50,11 @@ void reset();
 
 bool logging();
 void set_logging(bool enabled);
+// Where a call's log line goes: a sink the Python module installs (the "cutlass_ops" logger of
+// Python's logging), else stderr with a "[cutlass_ops] " prefix. A sink takes one line, without
+// the prefix or a newline, and must be callable from any thread.
+using LogSink = void (*)(const char* line);
+void set_log_sink(LogSink sink);
 void log_call(const Plan& plan, c10::ScalarType dtype);
 void log_handoff(int64_t m, int64_t n, int64_t k, c10::ScalarType dtype, const char* why);
 
