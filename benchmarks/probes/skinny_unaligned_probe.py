@@ -1,9 +1,13 @@
 """Few-row products whose operands are not 16-byte aligned (odd leading dims, odd offsets):
 the alignment-1 streaming kernels (``handwritten_sm80_*_skinny_m_a1``, realigned 16-byte loads,
 and ``..._a1_elementwise``, single-element loads) forced, against the planner's pick (auto)
-and torch.mm, each timed after an L2 flush, alternating, median of 30.
+and torch.mm, timed by the benchmarks' own method (``cutlass_ops.bench.timing``: L2 flushed
+before every repetition, medians, implementations in alternating rounds).
 
     python benchmarks/probes/skinny_unaligned_probe.py [--dtype bf16]   # on a GPU, cutlass_ops built
+
+(The figures in RESULTS.md, at 70bc644, came from this probe's earlier loop of its own: one
+call per timing after a 256 MB flush, alternating, median of 15.)
 
 Shapes: the sweep's losing class (up to 16 rows, odd N or K) in the row-major (rr) and F.linear
 (rc) layouts, from a GEMV through a weight of a few hundred MB to a few KB.
@@ -13,35 +17,22 @@ from __future__ import annotations
 
 import argparse
 import math
-import statistics
 
 import torch
 
 import cutlass_ops
+from cutlass_ops.bench.timing import time_alternating
 from cutlass_ops.testing import matrix
 
 SHAPES = [(1, 13629, 6921), (1, 10984, 14263), (3, 9995, 15428), (7, 4097, 4097), (16, 4099, 11001),
           (1, 1001, 1001), (5, 295, 13012), (12, 27, 14705), (1, 22, 223), (2, 10317, 2995)]
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}
 
-_flush = torch.empty(256 << 20, dtype=torch.uint8, device="cuda")
-
-
-def timed_us(fn) -> float:
-    _flush.zero_()
-    torch.cuda._sleep(100000)
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    stop.record()
-    stop.synchronize()
-    return start.elapsed_time(stop) * 1000
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dtype", default="bf16", choices=sorted(DTYPES))
-    parser.add_argument("--reps", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds over the implementations")
     args = parser.parse_args()
     dtype = DTYPES[args.dtype]
     ratios = {"a1": [], "a1_elementwise": [], "auto": []}
@@ -55,13 +46,8 @@ def main() -> None:
             calls = {"torch": lambda: torch.mm(a, b), "a1": lambda: cutlass_ops.mm(a, b, kernel=name),
                      "a1_elementwise": lambda: cutlass_ops.mm(a, b, kernel=name + "_elementwise"),
                      "auto": lambda: cutlass_ops.mm(a, b)}
-            for fn in calls.values():
-                fn()
-            times = {key: [] for key in calls}
-            for _ in range(args.reps):
-                for key, fn in calls.items():
-                    times[key].append(timed_us(fn))
-            t = {key: statistics.median(v) for key, v in times.items()}
+            timings = time_alternating(list(calls.values()), rounds=args.rounds)
+            t = {key: timing.median_ms * 1000 for key, timing in zip(calls, timings)}
             for key in ratios:
                 ratios[key].append(t["torch"] / t[key])
             pick = cutlass_ops.explain(a, b).kernel
