@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import math
-import os
 import sys
 import threading
 import warnings
@@ -399,5 +398,5 @@ def set_logging(enabled: bool) -> None:
     _C.set_logging(bool(enabled))
 
 
-if os.environ.get("CUTLASS_OPS_LOG", "") not in ("", "0"):  # the extension read it too: it is on
+if _C.logging():  # CUTLASS_OPS_LOG=1, which the extension read at load: set up the logger for it
     set_logging(True)

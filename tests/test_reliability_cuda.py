@@ -88,12 +88,55 @@ def test_meta_and_cuda_mixed_like_torch_mm():
         assert ours[0] is theirs[0] or (theirs[0] is None and ours[0] is RuntimeError), (ours, theirs)
 
 
-@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
+two_gpus = pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
+
+
+@two_gpus
 def test_second_gpu_and_mixed_gpus():
+    torch.cuda.set_device(0)
     a = matrix(300, 200, torch.bfloat16, device="cuda:1")
     b = matrix(200, 100, torch.bfloat16, device="cuda:1")
     ours = cutlass_ops.mm(a, b)
     assert ours.device == torch.device("cuda:1")
+    assert torch.cuda.current_device() == 0  # the call left the current device as it was
     assert_matches_reference(ours, a, b, "bf16")
+    # out= on the operands' GPU is written there; on the other GPU, torch's error and out untouched.
+    out = torch.full((300, 100), float("nan"), dtype=torch.bfloat16, device="cuda:1")
+    assert cutlass_ops.mm(a, b, out=out) is out
+    assert_matches_reference(out, a, b, "bf16")
+    elsewhere = torch.full((300, 100), 7.0, dtype=torch.bfloat16, device="cuda:0")
+    assert capture_error(lambda: cutlass_ops.mm(a, b, out=elsewhere)) == capture_error(
+        lambda: torch.mm(a, b, out=elsewhere.clone()))
+    assert bool((elsewhere == 7.0).all())
     other = b.to("cuda:0")
     assert capture_error(lambda: cutlass_ops.mm(a, other)) == capture_error(lambda: torch.mm(a, other))
+    assert capture_error(lambda: cutlass_ops.mm(other.t(), a.t())) == capture_error(lambda: torch.mm(other.t(), a.t()))
+
+
+@two_gpus
+def test_second_gpu_in_dispatcher_mode_graph_capture_and_plans():
+    torch.cuda.set_device(0)
+    a = matrix(257, 1024, torch.bfloat16, device="cuda:1")
+    b = matrix(1024, 768, torch.bfloat16, device="cuda:1")
+    # Dispatcher mode: torch.mm on the second GPU runs on cutlass_ops there.
+    cutlass_ops.reset_stats()
+    with cutlass_ops.use_cutlass():
+        ours = torch.mm(a, b)
+    assert ours.device == torch.device("cuda:1") and cutlass_ops.stats()["cutlass"] == 1
+    assert_matches_reference(ours, a, b, "bf16")
+    # CUDA-graph capture on the second GPU while the first is current elsewhere in the program.
+    out = torch.empty(257, 768, dtype=torch.bfloat16, device="cuda:1")
+    with torch.cuda.device(1):
+        cutlass_ops.mm(a, b, out=out)  # warm-up outside capture (plan, workspace)
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph):
+            cutlass_ops.mm(a, b, out=out)
+    out.zero_()
+    graph.replay()
+    torch.cuda.synchronize(1)
+    assert_matches_reference(out, a, b, "bf16")
+    # The plan is the second GPU's own: explain() plans for the tensors' device, with that
+    # device's calibration (a GPU of the same kind as the first one shares its calibration data).
+    plan = cutlass_ops.explain(a, b)
+    assert plan.device.name == torch.cuda.get_device_name(1), plan.device
+    assert plan.kernel is not None

@@ -215,6 +215,19 @@ __device__ void unpack(uint4 raw, float (&x)[kVec<P>]) {
   for (int i = 0; i < kVec<P>; ++i) x[i] = ElementTraits<P>::to_float(e[i]);
 }
 
+// The `_a1` builds' piece of B for this lane as kVec floats: its aligned 16 bytes `raw` and the
+// next ones (the next lane's `raw`, or for lane 31 its own `tail` load), shifted by `mis`
+// elements. Element j is element `first + j` of a row (rr) or piece (rc) that ends at `end`;
+// those at or past it (past N; past the K piece: not zeros of A times B's neighbours) read as
+// 0. Every lane of the warp calls it (a shuffle).
+template <Precision P>
+__device__ void unpack_realigned(uint4 raw, uint4 tail, int lane, int mis, int first, int end, float (&x)[kVec<P>]) {
+  const uint4 next = shuffle_down(raw);
+  unpack<P>(realign(raw, lane == 31 ? tail : next, mis * static_cast<int>(sizeof(Element<P>))), x);
+#pragma unroll
+  for (int j = 0; j < kVec<P>; ++j) x[j] = first + j < end ? x[j] : 0.0f;
+}
+
 // One element of B, loaded alone, as a float.
 template <Precision P>
 __device__ void unpack(uint32_t raw, float (&x)[1]) {
@@ -318,10 +331,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
       for (int u = 0; u < kUnroll; ++u) {
         float bv[V], av[kRows];
         if constexpr (kRealign) {
-          const uint4 next = shuffle_down(raw[u]);
-          unpack<P>(realign(raw[u], lane == 31 ? tail[u] : next, mis[u] * static_cast<int>(sizeof(Element<P>))), bv);
-#pragma unroll
-          for (int j = 0; j < V; ++j) bv[j] = lane * V + j < cols_left ? bv[j] : 0.0f;
+          unpack_realigned<P>(raw[u], tail[u], lane, mis[u], lane * V, cols_left, bv);
         } else {
           unpack<P>(raw[u], bv);
         }
@@ -457,11 +467,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
 #pragma unroll
         for (int c = 0; c < kCols; ++c) {
           if constexpr (kRealign) {
-            const uint4 next = shuffle_down(raw[u][c]);
-            unpack<P>(realign(raw[u][c], lane == 31 ? tail[u][c] : next, mis[c] * static_cast<int>(sizeof(Element<P>))),
-                      bv[c]);
-#pragma unroll
-            for (int j = 0; j < V; ++j) bv[c][j] = k + j < len ? bv[c][j] : 0.0f;  // past the piece: not A's zeros x B
+            unpack_realigned<P>(raw[u][c], tail[u][c], lane, mis[c], k, len, bv[c]);
           } else {
             unpack<P>(raw[u][c], bv[c]);
           }

@@ -2,6 +2,7 @@
 // planner's explanation of a call. The ops themselves are reached through torch.ops.
 #include <torch/csrc/Exceptions.h>
 #include <torch/extension.h>
+#include <pybind11/gil_safe_call_once.h>
 
 #include <cmath>
 #include <cstdio>
@@ -593,7 +594,14 @@ void log_to_python(const char* line) {
   }
   py::gil_scoped_acquire gil;
   try {
-    py::module_::import("logging").attr("getLogger")("cutlass_ops").attr("info")(line);
+    // The logger's bound `info`, looked up once (logging.getLogger returns one object per name
+    // for the process's life), under pybind11's GIL-safe once: a plain function-local static
+    // could deadlock against a thread holding the GIL, and be released after the interpreter.
+    PYBIND11_CONSTINIT static py::gil_safe_call_once_and_store<py::object> storage;
+    storage
+        .call_once_and_store_result(
+            [] { return py::module_::import("logging").attr("getLogger")("cutlass_ops").attr("info"); })
+        .get_stored()(line);
   } catch (py::error_already_set& error) {
     error.discard_as_unraisable(__func__);
     std::fprintf(stderr, "[cutlass_ops] %s\n", line);
