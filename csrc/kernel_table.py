@@ -317,21 +317,6 @@ an H100 (bench, RESULTS.md at 824ebc1, 2026-11-22, "float64 on CUTLASS 2.x's str
 cooperative) lost to the 128x128 stream-K tile from 128 rows: the register-sourced path
 transposes B^T on its way to the registers, which costs more on a narrow tile than the split-K
 fix-up does."""),
-    Sm90((144, 128, 64), cluster=(1, 2), swap_ab=True, builds=both16(("rr", "rc")), why="""Row counts
-just past a multiple of 128 (257, 385, 1000, 3000 tokens through a model's projections): the
-sweep's best 16-bit kernel reached 0.86x torch.mm geomean on the "rr" and "rc" problems with M =
-128 j + 1 (176 problems; 0.58x at 257x13824x5120), where 128-row tiles leave up to half a tile
-row idle and 64-row tiles re-read B five times for 257 rows. cuBLAS runs a 128x136 tile with a
-2x1 cluster there (torch.profiler, nvjet_sm90_tst_128x136_..._2x1). Swapped as the configs above:
-CUTLASS runs 128 (N) x 144 (M), 2x1 cluster along N (the rows of A multicast to both CTAs); M
-runs along WGMMA's N side, which goes in steps of 8, so 257 rows are two 144-row tiles (89% of
-the rows used) and 1000 rows seven (99%). 144 and not 136: the cooperative epilogue's subtile is
-gcd(32, 144) = 16 columns wide, against 8 for 136. Smem: (128 + 144) x 64 x 2 B = 34 KiB per
-stage."""),
-    Sm90((144, 256, 64), cluster=(1, 2), swap_ab=True, builds=both16(("rr", "rc")), why="""The same
-swapped 144-row tile over 256 columns of N (CUTLASS 256 x 144, two consumer warpgroups of 128 x
-144): half the tiles of 144x128 for a wide N (14336-28672 columns, the MLP projections), each
-reading B once per 144 rows. Smem: (256 + 144) x 64 x 2 B = 50 KiB per stage, four stages."""),
     Sm90((128, 128, 32), cluster=(2, 1), variant="presplit", promote_k_tiles=2, builds={"3xtf32": LAYOUTS},
          why=_PRESPLIT),
     Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,

@@ -47,8 +47,6 @@ enum class ConfigId : int16_t {
   kSm90_128x128x32_1x1x1_CoopStreamK_SwapAB,
   kSm90_256x128x32_1x1x1_CoopStreamK_SwapAB,
   kSm90_64x64x32_1x1x1_Pingpong_SwapAB,
-  kSm90_144x128x64_1x2x1_Coop_SwapAB,
-  kSm90_144x256x64_1x2x1_Coop_SwapAB,
   kSm90_128x128x32_2x1x1_Coop_Presplit,
   kSm90_128x128x32_1x1x1_CoopStreamK_Presplit,
   kSm80_128x256x64_64x64x64_3s,
@@ -83,7 +81,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x12F95FABBCFB3E64ULL;
+inline constexpr uint64_t kConfigTableHash = 0x10DACA3005B31C3CULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -109,8 +107,6 @@ inline constexpr const char* kConfigNames[] = {
     "128x128x32_1x1x1_coop_streamk_swapab",
     "256x128x32_1x1x1_coop_streamk_swapab",
     "64x64x32_1x1x1_pingpong_swapab",
-    "144x128x64_1x2x1_coop_swapab",
-    "144x256x64_1x2x1_coop_swapab",
     "128x128x32_2x1x1_coop_presplit",
     "128x128x32_1x1x1_coop_streamk_presplit",
     "128x256x64_3s",
@@ -500,42 +496,6 @@ struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
   static constexpr int kTileM = 64, kTileN = 64, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
-  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
-  static constexpr bool kSwapAB = true;
-  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
-};
-
-// Row counts just past a multiple of 128 (257, 385, 1000, 3000 tokens through a model's
-// projections): the sweep's best 16-bit kernel reached 0.86x torch.mm geomean on the "rr" and
-// "rc" problems with M = 128 j + 1 (176 problems; 0.58x at 257x13824x5120), where 128-row tiles
-// leave up to half a tile row idle and 64-row tiles re-read B five times for 257 rows. cuBLAS
-// runs a 128x136 tile with a 2x1 cluster there (torch.profiler, nvjet_sm90_tst_128x136_..._2x1).
-// Swapped as the configs above: CUTLASS runs 128 (N) x 144 (M), 2x1 cluster along N (the rows of
-// A multicast to both CTAs); M runs along WGMMA's N side, which goes in steps of 8, so 257 rows
-// are two 144-row tiles (89% of the rows used) and 1000 rows seven (99%). 144 and not 136: the
-// cooperative epilogue's subtile is gcd(32, 144) = 16 columns wide, against 8 for 136. Smem:
-// (128 + 144) x 64 x 2 B = 34 KiB per stage.
-struct Sm90_144x128x64_1x2x1_Coop_SwapAB {
-  static constexpr ConfigId kId = ConfigId::kSm90_144x128x64_1x2x1_Coop_SwapAB;
-  static constexpr const char* kName = "144x128x64_1x2x1_coop_swapab";
-  static constexpr int kTileM = 144, kTileN = 128, kTileK = 64;
-  static constexpr int kClusterM = 1, kClusterN = 2;
-  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
-  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
-  static constexpr bool kSwapAB = true;
-  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
-};
-
-// The same swapped 144-row tile over 256 columns of N (CUTLASS 256 x 144, two consumer
-// warpgroups of 128 x 144): half the tiles of 144x128 for a wide N (14336-28672 columns, the MLP
-// projections), each reading B once per 144 rows. Smem: (256 + 144) x 64 x 2 B = 50 KiB per
-// stage, four stages.
-struct Sm90_144x256x64_1x2x1_Coop_SwapAB {
-  static constexpr ConfigId kId = ConfigId::kSm90_144x256x64_1x2x1_Coop_SwapAB;
-  static constexpr const char* kName = "144x256x64_1x2x1_coop_swapab";
-  static constexpr int kTileM = 144, kTileN = 256, kTileK = 64;
-  static constexpr int kClusterM = 1, kClusterN = 2;
-  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
