@@ -8,12 +8,11 @@ import sys
 
 import torch
 
-DTYPES = {
-    "f16": torch.float16, "fp16": torch.float16, "float16": torch.float16, "half": torch.float16,
-    "bf16": torch.bfloat16, "bfloat16": torch.bfloat16,
-    "f32": torch.float32, "fp32": torch.float32, "float32": torch.float32, "tf32": torch.float32,
-    "f64": torch.float64, "fp64": torch.float64, "float64": torch.float64,
-}
+from . import precisions
+
+# explain's --dtype: every precision's name and alias but 3xTF32 (a float32 mode, --fp32-mode)
+DTYPES = {name: precisions.torch_dtype(name) for name in (*precisions.TORCH_DTYPE, *precisions.ALIASES)
+          if name != "3xtf32"}
 
 
 def parse_shape(text: str) -> tuple[int, int, int]:

@@ -27,7 +27,7 @@ from typing import Iterator, Optional
 
 import torch
 
-from . import ops
+from . import ops, precisions
 from .testing import PRECISIONS, matrix, poison_allocator, reference_error
 
 EDGE = [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513]
@@ -188,7 +188,7 @@ def run_case(case: Case) -> Optional[str]:
         if kernel is not None:
             # A forced kernel computes at its own precision (a TF32, IEEE or 3xTF32 kernel sets
             # float32's itself); 3xTF32 is held to IEEE fp32's accuracy.
-            precision = {"3xtf32": "f32"}.get(_KERNEL_DTYPES[kernel], _KERNEL_DTYPES[kernel])
+            precision = precisions.accuracy_of(_KERNEL_DTYPES[kernel])
             torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
         theirs = torch.mm(a_before, b_before)
         return reference_error(result, theirs, a_before, b_before, precision)

@@ -9,18 +9,14 @@ from typing import Optional
 
 import torch
 
+from .precisions import TORCH_DTYPE
+
 # Relative-error floor per precision: what a correct result may show when torch's own error
 # happens to be tiny. A wrong tile or a missed K block shows errors of 1e-2 to 1, far above.
 ERROR_FLOOR = {"f16": 1e-3, "bf16": 8e-3, "tf32": 2e-3, "f32": 1e-5, "f64": 1e-12}
 
-# name -> (dtype, TF32 allowed)
-PRECISIONS = {
-    "f16": (torch.float16, False),
-    "bf16": (torch.bfloat16, False),
-    "tf32": (torch.float32, True),
-    "f32": (torch.float32, False),
-    "f64": (torch.float64, False),
-}
+# name -> (dtype, TF32 allowed): the precisions torch.mm itself computes in (3xTF32 is ours)
+PRECISIONS = {p: (TORCH_DTYPE[p], p == "tf32") for p in ("f16", "bf16", "tf32", "f32", "f64")}
 
 
 def matrix(rows: int, cols: int, dtype: torch.dtype, layout: str = "r", *, ld_pad: int = 0, offset: int = 0,

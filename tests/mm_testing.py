@@ -8,6 +8,7 @@ import math
 import torch
 
 import cutlass_ops
+from cutlass_ops import precisions
 from cutlass_ops.testing import ERROR_FLOOR, matrix, poison_allocator, reference_error  # noqa: F401
 
 # The dtype sweep: (name, dtype, allow_tf32). "tf32" is float32 with TF32 matmuls allowed.
@@ -81,13 +82,12 @@ def capture_error(fn):
 
 # ---- one forced kernel against the reference -----------------------------------------------
 
-KERNEL_DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32, "f32": torch.float32,
-                 "3xtf32": torch.float32, "f64": torch.float64}
+KERNEL_DTYPES = precisions.TORCH_DTYPE  # a kernel's precision -> its tensors' dtype
 
 
 def forced_precision(kernel) -> str:
     """The accuracy a forced kernel is held to: its own, but 3xTF32's is IEEE fp32's."""
-    return "f32" if kernel.dtype == "3xtf32" else kernel.dtype
+    return precisions.accuracy_of(kernel.dtype)
 
 
 def forced_operands(kernel, m, n, k, **layout):

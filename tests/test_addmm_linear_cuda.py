@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 import cutlass_ops
+from cutlass_ops.precisions import torch_dtype
 from mm_testing import assert_close_to_reference
 from mm_testing import matrix as _matrix
 
@@ -154,7 +155,7 @@ def test_every_fused_kernel_runs_an_aligned_and_a_ragged_problem(activation):
     assert len(fused) >= 16, [k.name for k in fused]
     act = ACTIVATIONS[activation]
     for k in fused:
-        dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[k.dtype]
+        dtype = torch_dtype(k.dtype)
         for m, n, kk in ((512, 1024, 256), (333, 264, 136)):
             a = matrix(m, kk, dtype=dtype)
             b = matrix(n, kk, dtype=dtype).t() if k.layouts == "rc" else matrix(kk, n, dtype=dtype)

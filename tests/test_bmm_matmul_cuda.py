@@ -12,13 +12,13 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import cutlass_ops
+from cutlass_ops.precisions import of_dtype
 from mm_testing import PRECISIONS, assert_close_to_reference, assert_matches_reference, capture_error
 
 pytestmark = [pytest.mark.gpu, pytest.mark.usefixtures("clean_state")]
 
 # Batches (more than one matrix) run on CUTLASS kernels, never on the hand-written ones.
 CUTLASS_FAMILIES = ("cutlass3x_", "cutlass2x_")
-NAMES = {torch.float16: "f16", torch.bfloat16: "bf16", torch.float32: "f32", torch.float64: "f64"}
 
 
 def randn(*shape, dtype=torch.float32, device="cuda"):
@@ -91,9 +91,9 @@ def test_bmm_strided_batches(layout_a, layout_b):
         x_before, y_before = x.clone(), y.clone()
         cutlass_ops.reset_stats()
         ours = cutlass_ops.bmm(x, y)
-        context = f"{NAMES[dtype]} {layout_a} @ {layout_b}"
+        context = f"{of_dtype(dtype)} {layout_a} @ {layout_b}"
         assert_ran_on_cutlass(1, context=context)
-        assert_matches_reference(ours, x, y, NAMES[dtype], theirs=torch.bmm(x, y), context=context)
+        assert_matches_reference(ours, x, y, of_dtype(dtype), theirs=torch.bmm(x, y), context=context)
         assert torch.equal(x, x_before) and torch.equal(y, y_before), f"{context}: an input was written"
 
 
@@ -171,7 +171,7 @@ def test_baddbmm_matches_torch(dtype, input_kind):
     x, y = batch(b, m, k, dtype), batch(b, k, n, dtype)
     c = randn(*INPUT_SHAPES[input_kind](b, m, n), dtype=dtype)
     for beta, alpha in SCALES:
-        context = f"{NAMES[dtype]} input {tuple(c.shape)} beta={beta} alpha={alpha}"
+        context = f"{of_dtype(dtype)} input {tuple(c.shape)} beta={beta} alpha={alpha}"
         cutlass_ops.reset_stats()
         ours = cutlass_ops.baddbmm(c, x, y, beta=beta, alpha=alpha)
         assert_ran_on_cutlass(1, context=context)
@@ -256,7 +256,7 @@ def test_bmm_out(dtype, kind):
     assert out.shape == theirs_out.shape and out.stride() == theirs_out.stride()
     if not resized:
         assert_wrote_only_out(out, base, before)
-    assert_matches_reference(out, x, y, NAMES[dtype], theirs=theirs_out, context=kind)
+    assert_matches_reference(out, x, y, of_dtype(dtype), theirs=theirs_out, context=kind)
 
 
 @pytest.mark.parametrize("kind", ["right shape", "wrong shape", "transposed", "out is the input"])
@@ -484,7 +484,7 @@ def test_matmul_matches_torch_for_every_rank(dtype, case):
     assert ours.shape == theirs.shape and ours.dtype == theirs.dtype, (case, ours.shape, theirs.shape)
     work = theirs.numel() > 0 and x.shape[-1] > 0
     assert_ran_on_cutlass(1 if work else 0, batched=False, context=case)
-    assert_matches_reference(ours, x, y, NAMES[dtype], theirs=theirs, context=case)
+    assert_matches_reference(ours, x, y, of_dtype(dtype), theirs=theirs, context=case)
 
 
 # ---- autograd --------------------------------------------------------------------------------
@@ -559,7 +559,7 @@ def test_autocast_runs_in_the_autocast_dtype_like_torch(dtype):
             reference = 0.5 * cl.double() + xl.double() @ yl.double()
             assert_close_to_reference(ours, theirs, reference, name, 64)
         else:
-            assert_matches_reference(ours, xl, yl, NAMES[dtype], theirs=theirs, context=name)
+            assert_matches_reference(ours, xl, yl, of_dtype(dtype), theirs=theirs, context=name)
 
 
 def test_compile_fullgraph_matches_eager():

@@ -93,7 +93,7 @@ def test_every_decomposition_through_the_tuning_table(kernel, decomposition, spl
         # On Hopper 3xTF32 runs as IEEE fp32 below 1024 rows or columns (the presplit kernels'
         # split passes do not pay there), and the table is keyed by the precision that runs.
         m, n, k = 1024, 1040, 2000
-    dtype = {"f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}.get(precision, torch.float32)
+    dtype = KERNEL_DTYPES[precision]
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
     previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, cutlass_ops.fp32_mode()
     torch.backends.cuda.matmul.allow_tf32 = precision == "tf32"
@@ -160,7 +160,7 @@ def test_sixteen_bit_k_slices_meet_in_float32(kernel):
     partial tiles meet in float32, so the result is rounded to 16 bits once, as torch.mm's is.
     Serial split-K through a 16-bit D rounded every partial sum (16 slices: about 3x torch's
     error; `fuzz --seed 18` found 7x2x911 at 8x)."""
-    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}[kernel.dtype]
+    dtype = KERNEL_DTYPES[kernel.dtype]
     m, n, k = 96, 136, 16384
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
     out = forced_stream_k(kernel, a, b)
@@ -224,7 +224,7 @@ def tile_order_kernels():
 def test_every_tile_order_through_the_tuning_table(kernel):
     """Each tile order a tuned entry can name walks every tile of a multi-wave problem with edges."""
     precision = kernel.dtype
-    dtype = {"f16": torch.float16, "bf16": torch.bfloat16}.get(precision, torch.float32)
+    dtype = KERNEL_DTYPES[precision]
     # More tiles than SMs for every tile shape built (128x256: 17 x 9), ragged in M and N.
     # K >= 256: where 3xTF32 presplits; K x N over 2^20: a row-major TF32 B is not copied.
     m, n, k = 2056, 2104, 520

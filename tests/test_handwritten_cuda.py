@@ -7,11 +7,10 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import assert_matches_reference, check_forced, matrix, round_up
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, check_forced, matrix, round_up
 
 pytestmark = pytest.mark.gpu
 
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "f32": torch.float32}
 
 # The ladder, step by step: the dtypes each step is registered for.
 LADDER = {
@@ -71,7 +70,7 @@ def test_forced_kernel_on_edge_shapes(kernel, m, n, k):
     align_k = kernel.alignment[0]  # K is row-major A's contiguous extent
     align_n = max(kernel.alignment[1], kernel.alignment[2])  # N is B's and the output's
     m, n, k = m, round_up(n, align_n), round_up(k, align_k)
-    dtype = DTYPES[kernel.dtype]
+    dtype = KERNEL_DTYPES[kernel.dtype]
     # Declared alignment met: the planner must accept the kernel.
     assert cutlass_ops.explain(matrix(m, k, dtype), matrix(k, n, dtype), kernel=kernel.name).kernel == kernel.name
     check_forced(kernel, m, n, k)
@@ -90,7 +89,7 @@ def test_forced_kernel_with_padded_leading_dims(kernel):
 def test_unaligned_shapes_are_refused_only_for_alignment(kernel, m, n, k):
     """Shapes off the declared alignment: either the kernel runs them correctly, or the
     planner refuses it naming the alignment -- and only when the kernel declared one."""
-    dtype = DTYPES[kernel.dtype]
+    dtype = KERNEL_DTYPES[kernel.dtype]
     a, b = matrix(m, k, dtype), matrix(k, n, dtype)
     try:
         cutlass_ops.explain(a, b, kernel=kernel.name)
@@ -116,7 +115,7 @@ def test_auto_dispatch_picks_only_the_product_ladder_steps(dtype, m, n, k):
     """Dispatch may pick a hand-written kernel the cost model prices (step 3, step 6 and the
     two few-row streaming kernels, role "product"); steps 1, 2, 4 and 5 are teaching kernels
     and only run when forced."""
-    a, b = matrix(m, k, DTYPES[dtype]), matrix(k, n, DTYPES[dtype])
+    a, b = matrix(m, k, KERNEL_DTYPES[dtype]), matrix(k, n, KERNEL_DTYPES[dtype])
     plan = cutlass_ops.explain(a, b)
     roles = {k.name: k.role for k in cutlass_ops.list_kernels()}
     if (plan.kernel or "").startswith("handwritten"):

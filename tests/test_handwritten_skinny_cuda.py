@@ -15,9 +15,8 @@ from mm_testing import (aligned_shape, assert_matches_reference, check_forced, c
 
 pytestmark = pytest.mark.gpu
 
-DTYPES = {"f32": torch.float32, "tf32": torch.float32, "3xtf32": torch.float32, "bf16": torch.bfloat16,
-          "f16": torch.float16}
-NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m{suffix}" for dtype in DTYPES for layouts in ("rr", "rc")
+NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m{suffix}" for dtype in ("f32", "tf32", "3xtf32", "bf16", "f16")
+         for layouts in ("rr", "rc")
          for suffix in ("", "_a1", "_a1_elementwise")}
 
 # M on both sides of each row-chunk size (1, 2, 4, 8) and of several chunks of 8.

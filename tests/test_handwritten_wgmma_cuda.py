@@ -10,12 +10,11 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import assert_matches_reference, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
 
 pytestmark = pytest.mark.gpu
 
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16}
-NAMES = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in DTYPES for l in ("rr", "rc")]
+NAMES = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("rr", "rc")]
 
 # (M, N, K): tiny, single tile, partial tiles in every dimension, M = 1, K below one k-tile,
 # K not a multiple of the 64-wide k-tile, and more tiles than SMs (the persistent loop).
@@ -34,7 +33,7 @@ def available():
 def test_wgmma_kernel_matches_reference(name, m, n, k):
     if name not in available():
         pytest.skip(f"{name} is not built or does not run on this GPU")
-    dtype = DTYPES[name.split("_")[2]]
+    dtype = KERNEL_DTYPES[name.split("_")[2]]
     layouts = name.split("_")[3]
     a = matrix(m, k, dtype, layouts[0])
     b = matrix(k, n, dtype, layouts[1])
@@ -47,7 +46,7 @@ def test_wgmma_kernel_padded_leading_dims(name):
     """Leading dimensions larger than the extent (still 16-byte multiples) reach the tensor maps."""
     if name not in available():
         pytest.skip(f"{name} is not built or does not run on this GPU")
-    dtype = DTYPES[name.split("_")[2]]
+    dtype = KERNEL_DTYPES[name.split("_")[2]]
     layouts = name.split("_")[3]
     a = matrix(300, 264, dtype, layouts[0], ld_pad=8)
     b = matrix(264, 520, dtype, layouts[1], ld_pad=16)

@@ -6,12 +6,9 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import assert_matches_reference, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
 
 pytestmark = pytest.mark.gpu
-
-DTYPES = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32, "f32": torch.float32,
-          "3xtf32": torch.float32, "f64": torch.float64}
 
 
 def kernels_here():
@@ -24,7 +21,7 @@ def kernels_here():
 @pytest.mark.parametrize("kernel", kernels_here(), ids=lambda k: k.name)
 @pytest.mark.parametrize("m,n,k", [(296, 264, 136), (97, 83, 71), (2, 520, 1000), (1000, 8, 24)])
 def test_forced_kernel(kernel, m, n, k):
-    dtype = DTYPES[kernel.dtype]
+    dtype = KERNEL_DTYPES[kernel.dtype]
     a = matrix(m, k, dtype, kernel.layouts[0])
     b = matrix(k, n, dtype, kernel.layouts[1])
     try:
@@ -56,7 +53,7 @@ def test_every_kernel_of_this_arch_was_exercised():
     """The aligned shape (296, 264, 136) fits every kernel (with at most max_m rows for the
     few-row kernels, and (2, 520, 1000) runs them), so none is skipped everywhere."""
     for kernel in kernels_here():
-        dtype = DTYPES[kernel.dtype]
+        dtype = KERNEL_DTYPES[kernel.dtype]
         a = matrix(min(296, kernel.max_m or 296), 136, dtype, kernel.layouts[0])
         b = matrix(136, 264, dtype, kernel.layouts[1])
         assert cutlass_ops.explain(a, b, kernel=kernel.name).kernel == kernel.name

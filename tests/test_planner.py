@@ -12,6 +12,7 @@ import torch
 
 import cutlass_ops
 from cutlass_ops import DEVICE_PRESETS, DeviceSpec
+from cutlass_ops.precisions import torch_dtype
 
 
 def meta(rows, cols, dtype=torch.bfloat16, layout="r", ld=None, offset=0):
@@ -394,7 +395,7 @@ def test_teaching_kernels_run_only_when_forced():
     teaching = [k for k in cutlass_ops.list_kernels() if k.role == "teaching"]
     assert teaching, "the ladder's teaching steps are registered"
     for k in teaching:
-        dtype = {"f32": torch.float32, "bf16": torch.bfloat16, "f16": torch.float16}[k.dtype]
+        dtype = torch_dtype(k.dtype)
         p = plan(meta(4096, 4096, dtype), meta(4096, 4096, dtype))
         assert k.name not in {c.kernel for c in p.candidates}
         forced = plan(meta(4096, 4096, dtype), meta(4096, 4096, dtype), kernel=k.name)

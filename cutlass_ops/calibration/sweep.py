@@ -29,7 +29,7 @@ from typing import Iterable, Iterator, Optional
 
 import torch
 
-from .. import _extension
+from .. import _extension, precisions
 from . import problems as problem_sets
 
 _C = _extension._C
@@ -38,8 +38,7 @@ FORMAT = "cutlass_ops-sweep"
 FORMAT_VERSION = 2
 FLUSH_EVERY = 20  # problems per gzip member appended
 
-TORCH_DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "tf32": torch.float32, "f32": torch.float32,
-                "3xtf32": torch.float32, "f64": torch.float64}
+TORCH_DTYPES = precisions.TORCH_DTYPE
 
 
 def device_key(name: str, capability: tuple[int, int], sm_count: int) -> str:
