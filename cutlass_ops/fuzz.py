@@ -8,6 +8,11 @@ registered kernel that accepts the problem. The output is poisoned with NaNs fir
 element no kernel writes shows up. Cases are seeded: a failure prints the one line that
 replays it (`python -m cutlass_ops fuzz --replay "<case>"`).
 
+Of the single products, a fifth are `addmm` (an input of shape (N,), (1, N), (M, 1) or (M, N),
+beta and alpha among 0, 1 and others; with beta = 0 the input holds NaN, which must not show)
+and a seventh `linear` (the weight is B's transpose, an optional bias, each activation), checked
+against the float64 result of the same op beside torch's own.
+
 A quarter of the cases are batches (bmm: 2-5 matrices each in its layout, with padding between
 the matrices or one matrix shared by the whole batch, batch stride 0), checked matrix by matrix.
 
@@ -22,17 +27,20 @@ import random
 import sys
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Iterator, Optional
 
 import torch
+import torch.nn.functional as F
 
 from . import ops, precisions
-from .testing import PRECISIONS, matrix, poison_allocator, reference_error
+from .testing import PRECISIONS, matrix, poison_allocator, product_magnitude, reference_error
 
 EDGE = [0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 255, 256, 257, 511, 512, 513]
 PRIMES = [p for p in range(2, 1100) if all(p % d for d in range(2, int(p**0.5) + 1))]
 OUT_FORMS = ["none", "none", "contiguous", "column_major", "strided", "wrong_shape", "overlap"]
+ACTIVATIONS = {"": lambda x: x, "relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+               "silu": F.silu}
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,11 @@ class Case:
     seed: int = 0  # the values
     batch: int = 1  # > 1: a bmm of this many matrices
     shared: str = ""  # a batch's operand shared by every matrix (batch stride 0): "", "a" or "b"
+    op: str = "mm"  # "mm", "addmm" or "linear" (single products only)
+    input: str = ""  # addmm's input shape ("n", "1n", "m1", "mn"); linear: "n" for a bias, "" for none
+    beta: float = 1.0  # addmm
+    alpha: float = 1.0  # addmm
+    activation: str = ""  # linear: "", "relu", "gelu", "gelu_tanh" or "silu"
 
     def line(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -88,8 +101,18 @@ def generate(count: int, seed: int = 0, kernels: Optional[list[str]] = None) -> 
                 m, n = max(1, m // 2), max(1, n // 2)
         elif kernels and rng.random() < 0.3:
             kernel = rng.choice(kernels)
-        yield Case(m, n, k, precision, rng.choice("rc"), rng.choice("rc"), pad(), pad(), offset(), offset(),
-                   rng.choice(OUT_FORMS), kernel, seed * 1_000_003 + i, batch, shared)
+        case = Case(m, n, k, precision, rng.choice("rc"), rng.choice("rc"), pad(), pad(), offset(), offset(),
+                    rng.choice(OUT_FORMS), kernel, seed * 1_000_003 + i, batch, shared)
+        if batch == 1 and kernel is None:
+            r = rng.random()
+            out = case.out if case.out != "overlap" else "none"
+            if r < 0.20:
+                case = replace(case, op="addmm", input=rng.choice(["n", "1n", "m1", "mn"]), out=out,
+                               beta=rng.choice([1.0, 1.0, 0.0, 0.5, -2.0]), alpha=rng.choice([1.0, 1.0, 0.5, -1.5]))
+            elif r < 0.35:
+                case = replace(case, op="linear", input=rng.choice(["n", ""]), out="none",
+                               activation=rng.choice(list(ACTIVATIONS)))
+        yield case
 
 
 def curated() -> list[Case]:
@@ -170,6 +193,8 @@ def run_case(case: Case) -> Optional[str]:
             out = storage[(case.m * case.k) // 2:(case.m * case.k) // 2 + case.m * case.n].view(case.m, case.n)
         elif case.out not in ("none", "overlap"):
             out = _make_out(case, dtype)
+        if case.op != "mm":
+            return _run_epilogue(case, a, b, out, dtype, gen)
         a_before, b_before = a.clone(), b.clone()
         kernel = case.kernel
         if kernel is not None:
@@ -196,6 +221,50 @@ def run_case(case: Case) -> Optional[str]:
         return f"{type(error).__name__}: {str(error).splitlines()[0]}"
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+
+
+def _run_epilogue(case: Case, a, b, out, dtype, gen) -> Optional[str]:
+    """An addmm or linear case: ours and torch's op on the same inputs, against float64."""
+    m, n = case.m, case.n
+    a64, b64 = a.double(), b.double()
+    if case.op == "addmm":
+        shape = {"n": (n,), "1n": (1, n), "m1": (m, 1), "mn": (m, n)}[case.input]
+        inp = torch.randn(shape, dtype=dtype, device="cuda", generator=gen)
+        if case.beta == 0:
+            inp.fill_(float("nan"))  # beta = 0: the input is not read (torch.addmm's rule)
+        before = [t.clone() for t in (inp, a, b)]
+        theirs = torch.addmm(inp, a, b, beta=case.beta, alpha=case.alpha)
+        if out is None:
+            poison_allocator(m * n, dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the resize warning of wrong-shaped outs
+            ours = ops.addmm(inp, a, b, beta=case.beta, alpha=case.alpha, out=out)
+        if out is not None and ours is not out:
+            return "addmm(out=) did not return out"
+        ref = case.alpha * (a64 @ b64)
+        magnitude = abs(case.alpha) * product_magnitude(a, b)
+        if case.beta != 0:
+            ref = ref + case.beta * inp.double()
+            magnitude = magnitude + abs(case.beta) * inp.double().abs()
+    else:
+        weight = b.t()  # (N, K): B's layout decides how the weight is stored
+        bias = torch.randn(n, dtype=dtype, device="cuda", generator=gen) if case.input == "n" else None
+        act = ACTIVATIONS[case.activation]
+        before = [t.clone() for t in (a, b, *([bias] if bias is not None else []))]
+        theirs = act(F.linear(a, weight, bias))
+        poison_allocator(m * n, dtype)
+        ours = ops.linear(a, weight, bias, activation=case.activation or None)
+        ref, magnitude = a64 @ b64, product_magnitude(a, b)
+        if bias is not None:
+            ref, magnitude = ref + bias.double(), magnitude + bias.double().abs()
+        ref = act(ref)
+    now = [inp, a, b] if case.op == "addmm" else [a, b, *([bias] if bias is not None else [])]
+    if not all(torch.equal(x.isnan(), y.isnan()) and torch.equal(x.nan_to_num(), y.nan_to_num())
+               for x, y in zip(now, before)):
+        return f"{case.op} changed an input"
+    if tuple(ours.shape) != (m, n):
+        return f"{case.op} gave shape {tuple(ours.shape)}"
+    return reference_error(ours, theirs, a, b, case.precision, ref=ref, magnitude=magnitude)
 
 
 def _run_batch(case: Case, dtype: torch.dtype, gen: torch.Generator) -> Optional[str]:

@@ -52,8 +52,13 @@ def product_magnitude(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
 
 
 def reference_error(ours: torch.Tensor, theirs: torch.Tensor, a: torch.Tensor, b: torch.Tensor,
-                    precision: str) -> Optional[str]:
+                    precision: str, *, ref: Optional[torch.Tensor] = None,
+                    magnitude: Optional[torch.Tensor] = None) -> Optional[str]:
     """Why `ours` is less accurate than torch.mm's `theirs` as an A @ B, or None.
+
+    For a product with an epilogue (addmm's beta * input, linear's bias and activation) pass its
+    float64 result as `ref` and the size of what rounds in it as `magnitude` (both default to
+    A @ B's); `theirs` is then torch's own op on the same inputs.
 
     Errors are measured against the float64 product, relative to its size or, where its
     outputs cancel below it, to the products' (product_magnitude): a 2x2 TF32 result whose
@@ -71,8 +76,8 @@ def reference_error(ours: torch.Tensor, theirs: torch.Tensor, a: torch.Tensor, b
     if not torch.isfinite(ours).all() and torch.isfinite(theirs).all():
         return "non-finite values where torch.mm has none (unwritten output?)"
     floor = ERROR_FLOOR[precision]
-    ref = a.double() @ b.double()
-    magnitude = product_magnitude(a, b)
+    ref = a.double() @ b.double() if ref is None else ref
+    magnitude = product_magnitude(a, b) if magnitude is None else magnitude
     den = max(ref.norm().item(), magnitude.norm().item())
     if den == 0:
         return None if torch.equal(ours.double(), ref) else "nonzero result where the product is zero"

@@ -27,6 +27,38 @@ def test_generation_is_seeded_and_covers_the_space():
     assert all(c.kernel is None and c.batch * c.m * c.n * c.k <= 4_000_000_000 for c in batches)
 
 
+def test_generation_covers_addmm_and_linear():
+    cases = list(fuzz.generate(2000, seed=5, kernels=["k_a"]))
+    singles = [c for c in cases if c.batch == 1 and c.kernel is None]
+    addmm = [c for c in singles if c.op == "addmm"]
+    linear = [c for c in singles if c.op == "linear"]
+    assert 0.15 <= len(addmm) / len(singles) <= 0.25 and 0.1 <= len(linear) / len(singles) <= 0.2
+    assert {c.input for c in addmm} == {"n", "1n", "m1", "mn"}
+    assert 0.0 in {c.beta for c in addmm} and {c.alpha for c in addmm} > {1.0}
+    assert {c.activation for c in linear} == set(fuzz.ACTIVATIONS) and {c.input for c in linear} == {"n", ""}
+    # addmm takes out= (never one overlapping an input); linear has none; forced kernels and
+    # batches stay plain products.
+    assert {c.out for c in addmm} > {"none"} and "overlap" not in {c.out for c in addmm}
+    assert {c.out for c in linear} == {"none"}
+    assert all(c.op == "mm" for c in cases if c.batch > 1 or c.kernel)
+    line = json.loads(addmm[0].line())
+    assert fuzz.Case(**line) == addmm[0] and line["op"] == "addmm"
+
+
+def test_epilogue_reference_is_the_ops_result():
+    # reference_error judges an addmm against its own float64 result when given one: the
+    # product alone is no reference for beta * input + alpha * A @ B.
+    g = torch.Generator().manual_seed(0)
+    a, b = torch.randn(40, 30, generator=g), torch.randn(30, 20, generator=g)
+    bias = torch.randn(20, generator=g)
+    ref = 2.0 * (a.double() @ b.double()) + bias.double()
+    good = torch.addmm(bias, a, b, alpha=2.0)
+    magnitude = 2.0 * product_magnitude(a, b) + bias.double().abs()
+    assert reference_error(good, good, a, b, "f32", ref=ref, magnitude=magnitude) is None
+    wrong = torch.addmm(bias, a, b)  # alpha dropped
+    assert "relative error" in reference_error(wrong, good, a, b, "f32", ref=ref, magnitude=magnitude)
+
+
 def test_cases_replay_from_their_line():
     case = next(fuzz.generate(1, seed=3))
     assert fuzz.Case(**json.loads(case.line())) == case
