@@ -1,4 +1,4 @@
-"""Command line: python -m cutlass_ops {info,list,explain,bench,tune,sweep,fit,evaluate,report,demo,profile,fuzz}."""
+"""Command line: python -m cutlass_ops {info,list,explain,bench,tune,sweep,fit,evaluate,results,report,demo,profile,fuzz}."""
 
 from __future__ import annotations
 
@@ -262,6 +262,12 @@ def cmd_evaluate(args) -> int:
     return 1 if untimed else 0
 
 
+def cmd_results(args) -> int:
+    from .calibration import results
+
+    return results.main(args)
+
+
 def cmd_report(args) -> int:
     from . import bench
 
@@ -406,6 +412,10 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="write the summary to this JSON file")
     p.add_argument("--plot", help="write the predicted-vs-measured and regret figure (PNG) to this file")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("results", help="regenerate README's and RESULTS.md's tables from the evaluation files")
+    p.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is stale")
+    p.set_defaults(func=cmd_results)
 
     p = sub.add_parser("report", help="tables, summary and figure from bench --json files")
     p.add_argument("files", nargs="+", help="JSON files written by bench --json")

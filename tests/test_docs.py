@@ -1,5 +1,6 @@
 """The front door: the README stays short and its links resolve; CI runs its two commands."""
 
+import json
 import re
 from pathlib import Path
 
@@ -100,3 +101,22 @@ def test_the_explain_walkthrough_runs_without_a_gpu():
                             text=True)
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.count("   runs: ") == 4 and "us  " in result.stdout
+
+
+def test_results_tables_are_current(tmp_path):
+    """README's verdict and RESULTS.md's test-split tables are what the evaluation files give
+    (`python -m cutlass_ops results` rewrites them); a block edited by hand, or a refit without
+    regenerating, fails here. The renderer is checked against a stale copy too."""
+    from cutlass_ops.calibration import results
+
+    assert results.update(check=True) == [], "run python -m cutlass_ops results"
+    readme = (ROOT / "README.md").read_text()
+    stale = results.replace_block(readme, "verdict", "| dtype | stale |")
+    assert "| dtype | stale |" in stale and stale != readme
+    with pytest.raises(ValueError, match="no block"):
+        results.replace_block("no markers here", "verdict", "x", "README.md")
+    # The README's rows are the single products (model and random groups), per precision.
+    groups = json.loads(results.TEST_SPLIT.read_text())
+    bf16 = results.single_products(groups, "bf16")
+    assert bf16["problems"] == groups["bf16 model"]["problems"] + groups["bf16 random"]["problems"]
+    assert f"| bfloat16 | {bf16['problems']} | {bf16['vs_torch_geomean']:.2f}x |" in readme

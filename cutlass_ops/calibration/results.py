@@ -1,0 +1,144 @@
+"""`python -m cutlass_ops results [--check]`: the tables of README.md and benchmarks/RESULTS.md
+that state how the dispatched kernels compare with torch.mm, regenerated from the evaluation
+files the sweep folders hold. Those files are written by
+
+    python -m cutlass_ops evaluate benchmarks/sweep/<device> --json benchmarks/sweep/<device>/evaluation.json
+    python -m cutlass_ops evaluate benchmarks/sweep/recheck_seed7/<device> --split all \\
+        --unseen-by benchmarks/sweep/<device> --json benchmarks/sweep/recheck_seed7/evaluation.json
+
+(from stored timings, no GPU), so a refit followed by those two commands and this one leaves no
+table stale. Each table sits between an opening marker ``<!-- results:NAME -->`` and a closing
+``<!-- /results:NAME -->``; the text around the markers is written by hand. ``--check``
+changes nothing and fails if a table differs from what the files give (a CPU test runs it).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+from typing import Callable
+
+ROOT = Path(__file__).resolve().parents[2]
+DEVICE = "sm90_132sm_nvidia_h100_80gb_hbm3"
+TEST_SPLIT = ROOT / "benchmarks" / "sweep" / DEVICE / "evaluation.json"
+RECHECK = ROOT / "benchmarks" / "sweep" / "recheck_seed7" / "evaluation.json"
+
+# README's rows: precision -> how the table names it
+VERDICT_ROWS = {
+    "bf16": "bfloat16",
+    "f16": "float16",
+    "tf32": "float32, TF32 allowed",
+    "f32": "float32, IEEE",
+    "3xtf32": "float32, 3xTF32 mode (vs torch's IEEE fp32)",
+    "f64": "float64",
+}
+
+
+def _load(path: Path) -> dict:
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no evaluation file (write it with `python -m cutlass_ops evaluate ... --json`)")
+    return json.loads(path.read_text())
+
+
+def _fmt(value, digits: int = 3) -> str:
+    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
+
+
+def single_products(groups: dict, precision: str) -> dict:
+    """A precision's single products (its "model" and "random" groups, not batches): count,
+    geomean of torch's time over the pick's, the least of it, and the best kernel's geomean.
+    Geomeans of disjoint groups combine exactly, weighted by their counts."""
+    parts = [groups[f"{precision} {family}"] for family in ("model", "random") if f"{precision} {family}" in groups]
+    n = sum(p["problems"] for p in parts)
+
+    def combined(key: str) -> float:
+        return math.exp(sum(p["problems"] * math.log(p[key]) for p in parts) / n)
+
+    return {"problems": n, "vs_torch_geomean": combined("vs_torch_geomean"),
+            "vs_torch_min": min(p["vs_torch_min"] for p in parts),
+            "best_vs_torch_geomean": combined("best_vs_torch_geomean")}
+
+
+def verdict_table(groups: dict) -> str:
+    """README's table: per precision, cutlass_ops's speed against torch.mm on the test split."""
+    lines = ["| dtype | problems | speed vs torch.mm, geomean | worst | the best kernel we build, geomean |",
+             "| --- | --- | --- | --- | --- |"]
+    for precision, label in VERDICT_ROWS.items():
+        s = single_products(groups, precision)
+        speed = f"{s['vs_torch_geomean']:.2f}x"
+        if s["vs_torch_geomean"] >= 1.0:
+            speed = f"**{speed}**"
+        lines.append(f"| {label} | {s['problems']} | {speed} | {s['vs_torch_min']:.2f}x | "
+                     f"{s['best_vs_torch_geomean']:.2f}x |")
+    return "\n".join(lines)
+
+
+def test_split_table(groups: dict) -> str:
+    """RESULTS.md's table of every group of the test split (evaluate --markdown's columns)."""
+    from .evaluate import table
+
+    return table({name: {k: (math.nan if v is None else v) for k, v in s.items()} for name, s in groups.items()},
+                 markdown=True)
+
+
+def recheck_table(groups: dict) -> str:
+    """RESULTS.md's table of the re-measurement on unseen shapes."""
+    lines = ["| set | n | regret gm | p95 | max | vs torch gm | best vs torch |", "|---|---|---|---|---|---|---|"]
+    for name, s in groups.items():
+        parent = groups.get(name.split(" ")[0])
+        if " " in name and parent is not None and parent["problems"] == s["problems"]:
+            continue  # a precision's only family: the same row again
+        lines.append(f"| {name} | {s['problems']} | {_fmt(s['regret_geomean'])} | {_fmt(s['regret_p95'])} | "
+                     f"{_fmt(s['regret_max'])} | {_fmt(s['vs_torch_geomean'])} | {_fmt(s['best_vs_torch_geomean'])} |")
+    return "\n".join(lines)
+
+
+# (file, block name, source, renderer)
+BLOCKS: list[tuple[Path, str, Path, Callable[[dict], str]]] = [
+    (ROOT / "README.md", "verdict", TEST_SPLIT, verdict_table),
+    (ROOT / "benchmarks" / "RESULTS.md", "test-split", TEST_SPLIT, test_split_table),
+    (ROOT / "benchmarks" / "RESULTS.md", "recheck", RECHECK, recheck_table),
+]
+
+
+def replace_block(text: str, name: str, body: str, where: str = "") -> str:
+    pattern = re.compile(rf"(<!-- results:{re.escape(name)} -->\n).*?(<!-- /results:{re.escape(name)} -->)", re.S)
+    if not pattern.search(text):
+        raise ValueError(f"{where}: no block <!-- results:{name} --> ... <!-- /results:{name} -->")
+    return pattern.sub(lambda m: m.group(1) + body + "\n" + m.group(2), text, count=1)
+
+
+def update(check: bool = False) -> list[str]:
+    """Rewrite every block (or, with check, only report them); the blocks that were stale."""
+    stale = []
+    texts: dict[Path, str] = {}
+    for path, name, source, render in BLOCKS:
+        text = texts.get(path) or path.read_text()
+        new = replace_block(text, name, render(_load(source)), str(path))
+        if new != text:
+            stale.append(f"{path.relative_to(ROOT)}: {name}")
+        texts[path] = new
+    if not check:
+        for path, text in texts.items():
+            if text != path.read_text():
+                path.write_text(text)
+    return stale
+
+
+def main(args) -> int:
+    try:
+        stale = update(check=args.check)
+    except (FileNotFoundError, ValueError) as error:
+        print(f"results: {error}")
+        return 2
+    if args.check:
+        for block in stale:
+            print(f"stale: {block} (run python -m cutlass_ops results)")
+        return 1 if stale else 0
+    for block in stale:
+        print(f"updated {block}")
+    if not stale:
+        print("every table is current")
+    return 0
