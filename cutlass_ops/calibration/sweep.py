@@ -230,9 +230,10 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     the sweep's favours neither side. Each row times the kernels the planner lists among its
     candidates (its own enumeration: dtype, layouts, alignment, rows; a 3xTF32 row lists IEEE
     fp32 kernels too); a row that lists none of them is recorded without touching the GPU.
-    Resumable: rows done wait in ``<dtype>.extend.gz`` until every row of the file has been
-    timed, then the file is rewritten with them merged and the extension recorded in its header.
-    Returns {dtype: rows done}."""
+    The single-product file and the batched one (``<dtype>-batched``) alike. Resumable: rows done
+    wait in ``<file>.extend.gz`` until every row of the file has been timed, then the file is
+    rewritten with them merged and the extension recorded in its header. Returns {file: rows
+    done}."""
     start = time.monotonic()
     kernels = list(kernels)
     unknown = sorted(set(kernels) - {k["name"] for k in _C.kernels()})
@@ -240,12 +241,12 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         raise ValueError(f"extend: no such kernel in this build: {unknown}")
     generator = torch.Generator(device="cuda").manual_seed(1)
     done_counts = {}
-    for dtype in dtypes:
-        path = Path(folder) / f"{dtype}.jsonl.gz"  # the single-product set (a batched file is swept anew)
+    for dtype, name in [(d, n) for d in dtypes for n in (d, f"{d}-batched")]:
+        path = Path(folder) / f"{name}.jsonl.gz"  # the single products, then the batched set
         if not path.exists():
             continue
         head, rows = read(path)
-        pending_path = Path(folder) / f"{dtype}.extend.gz"
+        pending_path = Path(folder) / f"{name}.extend.gz"
         done = {}
         if pending_path.exists():
             with gzip.open(pending_path, "rt") as f:
@@ -255,7 +256,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                         done[record["id"]] = record
         todo = [r for r in rows if r["id"] not in done]
         desc = tuple(header(dtype)["desc"])
-        bar = _progress(len(rows), len(done), f"extend {dtype}", progress)
+        bar = _progress(len(rows), len(done), f"extend {name}", progress)
         pending: list[str] = []
 
         def flush() -> None:
@@ -273,7 +274,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 candidates = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], desc,
                                              row.get("batch", 1))
                 listed = {c[0][1] for c in candidates}
-                mine = [k for k in kernels if k in listed]
+                have = {c[1] for c in row["c"]}  # timed by an earlier extension: kept as they are
+                mine = [k for k in kernels if k in listed and k not in have]
                 if not mine:
                     done[row["id"]] = {"id": row["id"], "scale": 1.0, "c": []}
                     pending.append(json.dumps(done[row["id"]], separators=(",", ":")) + "\n")
@@ -305,7 +307,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         flush()
         if bar is not None:
             bar.close()
-        done_counts[dtype] = len(done)
+        done_counts[name] = len(done)
         if len(done) == len(rows):
             for row in rows:
                 row["c"] += done[row["id"]]["c"]
@@ -320,9 +322,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 for row in rows:
                     f.write(json.dumps(row, separators=(",", ":")) + "\n")
             pending_path.unlink()
-            print(f"extend {dtype}: {len(rows)} rows merged into {path}", file=sys.stderr, flush=True)
+            print(f"extend {name}: {len(rows)} rows merged into {path}", file=sys.stderr, flush=True)
         else:
-            print(f"extend {dtype}: {len(done)} of {len(rows)} rows timed ({pending_path})", file=sys.stderr, flush=True)
+            print(f"extend {name}: {len(done)} of {len(rows)} rows timed ({pending_path})", file=sys.stderr, flush=True)
         if stopped:
             break
     return done_counts
