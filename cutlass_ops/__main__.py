@@ -72,18 +72,19 @@ def cmd_explain(args) -> int:
 
 
 def _gpu_and_dtypes(command: str, dtype_list: str):
-    """The --dtype list, or None (after saying why) without a GPU or with an unknown dtype."""
+    """The --dtype list in the bench's names, or None (after saying why) with an unknown dtype
+    or without a GPU. Any precision name or alias is taken (f16, float16 and fp16 alike)."""
     import torch
 
     from . import bench
 
+    try:
+        dtypes = [bench.bench_name(d) for d in dtype_list.split(",") if d.strip()]
+    except ValueError as error:
+        print(f"--dtype: {error}", file=sys.stderr)
+        return None
     if not torch.cuda.is_available():
         print(f"{command} needs a CUDA device", file=sys.stderr)
-        return None
-    dtypes = [d.strip() for d in dtype_list.split(",") if d.strip()]
-    unknown = [d for d in dtypes if d not in bench.DTYPES]
-    if unknown:
-        print(f"--dtype: unknown {unknown}; choose from {sorted(bench.DTYPES)}", file=sys.stderr)
         return None
     return dtypes
 
@@ -354,7 +355,8 @@ def main(argv=None) -> int:
     p.add_argument("--suite", default="square", choices=["square", "llm", "skinny", "odd", "transposed",
                                                           "kernelbench", "all"])
     p.add_argument("--dtype", default="bf16",
-                   help="comma list of bf16, fp16, tf32, fp32, 3xtf32 (fp32 in 3xTF32 mode), fp64 (default bf16)")
+                   help="comma list of bf16, fp16, tf32, fp32, 3xtf32 (fp32 in 3xTF32 mode), fp64 (default bf16; "
+                        "f16, float16 and the other precision names are taken too)")
     p.add_argument("--kernels", default="auto,torch",
                    help="comma list: auto (dispatch), torch (cuBLAS), kernel names or globs (default auto,torch)")
     p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
@@ -373,7 +375,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("tune", help="autotune a suite's shapes and save the tuning table")
     p.add_argument("--suite", default="all", choices=["square", "llm", "skinny", "odd", "transposed",
                                                        "kernelbench", "all"])
-    p.add_argument("--dtype", default="bf16", help="comma list of bf16, fp16, tf32, fp32, 3xtf32, fp64")
+    p.add_argument("--dtype", default="bf16", help="comma list of bf16, fp16, tf32, fp32, 3xtf32, fp64 (or f16, "
+                                                   "float16 and the other precision names)")
     p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
     p.add_argument("--layout", default="rr", help="layout for --shapes, A then B: r row-major, c column-major "
                                                     "(n and t are taken for r and c; default rr)")

@@ -157,3 +157,17 @@ def test_tiny_gpu_run_produces_a_checked_table(tmp_path):
     assert "rel.err" in text and len(text.splitlines()) == len(rows) + 2
     latency = bench.latency(sizes=(64,), calls=200)
     assert latency[0]["cutlass_ops_us"] > 0 and latency[0]["torch_us"] > 0
+
+
+@pytest.mark.parametrize("given,name", [("bf16", "bf16"), ("f16", "fp16"), ("float16", "fp16"), ("fp16", "fp16"),
+                                        ("f32", "fp32"), ("3xtf32", "3xtf32"), ("float64", "fp64"), ("TF32", "tf32")])
+def test_bench_takes_every_precision_name(given, name):
+    assert bench.bench_name(given) == name and name in bench.DTYPES
+
+
+def test_cli_refuses_an_unknown_dtype_before_anything_else():
+    import subprocess
+    import sys
+    result = subprocess.run([sys.executable, "-m", "cutlass_ops", "bench", "--shapes", "64x32x16", "--dtype", "bf16,fp8"],
+                            capture_output=True, text=True)
+    assert result.returncode == 2 and "--dtype: unknown precision 'fp8'" in result.stderr, result.stderr

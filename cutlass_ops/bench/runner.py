@@ -10,7 +10,7 @@ from typing import Iterable, Optional, Sequence, Union
 
 import torch
 
-from .. import ops
+from .. import ops, precisions
 from ..testing import ERROR_FLOOR, PRECISIONS
 from .suites import QUICK, SUITES, Case
 from .timing import host_latency_us, time_alternating
@@ -23,6 +23,13 @@ DTYPES = {name: PRECISIONS[precision] for name, precision in PRECISION_OF.items(
 # "3xtf32": float32 with TF32 off, cutlass_ops in its 3xTF32 fp32 mode against torch.mm's IEEE
 # fp32, judged by fp32's error floor.
 PRECISION_OF["3xtf32"] = "f32"
+
+
+def bench_name(name: str) -> str:
+    """The bench's name (its JSON's) of any precision name or alias: f16, float16 and fp16 are
+    all fp16. ValueError naming the choices for anything else."""
+    precision = precisions.canonical(name)
+    return {"f16": "fp16", "f32": "fp32", "f64": "fp64"}.get(precision, precision)
 DTYPES["3xtf32"] = DTYPES["fp32"]
 
 # Dense datasheet peaks, TFLOP/s (no sparsity). H100 SXM5 and H200 share the compute.
