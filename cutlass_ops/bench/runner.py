@@ -23,14 +23,15 @@ DTYPES = {name: PRECISIONS[precision] for name, precision in PRECISION_OF.items(
 # "3xtf32": float32 with TF32 off, cutlass_ops in its 3xTF32 fp32 mode against torch.mm's IEEE
 # fp32, judged by fp32's error floor.
 PRECISION_OF["3xtf32"] = "f32"
+DTYPES["3xtf32"] = DTYPES["fp32"]
+_BENCH_NAMES = {precisions.canonical(name): name for name in DTYPES}  # precision -> the bench's name
 
 
 def bench_name(name: str) -> str:
     """The bench's name (its JSON's) of any precision name or alias: f16, float16 and fp16 are
     all fp16. ValueError naming the choices for anything else."""
-    precision = precisions.canonical(name)
-    return {"f16": "fp16", "f32": "fp32", "f64": "fp64"}.get(precision, precision)
-DTYPES["3xtf32"] = DTYPES["fp32"]
+    return _BENCH_NAMES[precisions.canonical(name)]
+
 
 # Dense datasheet peaks, TFLOP/s (no sparsity). H100 SXM5 and H200 share the compute.
 DATASHEET_PEAK = {
