@@ -141,8 +141,9 @@ class Sm80(Config):
 
     @property
     def decompositions(self) -> tuple[str, ...]:
-        # The 16-bit builds of the plain kernel offer stream-K in split-K's place
-        # (KernelInfo::stream_k_replaces_split_k): a precision rule, kept in sm80_gemm.cuh.
+        # The 16-bit builds of the plain kernel run on CUTLASS's stream-K kernel and offer
+        # stream-K besides, their split-K slices meeting in its workspace
+        # (KernelInfo::split_k_in_workspace): a precision rule, kept in sm80_gemm.cuh.
         return ("data_parallel", "stream_k") if self.stream_k else ("data_parallel", "split_k")
 
 
@@ -379,11 +380,15 @@ and half the element loads per K step, and four times the CTAs. The sweep (H100,
 kernel reached 0.72x torch.mm (geomean; median 10.5 us against 8.2), most of them on the 128x128
 alignment-1 kernel; cuBLAS runs CUTLASS 2.x alignment-1 kernels with 64x64 tiles there.
 Stream-K stands in for split-K (16-bit D). Smem: 2 x (64 + 64) x 32 x 2 B = 16 KiB."""),
-    Sm80((64, 64, 32), warp=(32, 32, 32), stages=4, builds={"f16": (4, 2), "bf16": (4, 2)}, why="""Small
-16-bit problems with operands aligned to 4 or 8 bytes: the cp.async multistage 128x128
-kernel's copies on a 64x64 tile (four warps of 32x32), four stages. On the sweep's 228 problems
-under 0.1 GFLOP aligned to 4 bytes the best built kernel, the 128x128 one, reached median 8.8 us
-against torch.mm's 6.0. Smem: 4 x (64 + 64) x 32 x 2 B = 32 KiB."""),
+    Sm80((64, 64, 32), warp=(32, 32, 32), stages=4, builds={"f16": (4, 2), "bf16": (4, 2), "tf32": (4, 2, 1)},
+         why="""Small 16-bit problems with operands aligned to 4 or 8 bytes: the cp.async multistage
+128x128 kernel's copies on a 64x64 tile (four warps of 32x32), four stages. On the sweep's 228
+problems under 0.1 GFLOP aligned to 4 bytes the best built kernel, the 128x128 one, reached
+median 8.8 us against torch.mm's 6.0. Smem: 4 x (64 + 64) x 32 x 2 B = 32 KiB. The same for
+TF32 at alignments 4, 2 and 1 (cp.async copies of 16, 8 and 4 bytes), where cuBLAS runs
+CUTLASS 2.x 64x64 tensor-op kernels split along K: on the sweep's TF32 problems under 0.1
+GFLOP with an unaligned operand the best built kernel reached 0.71x torch.mm (geomean, H100,
+2026-11-24), mostly on the 128x128 one. Smem: 64 KiB (TF32)."""),
     Sm80((64, 64, 64), warp=(32, 32, 64), stages=5, builds={"f16": (8,), "bf16": (8,)}, why="""Small
 problems and few rows, 16-bit, 16-byte aligned operands (also SM86/89's path: it fits their 99
 KiB). Four warps of 32x32, five stages of (64 + 64) x 64 x 2 B = 80 KiB. A 64x64 tile gives

@@ -66,8 +66,9 @@ def is_stream_k_only(kernel):
 
 def decomposition_cases():
     """(kernel, decomposition, splits) for every kernel that can divide K, on this GPU. CUTLASS
-    2.x's stream-K kernels (stream-K, no split-K) run stream-K by default, so their
-    data-parallel mode is a case too."""
+    2.x's stream-K kernels (the stream-K configs, and the 16-bit builds of the others, whose
+    split-K runs on the stream-K kernel too) run stream-K by default, so their data-parallel
+    mode is a case too."""
     if not torch.cuda.is_available():
         return []
     cases = []
@@ -76,7 +77,7 @@ def decomposition_cases():
             continue
         if "stream-k" in k.decompositions:
             cases.append((k, "stream-k", 1))
-            if is_stream_k_only(k):
+            if k.family == "cutlass2x":
                 cases.append((k, "data-parallel", 1))
         if "split-k" in k.decompositions:
             cases += [(k, "split-k", s) for s in (2, 3, 7)]
@@ -131,19 +132,19 @@ def stream_k_only_kernels():
             if is_stream_k_only(k) and k.dtype not in ("f16", "bf16")]
 
 
-def forced_stream_k(kernel, a, b):
-    """a @ b on `kernel` in stream-K (through a tuning-table entry, which names the
-    decomposition), twice, with the same bits."""
+def forced(kernel, a, b, decomposition="stream-k", splits=1):
+    """a @ b on `kernel` in `decomposition` (through a tuning-table entry, which names it),
+    twice, with the same bits."""
     plan = cutlass_ops.explain(a, b)
     _C.tuning_insert({"precision": kernel.dtype, "layout_a": plan.a.layout, "layout_b": plan.b.layout,
                       "align": [plan.a.align, plan.b.align, plan.out.align],
                       "cc": plan.device.capability[0] * 10 + plan.device.capability[1],
                       "sm_count": plan.device.sm_count, "mnk": list(plan.problem), "kernel": kernel.name,
-                      "decomposition": "stream-k", "splits": 1})
+                      "decomposition": decomposition, "splits": splits})
     tuned = cutlass_ops.explain(a, b)
-    assert (tuned.kernel, tuned.decomposition) == (kernel.name, "stream-k"), tuned
+    assert (tuned.kernel, tuned.decomposition, tuned.splits) == (kernel.name, decomposition, splits), tuned
     out = cutlass_ops.mm(a, b)
-    assert torch.equal(out, cutlass_ops.mm(a, b)), "stream-k must be deterministic"
+    assert torch.equal(out, cutlass_ops.mm(a, b)), f"{decomposition} must be deterministic"
     return out
 
 
@@ -156,18 +157,20 @@ def sixteen_bit_cutlass2x_kernels():
 
 @pytest.mark.parametrize("kernel", sixteen_bit_cutlass2x_kernels(), ids=lambda k: k.name)
 def test_sixteen_bit_k_slices_meet_in_float32(kernel):
-    """Few output tiles and a long K: the 16-bit CUTLASS 2.x kernels divide K by stream-K, whose
-    partial tiles meet in float32, so the result is rounded to 16 bits once, as torch.mm's is.
-    Serial split-K through a 16-bit D rounded every partial sum (16 slices: about 3x torch's
-    error; `fuzz --seed 18` found 7x2x911 at 8x)."""
+    """Few output tiles and a long K: the 16-bit CUTLASS 2.x kernels divide K by stream-K, or
+    split-K on the stream-K kernel, whose partial tiles meet in float32, so the result is
+    rounded to 16 bits once, as torch.mm's is. Serial split-K through a 16-bit D rounded every
+    partial sum (16 slices: about 3x torch's error; `fuzz --seed 18` found 7x2x911 at 8x)."""
     dtype = KERNEL_DTYPES[kernel.dtype]
     m, n, k = 96, 136, 16384
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
-    out = forced_stream_k(kernel, a, b)
     ref = a.double() @ b.double()
-    # One rounding each: nearly every element rounds to the same 16-bit value as torch.mm's.
-    assert rel_error(out, ref) <= 1.25 * rel_error(torch.mm(a, b), ref), kernel.name
-    assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+    for decomposition, splits in (("stream-k", 1), ("split-k", 16), ("split-k", 64)):
+        out = forced(kernel, a, b, decomposition, splits)
+        # One rounding each: nearly every element rounds to the same 16-bit value as torch.mm's.
+        context = f"{kernel.name} {decomposition} x{splits}"
+        assert rel_error(out, ref) <= 1.25 * rel_error(torch.mm(a, b), ref), context
+        assert_matches_reference(out, a, b, kernel.dtype, context=context)
 
 
 def test_unaligned_tiny_sixteen_bit_is_as_accurate_as_torch():
@@ -209,7 +212,7 @@ def test_stream_k_over_several_ragged_waves(kernel):
     dtype = {"f64": torch.float64}.get(kernel.dtype, torch.float32)
     m, n, k = 520, 14340, 2052
     a, b = matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
-    out = forced_stream_k(kernel, a, b)
+    out = forced(kernel, a, b)
     assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
 
 

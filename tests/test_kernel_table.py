@@ -105,8 +105,10 @@ def test_registered_kernels_carry_their_rows_facts():
             assert k.stages == row.stages and k.math == ("simt" if row.math == "simt" else "mma"), k.name
             assert k.alignment[0] in row.builds[k.dtype], k.name
             offered = {d.replace("_", "-") for d in row.decompositions}
-            if k.dtype in ("f16", "bf16") and not row.stream_k:
-                offered = offered - {"split-k"} | {"stream-k"}  # stream_k_replaces_split_k
+            in_workspace = k.dtype in ("f16", "bf16") and not row.stream_k
+            assert k.split_k_in_workspace == in_workspace, k.name
+            if in_workspace:
+                offered = offered | {"stream-k"}  # split-K on the stream-K kernel, which offers stream-K too
             assert set(k.decompositions) == offered, k.name
         else:
             assert k.role == row.role, k.name

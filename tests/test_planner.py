@@ -98,7 +98,8 @@ def test_tuning_table_tile_order_reaches_the_plan():
     ({"decomposition": "diagonal"}, "unknown decomposition"),
     ({"precision": "f16"}, "does not compute this entry's precision"),
     ({"splits": 0}, "splits must be >= 1"),
-    ({"decomposition": "split-k", "splits": 2}, "does not support split-k"),  # 16-bit D: stream-K only
+    ({"kernel": "cutlass3x_sm90_bf16_rr_128x128x64_1x1x1_pingpong", "decomposition": "split-k", "splits": 2},
+     "does not support split-k"),  # data-parallel only
     ({"raster": "diagonal"}, "unknown raster order"),
     ({"swizzle": 3}, "swizzle must be 1, 2, 4 or 8"),
     ({"raster": "along-m"}, "does not take a tile order"),
@@ -407,21 +408,31 @@ def test_k_slices_are_offered_where_tiles_are_few(m, n, k):
     p = plan(meta(m, k), meta(k, n))
     decompositions = {c.decomposition for c in p.candidates}
     assert {"split-k", "stream-k"} & decompositions, p
+    kernels = {k.name: k for k in cutlass_ops.list_kernels()}
     for c in p.candidates:
         if c.decomposition == "split-k":
             assert 2 <= c.splits <= 64
-            if c.splits > 16:  # only the slice-summing kernels cut K that fine, into equal 16-byte slices
+            # Past 16 slices only the slice-summing kernels (equal 16-byte slices) and those whose
+            # slices meet in a workspace: serial split-K waits its turn at the tile.
+            if c.splits > 16 and not kernels[c.kernel].split_k_in_workspace:
                 assert "splitk_sum" in c.kernel and p.problem[2] % (8 * c.splits) == 0
 
 
 def test_sixteen_bit_cutlass2x_kernels_never_meet_k_slices_in_16_bit():
     """Serial split-K would round every partial sum to D's 16-bit type (fuzz seed 18: 7x2x911 at
-    8x torch's error); those kernels offer stream-K instead, whose partials meet in float32."""
+    8x torch's error); those kernels split K on CUTLASS's stream-K kernel instead, whose
+    partials meet in a float32 workspace, and offer stream-K too."""
+    kernels = {k.name: k for k in cutlass_ops.list_kernels()}
+    sixteen_bit = [k for k in kernels.values() if k.family == "cutlass2x" and k.dtype in ("f16", "bf16")]
+    assert sixteen_bit
+    for k in sixteen_bit:
+        assert k.split_k_in_workspace and {"split-k", "stream-k"} <= set(k.decompositions), k
+    assert not any(k.split_k_in_workspace for k in kernels.values() if k.dtype not in ("f16", "bf16"))
     for device in ("h100", "a100"):
         p = plan(meta(7, 911), meta(911, 2), device=device)
-        for c in p.candidates:
-            if c.kernel.startswith("cutlass2x_") and "_bf16_" in c.kernel:
-                assert c.decomposition != "split-k", c
+        split = [c for c in p.candidates if c.decomposition == "split-k" and kernels[c.kernel].family == "cutlass2x"]
+        assert split, p
+        assert all(kernels[c.kernel].split_k_in_workspace for c in split if kernels[c.kernel].dtype == "bf16")
 
 
 def test_3xtf32_runs_ieee_fp32_where_its_error_would_exceed_torchs():

@@ -123,12 +123,14 @@ struct Sm80Gemm {
   // sums, float32 D over float64 sums on DMMA) every slice boundary would round a partial sum
   // to D's type, and the error would grow with the slice count (16-bit, 7x2x911 in 14 slices:
   // 1.2e-3 against torch.mm's 1.6e-4; `fuzz --seed 18`). Those kernels run CUTLASS's stream-K
-  // kernel instead, whose partial tiles meet in its workspace in the accumulator's type.
+  // kernel instead, whose partial tiles meet in its workspace in the accumulator's type: as
+  // stream-K, and as split-K through the kernel's split factor (each tile's K cut into that many
+  // slices, all running at once, one CTA per tile summing their partial tiles).
   static constexpr bool kDHoldsAccumulator = sizeof(ElementD) >= sizeof(Accumulator);
   static constexpr bool kStreamK = Config::kStreamK || !kDHoldsAccumulator;
-  // The table's decompositions with stream-K in split-K's place, for the kernels above.
-  static constexpr int kSplitKAsStreamK = (Config::kDecompositions & ~decomposition_bit(Decomposition::kSplitK)) |
-                                          decomposition_bit(Decomposition::kStreamK);
+  static constexpr bool kSplitKInWorkspace = kStreamK && !Config::kStreamK;
+  static constexpr int kDecompositions =
+      kSplitKInWorkspace ? Config::kDecompositions | decomposition_bit(Decomposition::kStreamK) : Config::kDecompositions;
   using Swizzle = std::conditional_t<kStreamK, cutlass::gemm::threadblock::ThreadblockSwizzleStreamK,
                                      cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>>;
 
@@ -162,15 +164,18 @@ struct Sm80Gemm {
                          g.batch_stride_d, g.lda, g.ldb, g.ldd, g.ldd);
       }
     }
-    // kGemm with batch_count > 1 is CUTLASS 2.x's serial split-K: the slices of one tile take
-    // turns (a semaphore in the workspace) to add into D, in K order.
     const int splits = g.decomposition == Decomposition::kSplitK ? g.splits : 1;
     if constexpr (kStreamK) {
-      // The stream-K kernel's last argument: the SMs it balances over (1: plain data-parallel).
-      const int sms = g.decomposition == Decomposition::kStreamK ? g.sm_count : 1;
-      return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_split=*/1, epilogue, g.a, g.b,
+      // The stream-K kernel's batch count in kGemm mode is its split factor (1: stream-K or
+      // data-parallel; more: that many K slices per tile, CUTLASS's split-K emulation), its last
+      // argument the SMs it balances over (1: plain data-parallel). With the device's SMs, a
+      // split that leaves SMs idle gets separate reduction CTAs that sum the partial tiles.
+      const int sms = g.decomposition == Decomposition::kDataParallel ? 1 : g.sm_count;
+      return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_split=*/splits, epilogue, g.a, g.b,
                        /*ptr_C=*/g.d, g.d, /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd, sms);
     } else {
+      // kGemm with batch_count > 1 is CUTLASS 2.x's serial split-K: the slices of one tile take
+      // turns (a semaphore in the workspace) to add into D, in K order.
       return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_count=*/splits, epilogue, g.a, g.b,
                        /*ptr_C=*/g.d, g.d, /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd);
     }
@@ -215,8 +220,8 @@ struct Sm80Gemm {
         .stages = Config::kStages,
         .threads = static_cast<int>(Gemm::GemmKernel::kThreadCount),
         .smem_bytes = static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
-        .decompositions = kStreamK && !Config::kStreamK ? kSplitKAsStreamK : Config::kDecompositions,
-        .stream_k_replaces_split_k = kStreamK && !Config::kStreamK,
+        .decompositions = kDecompositions,
+        .split_k_in_workspace = kSplitKInWorkspace,
         .batched = true,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,

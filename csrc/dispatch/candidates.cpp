@@ -12,7 +12,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Split counts offered to kernels that cut K: CUTLASS's serial split-K slows past 16 slices
-// (each waits its turn at the tile); the slice-summing kernels take more.
+// (each waits its turn at the tile); the slice-summing kernels and those whose slices meet in a
+// workspace (KernelInfo::split_k_in_workspace) take more.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 constexpr int kMaxSerialSplits = 16;
 constexpr int64_t kMaxStreamKPeers = 4;
@@ -84,13 +85,13 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
   const int64_t slots = int64_t{std::max(1, dev.sm_count)} * ctas_per_sm(k, dev);
   const int64_t k_tiles = ceil_div(plan.k, std::max(1, k.tile_k));
   if (k.supports(Decomposition::kStreamK)) {
-    // CUTLASS 2.x's stream-K kernel (no split-K) balances only a ragged last wave, so it is
-    // worth pricing on any problem. CUTLASS 3.x's: under four waves with a ragged last, and at
+    // CUTLASS 2.x's stream-K kernel balances only a ragged last wave, so it is worth pricing
+    // on any problem. CUTLASS 3.x's: under four waves with a ragged last, and at
     // most kMaxStreamKPeers CTAs to a tile: more hand their partial tiles on one after another
     // (measured on an H100, TF32 56x160x15648, two tiles shared by 132 CTAs: 128 us where split-K
     // in 8 slices took 45), and split-K with its explicit slice count covers few tiles.
     const bool ragged = tiles % slots != 0;
-    const bool cutlass2x_stream_k = !k.supports(Decomposition::kSplitK);
+    const bool cutlass2x_stream_k = k.origin == Origin::kCutlass2x;
     const int64_t peers = ceil_div(std::min(slots, tiles * k_tiles), tiles);
     if (k_tiles >= 2 && ragged &&
         (cutlass2x_stream_k || (tiles < 4 * slots && peers <= kMaxStreamKPeers))) {
@@ -100,7 +101,7 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
   if (k.supports(Decomposition::kSplitK) && tiles < slots) {
     for (const int s : kSplitCounts) {
       if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
-      if (s > kMaxSerialSplits && !k.sums_slices) break;
+      if (s > kMaxSerialSplits && !k.sums_slices && !k.split_k_in_workspace) break;
       // The slice-summing kernels cut K into equal 16-byte multiples only.
       if (k.sums_slices && plan.k % (int64_t{s} * k.align_a) != 0) continue;
       out.push_back({variant, &k, Decomposition::kSplitK, s});

@@ -619,7 +619,11 @@ struct Sm80_64x64x32_32x32x32_2s {
 // Small 16-bit problems with operands aligned to 4 or 8 bytes: the cp.async multistage 128x128
 // kernel's copies on a 64x64 tile (four warps of 32x32), four stages. On the sweep's 228
 // problems under 0.1 GFLOP aligned to 4 bytes the best built kernel, the 128x128 one, reached
-// median 8.8 us against torch.mm's 6.0. Smem: 4 x (64 + 64) x 32 x 2 B = 32 KiB.
+// median 8.8 us against torch.mm's 6.0. Smem: 4 x (64 + 64) x 32 x 2 B = 32 KiB. The same for
+// TF32 at alignments 4, 2 and 1 (cp.async copies of 16, 8 and 4 bytes), where cuBLAS runs
+// CUTLASS 2.x 64x64 tensor-op kernels split along K: on the sweep's TF32 problems under 0.1
+// GFLOP with an unaligned operand the best built kernel reached 0.71x torch.mm (geomean, H100,
+// 2026-11-24), mostly on the 128x128 one. Smem: 64 KiB (TF32).
 struct Sm80_64x64x32_32x32x32_4s {
   static constexpr ConfigId kId = ConfigId::kSm80_64x64x32_32x32x32_4s;
   static constexpr const char* kName = "64x64x32_4s";

@@ -168,6 +168,16 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
       // kernel sums, all at once.
       if (k.sums_slices) {
         f[kFeatFixupMB] = 2.0 * 4.0 * s * static_cast<double>(m) * n / kMB;
+      } else if (k.split_k_in_workspace) {
+        // CUTLASS 2.x's stream-K kernel with a split factor: the slices run at once and every
+        // partial tile but one is written and read back. With more than two slices to a tile
+        // and fewer waves of slices than CTAs per SM, separate reduction CTAs sum them; else
+        // each slice adds its partial into the workspace in turn (the kernel's deterministic
+        // "turnstile"), a chain as long as serial split-K's (ThreadblockSwizzleStreamK).
+        const bool separate_reduction =
+            s > 2 && ceil_div(tiles * s, static_cast<double>(std::max(1, dev.sm_count))) < ctas_per_sm(k, dev);
+        f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
+        f[kFeatChain] = separate_reduction ? 1 : s - 1;
       } else {
         f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
         f[kFeatChain] = s - 1;

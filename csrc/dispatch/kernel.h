@@ -124,10 +124,11 @@ struct KernelInfo {
   // sums them in slice order (cutlass3x/sm90_splitk_sum.cuh): any slice count that divides K
   // into 16-byte multiples, and no serial fix-up between slices.
   bool sums_slices = false;
-  // Stream-K offered in split-K's place, by a kernel whose D is narrower than its accumulator
-  // (CUTLASS 2.x, 16-bit): serial split-K would meet the K slices in D and round each partial
-  // sum to D's type, stream-K meets them in its workspace in the accumulator's.
-  bool stream_k_replaces_split_k = false;
+  // Split-K on CUTLASS 2.x's stream-K kernel (its split factor), by a kernel whose D is narrower
+  // than its accumulator (16-bit): serial split-K would meet the K slices in D and round each
+  // partial sum to D's type; here all slices run at once and one CTA per tile sums their partial
+  // tiles in its workspace, in the accumulator's type. Such kernels offer stream-K too.
+  bool split_k_in_workspace = false;
   // Applies GemmArgs::epilogue (alpha, a bias along D's columns, an activation) while storing D.
   // Such kernels are the fused builds of a config (kernel name suffix "_bias_act") and run only
   // calls that have an epilogue; every other kernel gets the plain one, and the planner adds

@@ -62,6 +62,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["batched"] = k.batched;
   d["presplit"] = k.pass == OperandPass::kPresplit;
   d["sums_slices"] = k.sums_slices;
+  d["split_k_in_workspace"] = k.split_k_in_workspace;
   return d;
 }
 

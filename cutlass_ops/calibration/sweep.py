@@ -225,6 +225,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
            passes: int = 2, progress: bool = True) -> dict[str, int]:
     """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
     merge them into the rows: a new config calibrated without sweeping every candidate again.
+    Kernels the rows already hold are timed only on the candidates they lack (a decomposition or
+    split count a kernel offers since the sweep).
     Each row's fastest stored candidate is timed beside them as a reference, and the new times
     are scaled by its stored time over its time now, so that another machine or clock state than
     the sweep's favours neither side. Each row times the kernels the planner lists among its
@@ -273,9 +275,12 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                     break
                 candidates = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], desc,
                                              row.get("batch", 1))
-                listed = {c[0][1] for c in candidates}
-                have = {c[1] for c in row["c"]}  # timed by an earlier extension: kept as they are
-                mine = [k for k in kernels if k in listed and k not in have]
+                # Candidates the row holds (timed by the sweep or an earlier extension) are kept
+                # as they are; a kernel is timed where it lists one the row lacks (a new kernel,
+                # or a decomposition or split count it offers since).
+                stored = {tuple(c[:4]) for c in row["c"]}
+                lacking = {tuple(c[0])[1] for c in candidates if tuple(c[0]) not in stored}
+                mine = [k for k in kernels if k in lacking]
                 if not mine:
                     done[row["id"]] = {"id": row["id"], "scale": 1.0, "c": []}
                     pending.append(json.dumps(done[row["id"]], separators=(",", ":")) + "\n")
@@ -293,7 +298,6 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 times = {tuple(cand): us for cand, us, _ in r["candidates"]}
                 now = times.get(tuple(reference[:4])) if reference else None
                 scale = reference[4] / now if now else 1.0
-                stored = {tuple(c[:4]) for c in row["c"]}
                 added = [[*cand, None if us is None else round(us * scale, 3), n]
                          for cand, us, n in r["candidates"] if cand[1] in mine and tuple(cand) not in stored]
                 done[row["id"]] = {"id": row["id"], "scale": round(scale, 4), "c": added}
