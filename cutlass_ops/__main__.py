@@ -211,7 +211,7 @@ def cmd_sweep(args) -> int:
             return 2
         return 0
     sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
-              progress=not args.no_progress, passes=args.passes, batched=args.batched)
+              progress=not args.no_progress, passes=args.passes, batched=args.batched, append=args.append)
     return 0
 
 
@@ -398,6 +398,9 @@ def main(argv=None) -> int:
                         "into its rows (resumable)")
     p.add_argument("--batched", action="store_true",
                    help="the batched (bmm) problem set, into <dtype>-batched.jsonl.gz (bf16, f16)")
+    p.add_argument("--append", action="store_true",
+                   help="resume a file recorded on another build: measure the problems it lacks (a problem set "
+                        "grown since) on this one; its header lists the builds that appended rows")
     p.set_defaults(func=cmd_sweep)
 
     p = sub.add_parser("fit", help="fit the cost model's constants on a sweep's training split")

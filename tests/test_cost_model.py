@@ -81,6 +81,12 @@ def test_problem_sets_are_stable():
     assert a == b
     assert len({p.id for p in a}) == len(a)
     assert all(1 <= p.m <= problems.MAX_DIM and 1 <= p.k <= problems.MAX_DIM for p in a if p.group != "model")
+    long_k = [p for p in problems.problem_set("bf16") if p.group.startswith("long-k")]
+    assert len(long_k) == problems.LONG_K["bf16"] and len({p.id for p in long_k}) == len(long_k)
+    low, high = problems.LONG_K_RANGE
+    assert all(low <= p.k <= high + 7 and 16 <= min(p.m, p.n) and max(p.m, p.n) <= problems.LONG_K_MAX_DIM + 7
+               and 2.0 * p.m * p.n * p.k <= problems.LONG_K_MAX_FLOP for p in long_k)
+    assert 0.1 <= sum(p.split == "test" for p in long_k) / len(long_k) <= 0.4
 
 
 def test_the_batched_set_holds_out_a_quarter_and_a_head_dim():
@@ -254,8 +260,9 @@ def test_evaluate_command_prints_the_split(capsys):
 def test_rule_tree_picks_cover_the_sweep():
     with gzip.open(H100 / "rule_tree_picks.json.gz", "rt") as f:
         picks = json.load(f)["picks"]
-    # The rule tree ran single products only (it predates batches).
-    ids = {row["id"] for _, row in sweep_files.iter_rows(H100) if row.get("batch", 1) == 1}
+    # The rule tree ran single products only (it predates batches and the long-K problems).
+    ids = {row["id"] for _, row in sweep_files.iter_rows(H100)
+           if row.get("batch", 1) == 1 and not row["group"].startswith("long-k")}
     assert len(ids & set(picks)) >= 0.99 * len(ids)
 
 

@@ -115,8 +115,8 @@ def test_results_tables_are_current(tmp_path):
     assert "| dtype | stale |" in stale and stale != readme
     with pytest.raises(ValueError, match="no block"):
         results.replace_block("no markers here", "verdict", "x", "README.md")
-    # The README's rows are the single products (model and random groups), per precision.
+    # The README's rows are the single products (model, random and long-K groups), per precision.
     groups = json.loads(results.TEST_SPLIT.read_text())
     bf16 = results.single_products(groups, "bf16")
-    assert bf16["problems"] == groups["bf16 model"]["problems"] + groups["bf16 random"]["problems"]
+    assert bf16["problems"] == sum(groups[f"bf16 {family}"]["problems"] for family in ("model", "random", "long-k"))
     assert f"| bfloat16 | {bf16['problems']} | {bf16['vs_torch_geomean']:.2f}x |" in readme

@@ -135,7 +135,8 @@ def grouped(judged: list[Judged]) -> dict[str, dict]:
     groups = defaultdict(list)
     for j in judged:
         groups[j.dtype].append(j)
-        family = "model" if j.group == "model" else "batched" if j.group.startswith("batched") else "random"
+        family = ("model" if j.group == "model" else "batched" if j.group.startswith("batched")
+                  else "long-k" if j.group.startswith("long-k") else "random")
         groups[f"{j.dtype} {family}"].append(j)
     return {name: summary(rows) for name, rows in sorted(groups.items())}
 

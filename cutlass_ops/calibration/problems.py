@@ -44,6 +44,15 @@ FORWARD_ROWS = (1, 5, 17, 64, 100, 257, 500, 777, 1000, 1500, 2049, 3000, 4097, 
 TRAINING_ROWS = (257, 1000, 3000, 8191)
 
 
+# Long reductions, past the random problems' K: a weight gradient over many tokens (x^T @ grad,
+# K the token count), few output tiles. M and N log-uniform in 16..2048, K in LONG_K_RANGE,
+# half of them multiples of 8, every layout; count per precision.
+LONG_K_RANGE = (16384, 262144)
+LONG_K_MAX_DIM = 2048
+LONG_K_MAX_FLOP = 2e11
+LONG_K = {"bf16": 120, "f16": 40}
+
+
 @dataclass(frozen=True)
 class SetSize:
     random: int      # random problems
@@ -71,7 +80,7 @@ class Problem:
     n: int
     k: int
     layout: str  # A then B: r = row-major, c = column-major (a transposed view)
-    group: str   # random-aligned, random-any, model
+    group: str   # random-aligned, random-any, long-k-aligned, long-k-any, model
     model: str = ""
     split: str = "train"
     batch: int = 1  # products in a batch (bmm); 1: one matrix product
@@ -118,6 +127,25 @@ def random_problems(dtype: str, count: int, max_flop: float, seed: int = 0) -> l
     return out
 
 
+def long_k_problems(dtype: str, count: int, seed: int = 0) -> list[Problem]:
+    rng = random.Random(f"cutlass_ops-sweep-long-k-{dtype}-{seed}")
+    out = []
+    while len(out) < count:
+        i = len(out)
+        aligned = i % 2 == 0
+        m, n = (_log_uniform(rng, 16, LONG_K_MAX_DIM) for _ in range(2))
+        k = _log_uniform(rng, *LONG_K_RANGE)
+        if aligned:
+            m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
+        if 2.0 * m * n * k > LONG_K_MAX_FLOP:
+            continue
+        layout = LAYOUTS[rng.randrange(4)]
+        pid = f"{dtype}-long-k-{i:05d}"
+        split = "test" if _hash(pid) % TEST_EVERY == 0 else "train"
+        out.append(Problem(pid, dtype, m, n, k, layout, "long-k-aligned" if aligned else "long-k-any", "", split))
+    return out
+
+
 def model_problems(dtype: str) -> list[Problem]:
     out = []
     for model in MODELS:
@@ -145,6 +173,7 @@ def problem_set(dtype: str, seed: int = 0) -> list[Problem]:
     if size.models < 1:
         models = [p for p in models if (_hash(p.id) % 1000) < size.models * 1000]
     problems += models
+    problems += long_k_problems(dtype, LONG_K.get(dtype, 0), seed)
     order = random.Random(f"cutlass_ops-sweep-order-{dtype}-{seed}")
     order.shuffle(problems)
     return problems

@@ -154,11 +154,15 @@ def _progress(total: int, initial: int, desc: str, enabled: bool):
 
 
 def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int = 5, limit: int = 0,
-        progress: bool = True, seed: int = 0, passes: int = 2, batched: bool = False) -> dict[str, int]:
+        progress: bool = True, seed: int = 0, passes: int = 2, batched: bool = False,
+        append: bool = False) -> dict[str, int]:
     """Sweep each precision's problem set into out_dir/<device>/<dtype>.jsonl.gz (with
     `batched`, its batched set into <dtype>-batched.jsonl.gz), resuming files already there;
     stops starting new problems after `time_limit` seconds (0: none) or `limit` new problems per
-    precision. Returns {dtype: problems recorded so far}."""
+    precision. A file recorded on another build (or with other reps) is resumed only with
+    `append`: the problems it lacks (a problem set grown since) are measured on this build, each
+    row whole, and the header lists every build that appended rows. Returns {dtype: problems
+    recorded so far}."""
     problem_set = problem_sets.batched_problem_set if batched else problem_sets.problem_set
     start = time.monotonic()
     index = torch.cuda.current_device()
@@ -173,12 +177,18 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
         path = folder / (f"{dtype}-batched.jsonl.gz" if batched else f"{dtype}.jsonl.gz")
         head = header(dtype, reps, passes)
         done = set()
+        appending = False
         if path.exists():
             old, rows = read(path)
             for key in ("version", "build_id", "capability", "sm_count", "dtype", "reps", "passes"):
                 if old.get(key) != head[key]:
-                    raise SystemExit(f"{path} was recorded with {key} {old[key]!r}, this run has {head[key]!r}: "
-                                     "move it away to start a new sweep")
+                    if append and key in ("build_id", "reps", "passes"):
+                        appending = True
+                        continue
+                    raise SystemExit(f"{path} was recorded with {key} {old.get(key)!r}, this run has {head[key]!r}: "
+                                     "move it away to start a new sweep"
+                                     + ("" if key in ("version", "capability", "sm_count", "dtype")
+                                        else ", or --append the problems it lacks"))
             done = {r["id"] for r in rows}
         else:
             with gzip.open(path, "wt") as f:
@@ -213,6 +223,16 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
         flush()
         if bar is not None:
             bar.close()
+        added = len(done) - len(rows) if appending else 0
+        if added:
+            old, rows = read(path)
+            old.setdefault("appended", []).append({
+                "build_id": head["build_id"], "rows": added, "reps": reps, "passes": passes,
+                "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")})
+            with gzip.open(path, "wt") as f:
+                f.write(json.dumps(old) + "\n")
+                for row in rows:
+                    f.write(json.dumps(row, separators=(",", ":")) + "\n")
         done_counts[dtype] = len(done)
         total = len(problem_set(dtype, seed))
         print(f"sweep {dtype}: {len(done)} of {total} problems in {path}", file=sys.stderr, flush=True)
