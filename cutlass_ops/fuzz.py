@@ -232,7 +232,8 @@ def _run_epilogue(case: Case, a, b, out, dtype, gen) -> Optional[str]:
         inp = torch.randn(shape, dtype=dtype, device="cuda", generator=gen)
         if case.beta == 0:
             inp.fill_(float("nan"))  # beta = 0: the input is not read (torch.addmm's rule)
-        before = [t.clone() for t in (inp, a, b)]
+        inputs = [inp, a, b]
+        before = [t.clone() for t in inputs]
         theirs = torch.addmm(inp, a, b, beta=case.beta, alpha=case.alpha)
         if out is None:
             poison_allocator(m * n, dtype)
@@ -250,7 +251,8 @@ def _run_epilogue(case: Case, a, b, out, dtype, gen) -> Optional[str]:
         weight = b.t()  # (N, K): B's layout decides how the weight is stored
         bias = torch.randn(n, dtype=dtype, device="cuda", generator=gen) if case.input == "n" else None
         act = ACTIVATIONS[case.activation]
-        before = [t.clone() for t in (a, b, *([bias] if bias is not None else []))]
+        inputs = [a, b, *([bias] if bias is not None else [])]
+        before = [t.clone() for t in inputs]
         theirs = act(F.linear(a, weight, bias))
         poison_allocator(m * n, dtype)
         ours = ops.linear(a, weight, bias, activation=case.activation or None)
@@ -258,9 +260,7 @@ def _run_epilogue(case: Case, a, b, out, dtype, gen) -> Optional[str]:
         if bias is not None:
             ref, magnitude = ref + bias.double(), magnitude + bias.double().abs()
         ref = act(ref)
-    now = [inp, a, b] if case.op == "addmm" else [a, b, *([bias] if bias is not None else [])]
-    if not all(torch.equal(x.isnan(), y.isnan()) and torch.equal(x.nan_to_num(), y.nan_to_num())
-               for x, y in zip(now, before)):
+    if not all(torch.allclose(x, y, rtol=0, atol=0, equal_nan=True) for x, y in zip(inputs, before)):
         return f"{case.op} changed an input"
     if tuple(ours.shape) != (m, n):
         return f"{case.op} gave shape {tuple(ours.shape)}"
