@@ -100,8 +100,9 @@ def test_the_batched_set_holds_out_a_quarter_and_a_head_dim():
     others = [p for p in batched if not (p.group == "batched-attention" and 96 in (p.n, p.k))]
     assert 0.15 <= sum(p.split == "test" for p in others) / len(others) <= 0.35
     rows = [row for _, row in sweep_files.iter_rows(H100) if row.get("batch", 1) > 1]
-    assert rows and {row["id"] for row in rows} <= {p.id for p in batched}
-    split_of = {p.id: p.split for p in batched}
+    split_of = {p.id: p.split for d in problems.BATCHED_SIZES for p in problems.batched_problem_set(d)}
+    assert rows and {row["id"] for row in rows} <= set(split_of)
+    assert {row["precision"] for row in rows} == set(problems.BATCHED_SIZES)
     assert all(row["split"] == split_of[row["id"]] for row in rows)
 
 
