@@ -27,6 +27,7 @@ import hashlib
 import math
 import random
 from dataclasses import dataclass
+from typing import Optional
 
 from ..bench.models import MODELS
 
@@ -100,50 +101,45 @@ def _log_uniform(rng: random.Random, low: int = 1, high: int = MAX_DIM) -> int:
 
 
 def _draw_shape(rng: random.Random, aligned: bool, max_flop: float, high: int = MAX_DIM,
-                batches: tuple[int, int] = (1, 1)) -> tuple[int, int, int, int]:
+                batches: tuple[int, int] = (1, 1),
+                ranges: Optional[tuple[tuple[int, int], ...]] = None) -> tuple[int, int, int, int]:
     """(batch, m, n, k): the batch log-uniform in `batches` (when it is a range), then M, N and K
-    log-uniform in 1..high (rounded up to multiples of 8 when `aligned`), redrawn until
-    2 batch M N K <= max_flop."""
+    log-uniform in 1..high, or in their own `ranges` (rounded up to multiples of 8 when
+    `aligned`), redrawn until 2 batch M N K <= max_flop."""
+    ranges = ranges or ((1, high),) * 3
     while True:
         batch = _log_uniform(rng, *batches) if batches[1] > batches[0] else batches[0]
-        m, n, k = (_log_uniform(rng, high=high) for _ in range(3))
+        m, n, k = (_log_uniform(rng, low, top) for low, top in ranges)
         if aligned:
             m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
         if 2.0 * batch * m * n * k <= max_flop:
             return batch, m, n, k
 
 
-def random_problems(dtype: str, count: int, max_flop: float, seed: int = 0) -> list[Problem]:
-    rng = random.Random(f"cutlass_ops-sweep-{dtype}-{seed}")
+def _drawn_problems(rng: random.Random, dtype: str, kind: str, count: int, max_flop: float,
+                    ranges: Optional[tuple[tuple[int, int], ...]] = None) -> list[Problem]:
+    """`count` problems "<dtype>-<kind>-<i>", every other one aligned (group "<kind>-aligned",
+    else "<kind>-any"), in a random layout; one in TEST_EVERY, by a hash of its id, held out."""
     out = []
     while len(out) < count:
         i = len(out)
         aligned = i % 2 == 0
-        _, m, n, k = _draw_shape(rng, aligned, max_flop)
+        _, m, n, k = _draw_shape(rng, aligned, max_flop, ranges=ranges)
         layout = LAYOUTS[rng.randrange(4)]
-        pid = f"{dtype}-random-{i:05d}"
+        pid = f"{dtype}-{kind}-{i:05d}"
         split = "test" if _hash(pid) % TEST_EVERY == 0 else "train"
-        out.append(Problem(pid, dtype, m, n, k, layout, "random-aligned" if aligned else "random-any", "", split))
+        out.append(Problem(pid, dtype, m, n, k, layout, f"{kind}-aligned" if aligned else f"{kind}-any", "", split))
     return out
+
+
+def random_problems(dtype: str, count: int, max_flop: float, seed: int = 0) -> list[Problem]:
+    return _drawn_problems(random.Random(f"cutlass_ops-sweep-{dtype}-{seed}"), dtype, "random", count, max_flop)
 
 
 def long_k_problems(dtype: str, count: int, seed: int = 0) -> list[Problem]:
-    rng = random.Random(f"cutlass_ops-sweep-long-k-{dtype}-{seed}")
-    out = []
-    while len(out) < count:
-        i = len(out)
-        aligned = i % 2 == 0
-        m, n = (_log_uniform(rng, 16, LONG_K_MAX_DIM) for _ in range(2))
-        k = _log_uniform(rng, *LONG_K_RANGE)
-        if aligned:
-            m, n, k = (-(-x // 8) * 8 for x in (m, n, k))
-        if 2.0 * m * n * k > LONG_K_MAX_FLOP:
-            continue
-        layout = LAYOUTS[rng.randrange(4)]
-        pid = f"{dtype}-long-k-{i:05d}"
-        split = "test" if _hash(pid) % TEST_EVERY == 0 else "train"
-        out.append(Problem(pid, dtype, m, n, k, layout, "long-k-aligned" if aligned else "long-k-any", "", split))
-    return out
+    dims = (16, LONG_K_MAX_DIM)
+    return _drawn_problems(random.Random(f"cutlass_ops-sweep-long-k-{dtype}-{seed}"), dtype, "long-k", count,
+                           LONG_K_MAX_FLOP, ranges=(dims, dims, LONG_K_RANGE))
 
 
 def model_problems(dtype: str) -> list[Problem]:
