@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <shared_mutex>
@@ -85,6 +86,111 @@ double main_loop_efficiency(const KernelInfo& k) {
   return kPipelined * width;
 }
 
+// What CUTLASS 2.x's stream-K kernel launches for a problem of `tiles` output tiles of
+// `iters_per_tile` K steps (cutlass/gemm/threadblock/threadblock_swizzle_streamk.h,
+// ThreadblockSwizzleStreamK with its split factor 1, balanced over the device's SMs): its host
+// code splits the tiles into whole data-parallel tiles and stream-K blocks that share the rest,
+// by its own estimate of the K steps each split saves. The model prices that split, not an
+// ideal one: with 39 tiles of 1,791 K steps (bf16 136x808x114600 on 64x64 tiles, two CTAs per
+// SM) CUTLASS runs about 132 stream-K blocks of ~560 steps each, not 264 of 265, and measured
+// 321 us where an even split over every CTA slot predicted 183.
+struct StreamKSplit {
+  int64_t dp_tiles = 0;   // tiles computed whole, one CTA each
+  int64_t sk_tiles = 0;   // tiles shared by stream-K blocks
+  int64_t sk_blocks = 0;  // 0: the kernel runs data-parallel
+  bool separate_reduction = false;  // reduction CTAs sum the partial tiles (else they are handed on in turn)
+};
+
+// get_sk_blocks: the stream-K block count that saves the most K steps over data-parallel waves
+// of `sk_tiles`, and that saving (INT_MIN-like when none was tried).
+void cutlass2x_sk_blocks(int64_t sk_tiles, int64_t iters_per_tile, int64_t avail_sms, int64_t max_sk_occupancy,
+                         bool allow_partial_wave, int64_t* sk_blocks, int64_t* savings) {
+  *savings = std::numeric_limits<int64_t>::min();
+  *sk_blocks = 0;
+  if (sk_tiles == 0) return;
+  constexpr int64_t kMinItersPerSkBlock = 2;
+  const int64_t sk_iters = sk_tiles * iters_per_tile;
+  const int64_t dp_equiv_iters = iters_per_tile * ceil_div_i(sk_tiles, avail_sms);
+  const int64_t min_blocks = allow_partial_wave ? std::min(avail_sms, sk_tiles + 1) : avail_sms;
+  const int64_t max_blocks = std::min(avail_sms * max_sk_occupancy, sk_iters / kMinItersPerSkBlock);
+  for (int64_t trial = min_blocks; trial <= max_blocks; ++trial) {
+    const int64_t sk_waves = ceil_div_i(trial, avail_sms);
+    const int64_t iter_equiv = ceil_div_i(sk_iters, trial) * sk_waves;
+    int64_t peers = ceil_div_i(trial, sk_tiles) + 1;  // one more for alignment skew
+    float iter_cost = 0.02f * static_cast<float>(peers) * static_cast<float>(iter_equiv);
+    if (trial % sk_tiles == 0) {  // aligned
+      peers = trial / sk_tiles;
+      iter_cost = 0.0f;
+    }
+    const float peer_cost = 2.0f * static_cast<float>(peers);
+    const float base_cost = 2.0f * static_cast<float>(sk_waves);
+    const int64_t fixup_iter_equiv = static_cast<int64_t>(base_cost + iter_cost + peer_cost);
+    const int64_t trial_savings = dp_equiv_iters - iter_equiv - fixup_iter_equiv;
+    if (trial_savings >= *savings) {
+      *savings = trial_savings;
+      *sk_blocks = trial;
+    }
+  }
+}
+
+// K slices a streaming kernel (Mainloop::kStreaming) cuts a problem into: its workspace is one
+// float32 M x N slab per slice when it cuts more than one (KernelInfo::workspace_bytes).
+double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
+  if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
+  GemmArgs g;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.layout_a = k.layout_a;
+  g.layout_b = k.layout_b;
+  g.sm_count = std::max(1, dev.sm_count);
+  const double slab_bytes = 4.0 * static_cast<double>(p.m) * static_cast<double>(p.n);
+  return std::max(1.0, std::round(static_cast<double>(k.workspace_bytes(g)) / slab_bytes));
+}
+
+// ThreadblockSwizzleStreamK::get_blocks and the block counts its constructor derives from them.
+StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int64_t avail_sms, int64_t occupancy) {
+  StreamKSplit split;
+  split.dp_tiles = tiles;
+  const int64_t full_waves = tiles / avail_sms, full_wave_tiles = full_waves * avail_sms;
+  const int64_t partial_wave_tiles = tiles - full_wave_tiles;
+  if (partial_wave_tiles == 0 || avail_sms <= 1) return split;  // whole waves: data-parallel
+  int64_t sk_blocks = 0, savings = 0;
+  bool found = false;
+  if (full_waves < occupancy) {
+    // Under one wave per CTA slot: the partial wave's tiles go to stream-K blocks that fill
+    // the free slots.
+    split.dp_tiles = full_wave_tiles;
+    cutlass2x_sk_blocks(partial_wave_tiles, iters_per_tile, avail_sms, occupancy - full_waves, true, &sk_blocks,
+                        &savings);
+    found = true;
+  } else {
+    if (occupancy > 1 && full_waves % occupancy == occupancy - 1) {
+      split.dp_tiles = full_wave_tiles;
+      cutlass2x_sk_blocks(partial_wave_tiles, iters_per_tile, avail_sms, 1, true, &sk_blocks, &savings);
+      found = savings >= 0;
+    }
+    if (!found) {
+      // The last full wave and the partial one shared by a whole wave of stream-K blocks.
+      split.dp_tiles = full_wave_tiles - avail_sms;
+      cutlass2x_sk_blocks(partial_wave_tiles + avail_sms, iters_per_tile, avail_sms,
+                          occupancy - ((full_waves - 1) % occupancy), false, &sk_blocks, &savings);
+      found = true;
+    }
+  }
+  if (savings < 0 || sk_blocks == 0) {  // not profitable
+    split.dp_tiles = tiles;
+    return split;
+  }
+  split.sk_tiles = tiles - split.dp_tiles;
+  const int64_t sk_waves = ceil_div_i(sk_blocks, avail_sms);
+  split.sk_blocks = std::min(sk_blocks, split.sk_tiles * iters_per_tile);
+  // A reduction wave when the stream-K blocks leave CTA slots free and more than three of
+  // them meet on a tile.
+  split.separate_reduction = sk_waves < occupancy && split.sk_blocks > 2 * split.sk_tiles;
+  return split;
+}
+
 }  // namespace
 
 const Calibration* calibration_for(const DeviceDesc& device) {
@@ -153,9 +259,17 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   const double tile_bytes = 4.0 * tm * tn;  // a float32 partial tile
   switch (p.decomposition) {
     case Decomposition::kDataParallel: {
-      const double rounds = ceil_div(tiles, slots);
+      // The streaming kernels split K themselves until their grid fills the GPU, and a second
+      // kernel sums the float32 slabs (gemm_skinny_m*.cu plan_split); their workspace holds one
+      // M x N slab per slice, so the kernel's own workspace_bytes says how many it cuts.
+      const double slices = streaming_slices(k, p, dev);
+      const double rounds = ceil_div(tiles * slices, slots);
       f[kFeatTileRounds] = rounds;
-      f[kFeatCriticalIters] = rounds * k_tiles;
+      f[kFeatCriticalIters] = rounds * k_tiles / slices;
+      if (slices > 1) {
+        f[kFeatFixupMB] = 2.0 * 4.0 * slices * static_cast<double>(m) * n / kMB;
+        f[kFeatLaunch] = 2;  // the slab-summing kernel
+      }
       break;
     }
     case Decomposition::kSplitK: {
@@ -163,31 +277,50 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
       const double rounds = ceil_div(tiles * s, slots);
       f[kFeatTileRounds] = rounds;
       f[kFeatCriticalIters] = rounds * ceil_div(k_tiles, s);
-      // Serial split-K: every slice but the last writes a float32 partial tile that the next
-      // reads, in turn. Slice summing: every slice writes a float32 partial D that a second
-      // kernel sums, all at once.
       if (k.sums_slices) {
+        // Slice summing: every slice writes a float32 partial D that a second kernel sums, all
+        // at once.
         f[kFeatFixupMB] = 2.0 * 4.0 * s * static_cast<double>(m) * n / kMB;
-      } else if (k.split_k_in_workspace) {
-        // CUTLASS 2.x's stream-K kernel with a split factor: the slices run at once and every
-        // partial tile but one is written and read back. With more than two slices to a tile
-        // and fewer waves of slices than CTAs per SM, separate reduction CTAs sum them; else
-        // each slice adds its partial into the workspace in turn (the kernel's deterministic
-        // "turnstile"), a chain as long as serial split-K's (ThreadblockSwizzleStreamK).
-        const bool separate_reduction =
-            s > 2 && ceil_div(tiles * s, static_cast<double>(std::max(1, dev.sm_count))) < ctas_per_sm(k, dev);
-        f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
-        f[kFeatChain] = separate_reduction ? 1 : s - 1;
-      } else {
-        f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
-        f[kFeatChain] = s - 1;
+        break;
       }
+      // Every partial tile but one per tile is written and read back. Serial split-K: the
+      // slices take turns to add theirs, a chain of s - 1. CUTLASS 2.x's stream-K kernel with a
+      // split factor runs the slices at once; with more than two slices to a tile and fewer
+      // waves of slices than CTAs per SM, separate reduction CTAs sum them, else each slice
+      // adds its partial into the workspace in turn (the kernel's deterministic "turnstile").
+      const bool separate_reduction =
+          k.split_k_in_workspace && s > 2 &&
+          ceil_div(tiles * s, static_cast<double>(std::max(1, dev.sm_count))) < ctas_per_sm(k, dev);
+      f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
+      f[kFeatChain] = separate_reduction ? 1 : s - 1;
       break;
     }
     case Decomposition::kStreamK: {
-      // The tiles' K iterations dealt evenly over the CTAs that take part (all of them, or one
-      // per K iteration when there are fewer); each CTA finishes about one more tile than whole
-      // tiles would give it; the CTAs sharing a tile hand their partial tiles on in turn.
+      if (k.origin == Origin::kCutlass2x) {
+        // CUTLASS 2.x: the split its host code chooses (cutlass2x_stream_k_split). The
+        // stream-K blocks are launched first, the data-parallel tiles fill the CTA slots left
+        // and the rounds after.
+        const StreamKSplit split = cutlass2x_stream_k_split(
+            static_cast<int64_t>(tiles), static_cast<int64_t>(k_tiles), std::max(1, dev.sm_count), ctas_per_sm(k, dev));
+        const double blocks = static_cast<double>(split.sk_blocks + split.dp_tiles);
+        const double rounds = ceil_div(blocks, slots);
+        const double sk_iters = ceil_div(static_cast<double>(split.sk_tiles) * k_tiles,
+                                         static_cast<double>(std::max<int64_t>(1, split.sk_blocks)));
+        const double first_round = std::max(split.sk_blocks > 0 ? sk_iters : 0.0, split.dp_tiles > 0 ? k_tiles : 0.0);
+        f[kFeatCriticalIters] = first_round + (rounds - 1) * k_tiles;
+        f[kFeatTileRounds] = rounds + (split.sk_blocks > 0 ? 1 : 0);
+        f[kFeatFixupMB] = 2.0 * split.sk_blocks * tile_bytes / kMB;
+        f[kFeatChain] = split.sk_blocks == 0 ? 0
+                        : split.separate_reduction
+                            ? 1
+                            : std::max(0.0, ceil_div(static_cast<double>(split.sk_blocks),
+                                                     static_cast<double>(split.sk_tiles)) - 1);
+        break;
+      }
+      // CUTLASS 3.x's persistent stream-K scheduler: the tiles' K iterations dealt evenly over
+      // the CTAs that take part (all of them, or one per K iteration when there are fewer);
+      // each CTA finishes about one more tile than whole tiles would give it; the CTAs sharing
+      // a tile hand their partial tiles on in turn.
       const double total = tiles * k_tiles;
       const double units = std::min(slots, total);
       f[kFeatTileRounds] = ceil_div(tiles, units) + 1;
@@ -201,7 +334,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   // An operand shared by the whole batch (batch stride 0) is read once.
   const double batch_a = p.a.batch_stride == 0 ? 1.0 : batch, batch_b = p.b.batch_stride == 0 ? 1.0 : batch;
   const double a = batch_a * m * p.k, b = batch_b * p.k * n, d = batch * m * n;
-  f[kFeatLaunch] = 1;
+  f[kFeatLaunch] = std::max(1.0, f[kFeatLaunch]);
   f[kFeatReadMB] = eb * (a + b) / kMB;
   f[kFeatWriteMB] = eb * d / kMB;
   // Each CTA tile streams its A row slab and its B column slab over the whole (padded) K; a

@@ -15,11 +15,16 @@
 //   at another rate than its main loop loads); l2_mb: A re-read for every N tile column and B
 //   for every M tile row (cluster multicast shares them), which the SMs pull through L2;
 // fixup_mb: partial tiles of split-K and stream-K through the workspace, and the float32
-//   slices of the slice-summing kernels;
+//   slices of the slice-summing kernels and of the streaming kernels' K split;
 // pass_mb: operand passes inside the kernel (3xTF32's split of A and B into TF32 parts);
 // chain: partial tiles one tile's result waits for, one after another (split-K's slices less
 //   one; stream-K's CTAs sharing a tile less one: with few tiles and a long K, 132 SMs may share
 //   one tile, and that reduction, not the multiply, is the time).
+//
+// The K decomposition priced is the one the kernel runs: CUTLASS 2.x's stream-K kernel splits
+// the tiles into data-parallel ones and stream-K blocks by its host code's heuristic, which the
+// model ports (cost_model.cpp); the streaming kernels cut K into as many slices as their
+// workspace holds.
 //
 // Constants are per kernel and per K decomposition: a kernel's split-K and stream-K runs go
 // through other code (workspace, barriers) than its data-parallel one.
