@@ -311,8 +311,8 @@ def cmd_profile(args) -> int:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     model, inputs = getattr(module, function)()
-    dtypes = {"bf16": torch.bfloat16, "fp16": torch.float16}
-    with torch.autocast("cuda", dtype=dtypes.get(args.autocast, torch.bfloat16), enabled=args.autocast != "none"):
+    autocast_dtype = torch.bfloat16 if args.autocast == "none" else precisions.torch_dtype(args.autocast)
+    with torch.autocast("cuda", dtype=autocast_dtype, enabled=args.autocast != "none"):
         report = profile(model, *inputs, backward=args.backward, rounds=args.rounds)
     print(report)
     if args.json:
@@ -355,8 +355,8 @@ def main(argv=None) -> int:
     p.add_argument("--suite", default="square", choices=["square", "llm", "skinny", "odd", "transposed",
                                                           "kernelbench", "all"])
     p.add_argument("--dtype", default="bf16",
-                   help="comma list of bf16, fp16, tf32, fp32, 3xtf32 (fp32 in 3xTF32 mode), fp64 (default bf16; "
-                        "f16, float16 and the other precision names are taken too)")
+                   help="comma list of bf16, f16, tf32, f32, 3xtf32 (f32 in 3xTF32 mode), f64 (default bf16; "
+                        "fp16, float16 and the other spellings are taken too)")
     p.add_argument("--kernels", default="auto,torch",
                    help="comma list: auto (dispatch), torch (cuBLAS), kernel names or globs (default auto,torch)")
     p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
@@ -375,8 +375,8 @@ def main(argv=None) -> int:
     p = sub.add_parser("tune", help="autotune a suite's shapes and save the tuning table")
     p.add_argument("--suite", default="all", choices=["square", "llm", "skinny", "odd", "transposed",
                                                        "kernelbench", "all"])
-    p.add_argument("--dtype", default="bf16", help="comma list of bf16, fp16, tf32, fp32, 3xtf32, fp64 (or f16, "
-                                                   "float16 and the other precision names)")
+    p.add_argument("--dtype", default="bf16", help="comma list of bf16, f16, tf32, f32, 3xtf32, f64 (or fp16, "
+                                                   "float16 and the other spellings)")
     p.add_argument("--shapes", help="comma list of MxNxK, instead of a suite")
     p.add_argument("--layout", default="rr", help="layout for --shapes, A then B: r row-major, c column-major "
                                                     "(n and t are taken for r and c; default rr)")
@@ -430,7 +430,7 @@ def main(argv=None) -> int:
     p.set_defaults(func=cmd_report)
 
     p = sub.add_parser("demo", help="an MLP's training step on cuBLAS, patched torch.mm, and dispatcher mode")
-    p.add_argument("--dtype", choices=["bf16", "fp16"], default="bf16")
+    p.add_argument("--dtype", choices=["bf16", "f16"], default="bf16")
     p.add_argument("--tokens", type=int, default=4096)
     p.add_argument("--d-model", type=int, default=2048)
     p.add_argument("--d-ff", type=int, default=8192)
@@ -442,7 +442,7 @@ def main(argv=None) -> int:
     p.add_argument("target", help="FILE.py:FUNCTION, a function returning (model, inputs), e.g. "
                                   "examples/llama_training.py:profile_target")
     p.add_argument("--backward", action="store_true", help="also the backward pass of the first output's sum")
-    p.add_argument("--autocast", choices=["bf16", "fp16", "none"], default="bf16",
+    p.add_argument("--autocast", choices=["bf16", "f16", "none"], default="bf16",
                    help="run the model under CUDA autocast to this dtype (default bf16)")
     p.add_argument("--rounds", type=int, default=3, help="alternating timing rounds per product")
     p.add_argument("--json", help="write the report to this JSON file")

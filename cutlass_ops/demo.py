@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import torch
 
-from . import patch
+from . import patch, precisions
 
 
 class MLP(torch.nn.Module):
@@ -95,7 +95,7 @@ def main(args) -> int:
         import sys
         print("demo needs a CUDA device", file=sys.stderr)
         return 2
-    dtype = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
+    dtype = precisions.torch_dtype(args.dtype)
     results = run(tokens=args.tokens, d_model=args.d_model, d_ff=args.d_ff, layers=args.layers, dtype=dtype,
                   steps=args.steps)
     print(f"MLP: {args.layers} blocks, d_model {args.d_model}, d_ff {args.d_ff}, {args.tokens} tokens, "

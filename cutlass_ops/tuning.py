@@ -180,28 +180,28 @@ def tune(shapes: Iterable[Sequence[int]], dtypes: Sequence[str] = ("bf16",), lay
          device: Optional[int] = None) -> list[dict]:
     """Autotune each (M, N, K) x dtype x layout now; returns the table entries they produced.
 
-    dtypes as in the benchmarks: bf16, fp16, tf32, fp32, fp64 (and 3xtf32: fp32 with
-    ``set_fp32_mode("3xtf32")``). Layouts: two letters for A and B, r = row-major,
-    c = column-major.
+    dtypes: precision names as everywhere in the package (bf16, f16, tf32, f32, f64, and 3xtf32:
+    float32 with ``set_fp32_mode("3xtf32")``; aliases such as fp16 or float32 are taken).
+    Layouts: two letters for A and B, r = row-major, c = column-major.
     """
+    from . import precisions
     from .ops import fp32_mode, mm, set_fp32_mode
     from .testing import matrix
 
     dev = torch.device("cuda", torch.cuda.current_device() if device is None else device)
-    kinds = {"bf16": (torch.bfloat16, False, None), "fp16": (torch.float16, False, None),
-             "tf32": (torch.float32, True, None), "fp32": (torch.float32, False, "ieee"),
-             "3xtf32": (torch.float32, False, "3xtf32"), "fp64": (torch.float64, False, None)}
     before = {_entry_key(e) for e in entries()}
     was_on, old_tf32, old_mode = autotune_enabled(), torch.backends.cuda.matmul.allow_tf32, fp32_mode()
     try:
         set_autotune(True)
         for name in dtypes:
-            if name not in kinds:
-                raise ValueError(f"tune(): unknown dtype {name!r}; choose from {sorted(kinds)}")
-            dtype, tf32, mode = kinds[name]
-            torch.backends.cuda.matmul.allow_tf32 = tf32
-            if mode:
-                set_fp32_mode(mode)
+            try:
+                name = precisions.canonical(name)
+            except ValueError as error:
+                raise ValueError(f"tune(): {error}") from None
+            dtype = precisions.torch_dtype(name)
+            torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+            if dtype == torch.float32 and name != "tf32":
+                set_fp32_mode("3xtf32" if name == "3xtf32" else "ieee")
             for m, n, k in shapes:
                 for layout in layouts:
                     a = matrix(m, k, dtype, layout[0], device=dev)

@@ -7,7 +7,8 @@ import math
 import pytest
 import torch
 
-from cutlass_ops import bench
+from cutlass_ops import bench, precisions
+from cutlass_ops.bench.runner import DATASHEET_PEAK
 from cutlass_ops.__main__ import main
 from cutlass_ops.bench.runner import Row, mark_ratios
 from cutlass_ops.bench.suites import Case
@@ -127,6 +128,16 @@ def test_json_and_csv_outputs(tmp_path):
     assert lines[0].startswith("suite,shape,m,n,k") and len(lines) == len(rows) + 1
 
 
+def test_reading_a_file_names_precisions_as_the_package_does(tmp_path):
+    rows = fake_rows()
+    payload = {"environment": {}, "meta": {}, "latency": [], "summary": [],
+               "rows": [{**r.as_dict(), "dtype": old} for r, old in zip(rows, ("fp16", "fp32", "bf16", "fp64"))]}
+    (tmp_path / "old.json").write_text(json.dumps(payload))
+    read, rest = bench.read_json(str(tmp_path / "old.json"))
+    assert [r.dtype for r in read] == ["f16", "f32", "bf16", "f64"]
+    assert rest["meta"] == {} and "rows" not in rest
+
+
 def test_plot_writes_a_png(tmp_path):
     pytest.importorskip("matplotlib")
     path = tmp_path / "q.png"
@@ -147,6 +158,7 @@ def test_tiny_gpu_run_produces_a_checked_table(tmp_path):
     cases = bench.parse_shapes("256x512x128,97x83x71")
     rows = bench.run(cases, dtypes=["bf16", "fp32"], kernels=["auto", "torch"], rounds=2, rep_ms=5, progress=False)
     assert len(rows) == len(cases) * 2 * 2
+    assert {r.dtype for r in rows} == {"bf16", "f32"}  # "fp32" asked for, named as everywhere else
     for r in rows:
         assert r.ok, r
         assert r.rel_error is not None and r.rel_error < 1e-2
@@ -159,10 +171,22 @@ def test_tiny_gpu_run_produces_a_checked_table(tmp_path):
     assert latency[0]["cutlass_ops_us"] > 0 and latency[0]["torch_us"] > 0
 
 
-@pytest.mark.parametrize("given,name", [("bf16", "bf16"), ("f16", "fp16"), ("float16", "fp16"), ("fp16", "fp16"),
-                                        ("f32", "fp32"), ("3xtf32", "3xtf32"), ("float64", "fp64"), ("TF32", "tf32")])
+@pytest.mark.parametrize("given,name", [("bf16", "bf16"), ("f16", "f16"), ("float16", "f16"), ("fp16", "f16"),
+                                        ("f32", "f32"), ("fp32", "f32"), ("3xtf32", "3xtf32"), ("float64", "f64"),
+                                        ("TF32", "tf32")])
 def test_bench_takes_every_precision_name(given, name):
     assert bench.bench_name(given) == name and name in bench.DTYPES
+
+
+def test_bench_names_its_rows_in_the_package_vocabulary():
+    # One vocabulary: the bench's precisions are cutlass_ops.precisions' names, and each has
+    # a datasheet peak under that name.
+    assert list(bench.DTYPES) == list(precisions.TORCH_DTYPE)
+    assert {name for peaks in DATASHEET_PEAK.values() for name in peaks} == set(bench.DTYPES)
+    assert bench.DTYPES["3xtf32"] == bench.DTYPES["f32"] == (torch.float32, False)
+    assert bench.DTYPES["tf32"] == (torch.float32, True)
+    with pytest.raises(ValueError, match="unknown precision 'fp8'"):
+        bench.bench_name("fp8")
 
 
 def test_cli_refuses_an_unknown_dtype_before_anything_else():

@@ -11,6 +11,7 @@ from typing import Optional, Sequence
 
 import torch
 
+from .. import precisions
 from .runner import Row
 
 
@@ -95,10 +96,14 @@ def write_json(path: str, rows: Sequence[Row], latency: Sequence[dict] = (), met
 
 
 def read_json(path: str) -> tuple[list[Row], dict]:
-    """Rows and the rest of a file written by write_json."""
+    """Rows and the rest of a file written by write_json. Precisions are named as the package
+    names them (files written before the bench did so say fp16, fp32, fp64)."""
     with open(path) as f:
         payload = json.load(f)
-    return [Row(**r) for r in payload.pop("rows")], payload
+    rows = [Row(**r) for r in payload.pop("rows")]
+    for r in rows:
+        r.dtype = precisions.canonical(r.dtype)
+    return rows, payload
 
 
 def markdown(rows: Sequence[Row]) -> str:

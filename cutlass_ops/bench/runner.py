@@ -15,28 +15,24 @@ from ..testing import ERROR_FLOOR, PRECISIONS
 from .suites import QUICK, SUITES, Case
 from .timing import host_latency_us, time_alternating
 
-# The bench's dtype names (torch-style) -> cutlass_ops.testing's precision names, whose table
-# gives the torch dtype and TF32 setting, and whose error floors are what a correct kernel may
-# show even when torch.mm's own error on the sampled rows is smaller.
-PRECISION_OF = {"bf16": "bf16", "fp16": "f16", "tf32": "tf32", "fp32": "f32", "fp64": "f64"}
-DTYPES = {name: PRECISIONS[precision] for name, precision in PRECISION_OF.items()}  # -> (dtype, TF32 allowed)
-# "3xtf32": float32 with TF32 off, cutlass_ops in its 3xTF32 fp32 mode against torch.mm's IEEE
-# fp32, judged by fp32's error floor.
-PRECISION_OF["3xtf32"] = "f32"
-DTYPES["3xtf32"] = DTYPES["fp32"]
-_BENCH_NAMES = {precisions.canonical(name): name for name in DTYPES}  # precision -> the bench's name
+# The bench's precisions are the package's (cutlass_ops.precisions: f16, bf16, tf32, f32,
+# 3xtf32, f64), each with the torch dtype and TF32 setting of cutlass_ops.testing's table and
+# the error floor a correct kernel may show even when torch.mm's own error on the sampled rows
+# is smaller. "3xtf32": float32 with TF32 off, cutlass_ops in its 3xTF32 fp32 mode against
+# torch.mm's IEEE fp32, judged by fp32's error floor.
+DTYPES = {name: PRECISIONS[precisions.accuracy_of(name)] for name in precisions.TORCH_DTYPE}  # -> (dtype, TF32 allowed)
 
 
 def bench_name(name: str) -> str:
     """The bench's name (its JSON's) of any precision name or alias: f16, float16 and fp16 are
-    all fp16. ValueError naming the choices for anything else."""
-    return _BENCH_NAMES[precisions.canonical(name)]
+    all f16. ValueError naming the choices for anything else."""
+    return precisions.canonical(name)
 
 
 # Dense datasheet peaks, TFLOP/s (no sparsity). H100 SXM5 and H200 share the compute.
 DATASHEET_PEAK = {
-    "H100": {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "3xtf32": 66.9, "fp64": 66.9},
-    "H200": {"bf16": 989.4, "fp16": 989.4, "tf32": 494.7, "fp32": 66.9, "3xtf32": 66.9, "fp64": 66.9},
+    "H100": {"bf16": 989.4, "f16": 989.4, "tf32": 494.7, "f32": 66.9, "3xtf32": 66.9, "f64": 66.9},
+    "H200": {"bf16": 989.4, "f16": 989.4, "tf32": 494.7, "f32": 66.9, "3xtf32": 66.9, "f64": 66.9},
 }
 
 
@@ -114,9 +110,7 @@ def run(cases: Union[str, Iterable[Case]] = "quick", dtypes: Sequence[str] = ("b
     if isinstance(cases, str):
         cases = QUICK if cases == "quick" else SUITES[cases]
     cases = list(cases)
-    unknown = [d for d in dtypes if d not in DTYPES]
-    if unknown:
-        raise ValueError(f"unknown dtype {unknown}; choose from {sorted(DTYPES)}")
+    dtypes = [bench_name(d) for d in dtypes]  # aliases (fp16, float32, ...) taken; ValueError for others
     impls = resolve_impls(kernels)
     generator = torch.Generator(device="cuda").manual_seed(seed)
     rows: list[Row] = []
@@ -153,7 +147,7 @@ def _run_case(case: Case, dtype_name: str, dtype: torch.dtype, impls: list[str],
         return Row(case.suite, case.label, case.m, case.n, case.k, case.layout, case.offset, dtype_name, impl, kernel)
 
     torch_error = _sampled_error(torch.mm(a, b), sample, ref)
-    bound = max(4 * torch_error, ERROR_FLOOR[PRECISION_OF[dtype_name]])
+    bound = max(4 * torch_error, ERROR_FLOOR[precisions.accuracy_of(dtype_name)])
     timed, fns, rows = [], [], []
     for impl in impls:
         if impl == "torch":
