@@ -41,7 +41,7 @@ def main() -> None:
         timed = sorted(((us, cand) for cand, us, _ in r["candidates"] if us is not None), key=lambda t: t[0])
         best = {}
         for us, cand in timed:
-            key = cand[1].split("_", 5)[-1]
+            key = cand[1].split("_", 4)[-1]  # the config: tile, cluster, schedule
             best.setdefault(key, (us, cand))
         parts = [f"{key[:24]} {us:7.1f} ({cand[2]}{'' if cand[3] == 1 else ' x%d' % cand[3]}, {torch_us / us:.3f}x)"
                  for key, (us, cand) in best.items()]
