@@ -263,6 +263,19 @@ def cmd_evaluate(args) -> int:
     return 1 if untimed else 0
 
 
+def cmd_cover(args) -> int:
+    from pathlib import Path
+
+    from .calibration import cover
+
+    folder = Path(args.sweep)
+    if not any(folder.glob("*.jsonl.gz")):
+        print(f"cover: {folder}: no sweep files (*.jsonl.gz)", file=sys.stderr)
+        return 2
+    print(cover.report(cover.cover(folder, args.tolerance)))
+    return 0
+
+
 def cmd_results(args) -> int:
     from .calibration import results
 
@@ -418,6 +431,12 @@ def main(argv=None) -> int:
     p.add_argument("--json", help="write the summary to this JSON file")
     p.add_argument("--plot", help="write the predicted-vs-measured and regret figure (PNG) to this file")
     p.set_defaults(func=cmd_evaluate)
+
+    p = sub.add_parser("cover", help="which translation units the sweep says pay: a greedy set cover of its problems")
+    p.add_argument("sweep", help="one device's sweep folder")
+    p.add_argument("--tolerance", type=float, default=0.02,
+                   help="a problem is covered by a unit within this fraction of the fastest (default 0.02)")
+    p.set_defaults(func=cmd_cover)
 
     p = sub.add_parser("results", help="regenerate README's and RESULTS.md's tables from the evaluation files")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is stale")

@@ -1,6 +1,7 @@
 """`python -m cutlass_ops results [--check]`: the tables of README.md and benchmarks/RESULTS.md
 that state how the dispatched kernels compare with torch.mm, regenerated from the evaluation
-files the sweep folders hold. Those files are written by
+files the sweep folders hold, and the set cover of the sweep by translation units (computed
+from the stored timings, calibration/cover.py). The evaluation files are written by
 
     python -m cutlass_ops evaluate benchmarks/sweep/<device> --json benchmarks/sweep/<device>/evaluation.json
     python -m cutlass_ops evaluate benchmarks/sweep/recheck_seed7/<device> --split all \\
@@ -95,11 +96,31 @@ def recheck_table(groups: dict) -> str:
     return "\n".join(lines)
 
 
-# (file, block name, source, renderer)
-BLOCKS: list[tuple[Path, str, Path, Callable[[dict], str]]] = [
-    (ROOT / "README.md", "verdict", TEST_SPLIT, verdict_table),
-    (ROOT / "benchmarks" / "RESULTS.md", "test-split", TEST_SPLIT, test_split_table),
-    (ROOT / "benchmarks" / "RESULTS.md", "recheck", RECHECK, recheck_table),
+def cover_table() -> str:
+    """RESULTS.md's set cover of the sweep by translation units (calibration/cover.py)."""
+    from . import cover
+
+    result = cover.cover(SWEEP, cover.TOLERANCE)
+    units = len(result.chosen) + len(result.unneeded)
+    lines = ["| tolerance | units timed | units the cover chooses | not needed | test split: chosen units' fastest "
+             "over all units' fastest (geomean; rows beyond the tolerance; worst) |",
+             "| --- | --- | --- | --- | --- |",
+             f"| {100 * result.tolerance:g}% | {units} | {len(result.chosen)} | {len(result.unneeded)} | "
+             f"{result.test_loss_geomean:.4f}; {result.test_beyond_tolerance} of {len(result.test_loss)}; "
+             f"{max(result.test_loss):.3f} |",
+             "",
+             "Not needed: " + ", ".join(f"`{unit}`" for unit in result.unneeded) + "."]
+    return "\n".join(lines)
+
+
+SWEEP = ROOT / "benchmarks" / "sweep" / DEVICE
+
+# (file, block name, what renders it)
+BLOCKS: list[tuple[Path, str, Callable[[], str]]] = [
+    (ROOT / "README.md", "verdict", lambda: verdict_table(_load(TEST_SPLIT))),
+    (ROOT / "benchmarks" / "RESULTS.md", "test-split", lambda: test_split_table(_load(TEST_SPLIT))),
+    (ROOT / "benchmarks" / "RESULTS.md", "recheck", lambda: recheck_table(_load(RECHECK))),
+    (ROOT / "benchmarks" / "RESULTS.md", "cover", cover_table),
 ]
 
 
@@ -114,9 +135,9 @@ def update(check: bool = False) -> list[str]:
     """Rewrite every block (or, with check, only report them); the blocks that were stale."""
     stale = []
     texts: dict[Path, str] = {}
-    for path, name, source, render in BLOCKS:
+    for path, name, render in BLOCKS:
         text = texts.get(path) or path.read_text()
-        new = replace_block(text, name, render(_load(source)), str(path))
+        new = replace_block(text, name, render(), str(path))
         if new != text:
             stale.append(f"{path.relative_to(ROOT)}: {name}")
         texts[path] = new

@@ -1,0 +1,122 @@
+"""Which builds the sweep says pay: a greedy set cover of its problems by translation units.
+
+    python -m cutlass_ops cover benchmarks/sweep/sm90_132sm_nvidia_h100_80gb_hbm3 [--tolerance 0.02]
+
+A *unit* is what one generated translation unit builds: a kernel name without its operand
+layouts (``cutlass3x_sm90_bf16_128x256x64_2x1x1_coop``, ``cutlass2x_sm80_f16_64x64x32_4s_a2``;
+the hand-written kernels likewise, by precision and build). Dropping a unit from the kernel
+table drops one file from the build and its kernels in every layout.
+
+On every sweep row (single products and batches), a unit's time is the fastest of its measured
+candidates (any K decomposition, slice count or variant). A row is *covered* by a set of units
+when one of them comes within the tolerance of the fastest unit of all. The cover is chosen
+greedily on the training split only (the unit covering the most rows still uncovered, ties by
+name), as vLLM's ``select_kernels.py`` does for its fp8 kernels; the test split then shows what
+the chosen set loses on problems it was not chosen on. No GPU: the stored timings alone.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import sweep as sweep_files
+
+# A row is covered within this much of the fastest unit (the kernel-set issue's 2%).
+TOLERANCE = 0.02
+
+
+def unit_of(kernel: str) -> str:
+    """The translation unit a kernel is built in: its name without the operand layouts."""
+    parts = kernel.split("_")
+    return "_".join(parts[:3] + parts[4:])
+
+
+@dataclass
+class Row:
+    id: str
+    split: str
+    precision: str
+    times: dict  # unit -> fastest measured us
+
+    @property
+    def best(self) -> float:
+        return min(self.times.values())
+
+
+def rows_of(folder: Path) -> list[Row]:
+    """Every sweep row with at least one measured candidate, as unit -> fastest time."""
+    rows = []
+    for _, row in sweep_files.iter_rows(folder):
+        times: dict[str, float] = {}
+        for cand in row["c"]:
+            us = cand[4]
+            if us is None:
+                continue
+            unit = unit_of(cand[1])
+            times[unit] = min(us, times.get(unit, math.inf))
+        if times:
+            rows.append(Row(row["id"], row["split"], row["precision"], times))
+    return rows
+
+
+@dataclass
+class Cover:
+    tolerance: float
+    chosen: list[tuple[str, int]]  # (unit, training rows it newly covered), in the order chosen
+    unneeded: list[str]            # units of the sweep the cover did not choose
+    train_rows: int
+    # on the test split: the chosen set's fastest over the fastest of all, per row
+    test_loss: list[float] = field(default_factory=list)
+
+    @property
+    def test_loss_geomean(self) -> float:
+        return math.exp(sum(math.log(x) for x in self.test_loss) / len(self.test_loss)) if self.test_loss else 1.0
+
+    @property
+    def test_beyond_tolerance(self) -> int:
+        return sum(1 for x in self.test_loss if x > 1 + self.tolerance)
+
+
+def cover(folder: Path, tolerance: float = TOLERANCE) -> Cover:
+    """The greedy cover of the training rows; its loss on the test rows."""
+    rows = rows_of(Path(folder))
+    train = [r for r in rows if r.split == "train"]
+    covers: dict[str, set[int]] = defaultdict(set)
+    for i, r in enumerate(train):
+        bound = (1 + tolerance) * r.best
+        for unit, us in r.times.items():
+            if us <= bound:
+                covers[unit].add(i)
+    uncovered = set(range(len(train)))
+    chosen: list[tuple[str, int]] = []
+    while uncovered:
+        unit = min(covers, key=lambda u: (-len(covers[u] & uncovered), u))
+        gained = covers[unit] & uncovered
+        chosen.append((unit, len(gained)))
+        uncovered -= gained
+    picked = {u for u, _ in chosen}
+    all_units = {u for r in rows for u in r.times}
+    result = Cover(tolerance, chosen, sorted(all_units - picked), len(train))
+    for r in rows:
+        if r.split != "test":
+            continue
+        mine = [us for unit, us in r.times.items() if unit in picked]
+        result.test_loss.append((min(mine) if mine else math.inf) / r.best)
+    return result
+
+
+def report(result: Cover) -> str:
+    lines = [f"{len(result.chosen)} units cover the {result.train_rows} training rows within "
+             f"{100 * result.tolerance:g}% of the fastest unit (greedy, in the order chosen: rows newly covered):"]
+    lines += [f"  {unit:<64} {gained:5d}" for unit, gained in result.chosen]
+    lines.append(f"{len(result.unneeded)} units the cover does not need:")
+    lines += [f"  {unit}" for unit in result.unneeded]
+    if result.test_loss:
+        worst = max(result.test_loss)
+        lines.append(f"test split ({len(result.test_loss)} rows), the chosen units' fastest over all units' fastest: "
+                     f"geomean {result.test_loss_geomean:.4f}, {result.test_beyond_tolerance} rows beyond "
+                     f"{100 * result.tolerance:g}%, worst {worst:.3f}")
+    return "\n".join(lines)

@@ -1,0 +1,66 @@
+"""The set cover of the sweep by translation units (cutlass_ops/calibration/cover.py): no GPU."""
+
+import gzip
+import json
+import math
+
+from cutlass_ops.calibration import cover, results
+
+
+def write_sweep(folder, rows):
+    folder.mkdir()
+    with gzip.open(folder / "bf16.jsonl.gz", "wt") as f:
+        f.write(json.dumps({"format": "cutlass_ops-sweep", "dtype": "bf16"}) + "\n")
+        for row in rows:
+            f.write(json.dumps(row) + "\n")
+
+
+def row(id_, split, times):
+    # candidates: [variant, kernel, decomposition, splits, us, reps]
+    return {"id": id_, "split": split, "precision": "bf16",
+            "c": [["in-place", kernel, "data-parallel", 1, us, 5] for kernel, us in times.items()]}
+
+
+def test_a_unit_is_a_kernel_without_its_layouts():
+    assert cover.unit_of("cutlass3x_sm90_bf16_rc_128x256x64_2x1x1_coop") == "cutlass3x_sm90_bf16_128x256x64_2x1x1_coop"
+    assert cover.unit_of("cutlass2x_sm80_f16_cr_64x64x32_4s_a2") == "cutlass2x_sm80_f16_64x64x32_4s_a2"
+    assert cover.unit_of("handwritten_sm80_bf16_rr_skinny_m_a1") == "handwritten_sm80_bf16_skinny_m_a1"
+
+
+def test_greedy_cover_on_a_small_sweep(tmp_path, monkeypatch):
+    k = lambda cfg, lay="rr": f"cutlass3x_sm90_bf16_{lay}_{cfg}"  # noqa: E731
+    rows = [
+        # A is within 2% on three rows, B on two, C on the last alone; D is never close.
+        row("1", "train", {k("A"): 10.0, k("B"): 10.1, k("D"): 20.0}),
+        row("2", "train", {k("A"): 10.0, k("B", "rc"): 12.0, k("D"): 20.0}),
+        row("3", "train", {k("A", "rc"): 10.1, k("B"): 10.0, k("D"): 20.0}),
+        row("4", "train", {k("A"): 15.0, k("C"): 10.0, k("D"): 11.0}),
+        # Held out: the fastest there is D, which the cover left out; A is 5% behind.
+        row("5", "test", {k("A"): 10.5, k("D"): 10.0}),
+    ]
+    write_sweep(tmp_path / "sweep", rows)
+    result = cover.cover(tmp_path / "sweep", 0.02)
+    assert result.chosen == [("cutlass3x_sm90_bf16_A", 3), ("cutlass3x_sm90_bf16_C", 1)]
+    assert result.unneeded == ["cutlass3x_sm90_bf16_B", "cutlass3x_sm90_bf16_D"]
+    assert result.train_rows == 4
+    assert result.test_loss == [1.05] and result.test_beyond_tolerance == 1
+    assert "2 units cover the 4 training rows" in cover.report(result)
+
+
+def test_the_stored_sweep_is_covered_by_the_chosen_units():
+    # Reproducible from the stored sweep: every training row has a chosen unit within the
+    # tolerance of its fastest, the chosen and the unneeded units are all the units timed, and
+    # a second run chooses the same.
+    folder = results.SWEEP
+    result = cover.cover(folder)
+    chosen = {unit for unit, _ in result.chosen}
+    rows = cover.rows_of(folder)
+    train = [r for r in rows if r.split == "train"]
+    assert len(train) == result.train_rows > 5000
+    for r in train:
+        assert min(us for unit, us in r.times.items() if unit in chosen) <= (1 + cover.TOLERANCE) * r.best, r.id
+    assert chosen.isdisjoint(result.unneeded)
+    assert chosen | set(result.unneeded) == {unit for r in rows for unit in r.times}
+    assert sum(gained for _, gained in result.chosen) == len(train)
+    assert cover.cover(folder).chosen == result.chosen
+    assert all(x >= 1.0 for x in result.test_loss) and not math.isinf(max(result.test_loss))
