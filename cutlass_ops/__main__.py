@@ -123,7 +123,8 @@ def cmd_bench(args) -> int:
         print()
         print("host path, per call (tiny problems):")
         print(bench.latency_table(latency))
-    meta = {"command": " ".join(["python -m cutlass_ops"] + sys.argv[1:]), "rounds": rounds, "rep_ms": args.rep_ms}
+    meta = {"command": " ".join(["python -m cutlass_ops"] + sys.argv[1:]), "rounds": rounds, "rep_ms": args.rep_ms,
+            "note": args.note}
     if args.json:
         bench.write_json(args.json, rows, latency, meta)
     if args.csv:
@@ -380,6 +381,7 @@ def main(argv=None) -> int:
     p.add_argument("--rep-ms", type=float, default=100.0, help="timed milliseconds per measurement")
     p.add_argument("--latency", action="store_true", help="also measure per-call host latency at 64^3 and 128^3")
     p.add_argument("--json", help="write rows and environment to this JSON file")
+    p.add_argument("--note", default="", help="free text kept in the JSON's meta, e.g. the commit benchmarked")
     p.add_argument("--csv", help="write rows to this CSV file")
     p.add_argument("--plot", help="write a figure (PNG) to this file")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import datetime
 import json
 import math
 import platform
@@ -20,6 +21,7 @@ def environment() -> dict:
     from .. import _build_info
 
     env = {
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "cutlass_ops": cutlass_ops.__version__,
         "torch": torch.__version__,
         "cuda": torch.version.cuda,
