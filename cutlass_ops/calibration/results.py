@@ -114,6 +114,53 @@ def cover_table() -> str:
 
 
 SWEEP = ROOT / "benchmarks" / "sweep" / DEVICE
+QUICK = ROOT / "benchmarks" / "quick_h100.json"  # python -m cutlass_ops bench --quick --latency --json ... --note ...
+
+
+def _quick():
+    from ..bench.report import read_json
+
+    if not QUICK.is_file():
+        raise FileNotFoundError(f"{QUICK}: no bench file (write it with `python -m cutlass_ops bench --quick --json`)")
+    return read_json(str(QUICK))
+
+
+def _provenance(payload: dict) -> str:
+    env, meta = payload["environment"], payload["meta"]
+    note = f", {meta['note']}" if meta.get("note") else ""
+    return f"`{meta['command']}` on the {env.get('device', '?')}, {env.get('date', '?')[:10]}{note}"
+
+
+def quick_sentence() -> str:
+    """README's sentence on the quick benchmark: per precision, the geomean and range against torch.mm."""
+    rows, payload = _quick()
+    parts = []
+    for precision in dict.fromkeys(r.dtype for r in rows):
+        ratios = [(r.ratio_to_torch, r.shape) for r in rows if r.dtype == precision and r.impl == "auto" and r.ratio_to_torch]
+        wrong = sum(1 for r in rows if r.dtype == precision and r.impl == "auto" and not r.ok)
+        if not ratios:
+            continue
+        geomean = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
+        (low, low_shape), (high, high_shape) = min(ratios), max(ratios)
+        speed = f"{geomean:.2f}x"
+        parts.append(f"{precision} is at {f'**{speed}**' if geomean >= 1 else speed} torch.mm (geomean over "
+                     f"{len(ratios)} shapes, from {low:.2f}x at {low_shape} to {high:.2f}x at {high_shape}; "
+                     f"{wrong} wrong)")
+    return ("On the quick benchmark of common shapes, " + "; ".join(parts) + ": " + _provenance(payload)
+            + ", which also drew the figure.")
+
+
+def quick_table() -> str:
+    """RESULTS.md's quick benchmark: every shape, and the host time of a tiny call."""
+    from ..bench.report import markdown
+
+    rows, payload = _quick()
+    lines = [_provenance(payload) + ":", "", markdown(rows)]
+    if payload.get("latency"):
+        lines += ["", "| host time per call | cutlass_ops | torch.mm |", "| --- | ---: | ---: |"]
+        lines += [f"| {r['shape']} {r['dtype']} | {r['cutlass_ops_us']:.2f} us | {r['torch_us']:.2f} us |"
+                  for r in payload["latency"]]
+    return "\n".join(lines)
 
 # (file, block name, what renders it)
 BLOCKS: list[tuple[Path, str, Callable[[], str]]] = [
@@ -121,6 +168,8 @@ BLOCKS: list[tuple[Path, str, Callable[[], str]]] = [
     (ROOT / "benchmarks" / "RESULTS.md", "test-split", lambda: test_split_table(_load(TEST_SPLIT))),
     (ROOT / "benchmarks" / "RESULTS.md", "recheck", lambda: recheck_table(_load(RECHECK))),
     (ROOT / "benchmarks" / "RESULTS.md", "cover", cover_table),
+    (ROOT / "README.md", "quick", quick_sentence),
+    (ROOT / "benchmarks" / "RESULTS.md", "quick", quick_table),
 ]
 
 
