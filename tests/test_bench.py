@@ -3,6 +3,7 @@ timings); a two-shape run on the GPU produces a well-formed table with a correct
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 import torch
@@ -12,6 +13,8 @@ from cutlass_ops.bench.runner import DATASHEET_PEAK
 from cutlass_ops.__main__ import main
 from cutlass_ops.bench.runner import Row, mark_ratios
 from cutlass_ops.bench.suites import Case
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_suites_cover_what_the_issue_lists():
@@ -169,6 +172,20 @@ def test_tiny_gpu_run_produces_a_checked_table(tmp_path):
     assert "rel.err" in text and len(text.splitlines()) == len(rows) + 2
     latency = bench.latency(sizes=(64,), calls=200)
     assert latency[0]["cutlass_ops_us"] > 0 and latency[0]["torch_us"] > 0
+
+
+@pytest.mark.gpu
+def test_the_cutlass_vs_handwritten_example_runs_every_kernel_checked(capsys):
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("example", ROOT / "examples" / "cutlass_vs_handwritten.py")
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    assert example.main(["--shapes", "256x512x128", "--rounds", "1", "--rep-ms", "5"]) == 0
+    out = capsys.readouterr().out
+    # the ladder's steps and the tensor-core streaming kernel beside auto and cuBLAS, all checked
+    assert "cuBLAS" in out and "auto" in out and "handwritten_sm80_bf16_rr_5_mma_sync" in out
+    assert "0 wrong" in out and "WRONG" not in out
 
 
 @pytest.mark.parametrize("given,name", [("bf16", "bf16"), ("f16", "f16"), ("float16", "f16"), ("fp16", "f16"),
