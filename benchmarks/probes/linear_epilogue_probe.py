@@ -6,9 +6,9 @@ For model projections in F.linear's layout (x @ W.T + b) it times, side by side 
 * torch ``F.gelu(F.linear(x, W, b))`` (two kernels) against ``cutlass_ops.linear(..., activation="gelu")``;
 * ``cutlass_ops.mm`` without bias, for the price of the epilogue itself.
 
-Timing: triton.testing.do_bench (L2 cleared before each run, median of the runs), two rounds
-with the implementations alternated; the table reports the ratio torch / ours of the medians
-(above 1: ours faster) and the kernel the planner ran.
+Timing: the bench's own (cutlass_ops.bench.timing: L2 flushed before each repetition, medians,
+the implementations alternated over rounds); the table reports the ratio torch / ours of the
+medians (above 1: ours faster) and the kernel the planner ran.
 
     python benchmarks/probes/linear_epilogue_probe.py [--dtype bf16] [--json out.json]
 """
@@ -22,9 +22,8 @@ import statistics
 
 import torch
 import torch.nn.functional as F
-from triton.testing import do_bench
-
 import cutlass_ops
+from cutlass_ops.bench.timing import time_alternating
 
 # (tokens, in_features, out_features): Llama-style projections at row counts nobody tunes for.
 SHAPES = [(m, k, n) for m in (257, 1000, 3000, 4096) for (k, n) in ((4096, 4096), (4096, 14336), (14336, 4096))]
@@ -49,11 +48,7 @@ def main() -> None:
             "ours_gelu": lambda: cutlass_ops.linear(x, w, b, activation="gelu"),
             "ours_plain": lambda: cutlass_ops.mm(x, w.t()),
         }
-        times = {name: [] for name in fns}
-        for _ in range(2):
-            for name, fn in fns.items():
-                times[name].append(do_bench(fn, warmup=25, rep=100, return_mode="median"))
-        t = {name: statistics.median(v) for name, v in times.items()}
+        t = {name: timing.median_ms for name, timing in zip(fns, time_alternating(list(fns.values()), rounds=3))}
         cutlass_ops.reset_stats()
         cutlass_ops.linear(x, w, b, activation="gelu")
         kernel = next(iter(cutlass_ops.stats()["kernels"]), "?")

@@ -3,9 +3,9 @@
     python benchmarks/probes/skinny_rows_probe.py
 """
 import torch
-from triton.testing import do_bench
 
 import cutlass_ops
+from cutlass_ops.bench.timing import time_alternating
 
 KERNELS = ["handwritten_sm80_bf16_rr_skinny_m", "handwritten_sm80_bf16_rr_skinny_m_a1",
            "handwritten_sm80_bf16_rr_skinny_m_a1_elementwise"]
@@ -18,16 +18,17 @@ def main() -> None:
             b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
             ref = a.double() @ b.double()
             row = [f"{m:>3}x{n:>5}x{k:>5}"]
+            fns, names = [], []
             for name in KERNELS:
-                try:
-                    out = cutlass_ops.mm(a, b, kernel=name)
-                    err = (out.double() - ref).abs().max().item()
-                    us = 1e3 * do_bench(lambda: cutlass_ops.mm(a, b, kernel=name), warmup=20, rep=50)
-                    row.append(f"{name[-14:]:>14} {us:7.1f} us (err {err:.1e})")
-                except Exception as e:  # noqa: BLE001
-                    row.append(f"{name[-14:]:>14} {type(e).__name__}")
-            us = 1e3 * do_bench(lambda: torch.mm(a, b), warmup=20, rep=50)
-            row.append(f"torch {us:6.1f} us")
+                out = cutlass_ops.mm(a, b, kernel=name)
+                err = (out.double() - ref).abs().max().item()
+                fns.append(lambda name=name: cutlass_ops.mm(a, b, kernel=name))
+                names.append(f"{name[-14:]:>14} %7.1f us (err {err:.1e})")
+            fns.append(lambda: torch.mm(a, b))
+            names.append("torch %6.1f us")
+            # the bench's timing: L2 flushed before each repetition, medians, implementations alternated
+            for label, timing in zip(names, time_alternating(fns, rounds=3, rep_ms=50)):
+                row.append(label % (1e3 * timing.median_ms))
             print("  ".join(row), flush=True)
 
 
