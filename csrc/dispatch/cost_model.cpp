@@ -86,6 +86,21 @@ double main_loop_efficiency(const KernelInfo& k) {
   return kPipelined * width;
 }
 
+// K slices a streaming kernel (Mainloop::kStreaming) cuts a problem into: its workspace is one
+// float32 M x N slab per slice when it cuts more than one (KernelInfo::workspace_bytes).
+double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
+  if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
+  GemmArgs g;
+  g.m = p.m;
+  g.n = p.n;
+  g.k = p.k;
+  g.layout_a = k.layout_a;
+  g.layout_b = k.layout_b;
+  g.sm_count = std::max(1, dev.sm_count);
+  const double slab_bytes = 4.0 * static_cast<double>(p.m) * static_cast<double>(p.n);
+  return std::max(1.0, std::round(static_cast<double>(k.workspace_bytes(g)) / slab_bytes));
+}
+
 // What CUTLASS 2.x's stream-K kernel launches for a problem of `tiles` output tiles of
 // `iters_per_tile` K steps (cutlass/gemm/threadblock/threadblock_swizzle_streamk.h,
 // ThreadblockSwizzleStreamK with its split factor 1, balanced over the device's SMs): its host
@@ -133,21 +148,6 @@ void cutlass2x_sk_blocks(int64_t sk_tiles, int64_t iters_per_tile, int64_t avail
   }
 }
 
-// K slices a streaming kernel (Mainloop::kStreaming) cuts a problem into: its workspace is one
-// float32 M x N slab per slice when it cuts more than one (KernelInfo::workspace_bytes).
-double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
-  if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
-  GemmArgs g;
-  g.m = p.m;
-  g.n = p.n;
-  g.k = p.k;
-  g.layout_a = k.layout_a;
-  g.layout_b = k.layout_b;
-  g.sm_count = std::max(1, dev.sm_count);
-  const double slab_bytes = 4.0 * static_cast<double>(p.m) * static_cast<double>(p.n);
-  return std::max(1.0, std::round(static_cast<double>(k.workspace_bytes(g)) / slab_bytes));
-}
-
 // ThreadblockSwizzleStreamK::get_blocks and the block counts its constructor derives from them.
 StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int64_t avail_sms, int64_t occupancy) {
   StreamKSplit split;
@@ -156,26 +156,24 @@ StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int
   const int64_t partial_wave_tiles = tiles - full_wave_tiles;
   if (partial_wave_tiles == 0 || avail_sms <= 1) return split;  // whole waves: data-parallel
   int64_t sk_blocks = 0, savings = 0;
-  bool found = false;
   if (full_waves < occupancy) {
     // Under one wave per CTA slot: the partial wave's tiles go to stream-K blocks that fill
     // the free slots.
     split.dp_tiles = full_wave_tiles;
     cutlass2x_sk_blocks(partial_wave_tiles, iters_per_tile, avail_sms, occupancy - full_waves, true, &sk_blocks,
                         &savings);
-    found = true;
   } else {
-    if (occupancy > 1 && full_waves % occupancy == occupancy - 1) {
+    // The partial wave alone, in the slots the last full wave leaves, where that pays...
+    const bool partial_alone = occupancy > 1 && full_waves % occupancy == occupancy - 1;
+    if (partial_alone) {
       split.dp_tiles = full_wave_tiles;
       cutlass2x_sk_blocks(partial_wave_tiles, iters_per_tile, avail_sms, 1, true, &sk_blocks, &savings);
-      found = savings >= 0;
     }
-    if (!found) {
-      // The last full wave and the partial one shared by a whole wave of stream-K blocks.
+    if (!partial_alone || savings < 0) {
+      // ...else the last full wave and the partial one shared by a whole wave of blocks.
       split.dp_tiles = full_wave_tiles - avail_sms;
       cutlass2x_sk_blocks(partial_wave_tiles + avail_sms, iters_per_tile, avail_sms,
                           occupancy - ((full_waves - 1) % occupancy), false, &sk_blocks, &savings);
-      found = true;
     }
   }
   if (savings < 0 || sk_blocks == 0) {  // not profitable
