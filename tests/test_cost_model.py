@@ -358,3 +358,12 @@ def test_regret_on_shapes_the_sweep_never_held():
     for key in ("problems", "regret_geomean", "regret_p95", "regret_max", "vs_torch_geomean"):
         assert summary[key] == pytest.approx(recorded["all"][key], rel=1e-6), key
     assert summary["regret_geomean"] <= 1.03
+
+
+def test_every_problem_group_has_one_family():
+    groups = {p.group for dtype in ("bf16", "tf32") for p in problems.problem_set(dtype)}
+    groups |= {p.group for p in problems.batched_problem_set("bf16")}
+    assert {evaluate.family_of(g) for g in groups} == set(evaluate.FAMILIES)
+    assert evaluate.family_of("random-any") == "random" and evaluate.family_of("batched-random-any") == "batched"
+    with pytest.raises(ValueError, match="unknown problem group 'decode'"):
+        evaluate.family_of("decode")

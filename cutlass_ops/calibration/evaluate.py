@@ -130,14 +130,27 @@ def summary(judged: list[Judged]) -> dict:
     }
 
 
+# The families the evaluation reports a problem group under (problems.py names the groups:
+# random-aligned, random-any, long-k-aligned, long-k-any, model, batched-...); the first three
+# are single products.
+SINGLE_PRODUCT_FAMILIES = ("model", "random", "long-k")
+FAMILIES = SINGLE_PRODUCT_FAMILIES + ("batched",)
+
+
+def family_of(group: str) -> str:
+    """The family a problem group is reported under."""
+    for family in FAMILIES:
+        if group == family or group.startswith(family + "-"):
+            return family
+    raise ValueError(f"unknown problem group {group!r}; the families are {', '.join(FAMILIES)}")
+
+
 def grouped(judged: list[Judged]) -> dict[str, dict]:
-    """summary() per precision, and per precision and problem group."""
+    """summary() per precision, and per precision and problem family."""
     groups = defaultdict(list)
     for j in judged:
         groups[j.dtype].append(j)
-        family = ("model" if j.group == "model" else "batched" if j.group.startswith("batched")
-                  else "long-k" if j.group.startswith("long-k") else "random")
-        groups[f"{j.dtype} {family}"].append(j)
+        groups[f"{j.dtype} {family_of(j.group)}"].append(j)
     return {name: summary(rows) for name, rows in sorted(groups.items())}
 
 

@@ -48,10 +48,12 @@ def _fmt(value, digits: int = 3) -> str:
 
 
 def single_products(groups: dict, precision: str) -> dict:
-    """A precision's single products (its "model", "random" and "long-k" groups, not batches): count,
-    geomean of torch's time over the pick's, the least of it, and the best kernel's geomean.
-    Geomeans of disjoint groups combine exactly, weighted by their counts."""
-    parts = [groups[f"{precision} {family}"] for family in ("model", "random", "long-k") if f"{precision} {family}" in groups]
+    """A precision's single products (its families but batches): count, geomean of torch's time
+    over the pick's, the least of it, and the best kernel's geomean. Geomeans of disjoint groups
+    combine exactly, weighted by their counts."""
+    from .evaluate import SINGLE_PRODUCT_FAMILIES
+
+    parts = [groups[f"{precision} {family}"] for family in SINGLE_PRODUCT_FAMILIES if f"{precision} {family}" in groups]
     n = sum(p["problems"] for p in parts)
 
     def combined(key: str) -> float:
