@@ -154,14 +154,19 @@ def grouped(judged: list[Judged]) -> dict[str, dict]:
     return {name: summary(rows) for name, rows in sorted(groups.items())}
 
 
-def table(groups: dict[str, dict], markdown: bool = False) -> str:
-    cols = ["problems", "regret_geomean", "regret_p95", "regret_max", "vs_torch_geomean", "vs_torch_min",
-            "best_vs_torch_geomean", "before_regret_geomean", "before_vs_torch_geomean"]
-    heads = ["set", "n", "regret gm", "p95", "max", "vs torch gm", "min", "best vs torch", "before: regret gm",
-             "before: vs torch"]
+# summary()'s figures, and the heads the tables give them.
+COLUMNS = {"problems": "n", "regret_geomean": "regret gm", "regret_p95": "p95", "regret_max": "max",
+           "vs_torch_geomean": "vs torch gm", "vs_torch_min": "min", "best_vs_torch_geomean": "best vs torch",
+           "before_regret_geomean": "before: regret gm", "before_vs_torch_geomean": "before: vs torch"}
+
+
+def table(groups: dict[str, dict], markdown: bool = False, columns=tuple(COLUMNS)) -> str:
+    """One row per group, of the `columns` of COLUMNS: plain text, or markdown."""
+    cols = list(columns)
+    heads = ["set"] + [COLUMNS[c] for c in cols]
 
     def fmt(v):
-        return str(v) if isinstance(v, int) else ("-" if v != v else f"{v:.3f}")
+        return str(v) if isinstance(v, int) else ("-" if v is None or v != v else f"{v:.3f}")
 
     lines = []
     if markdown:

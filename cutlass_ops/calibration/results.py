@@ -43,10 +43,6 @@ def _load(path: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def _fmt(value, digits: int = 3) -> str:
-    return "-" if value is None or (isinstance(value, float) and math.isnan(value)) else f"{value:.{digits}f}"
-
-
 def single_products(groups: dict, precision: str) -> dict:
     """A precision's single products (its families but batches): count, geomean of torch's time
     over the pick's, the least of it, and the best kernel's geomean. Geomeans of disjoint groups
@@ -82,20 +78,21 @@ def test_split_table(groups: dict) -> str:
     """RESULTS.md's table of every group of the test split (evaluate --markdown's columns)."""
     from .evaluate import table
 
-    return table({name: {k: (math.nan if v is None else v) for k, v in s.items()} for name, s in groups.items()},
-                 markdown=True)
+    return table(groups, markdown=True)
 
 
 def recheck_table(groups: dict) -> str:
-    """RESULTS.md's table of the re-measurement on unseen shapes."""
-    lines = ["| set | n | regret gm | p95 | max | vs torch gm | best vs torch |", "|---|---|---|---|---|---|---|"]
+    """RESULTS.md's table of the re-measurement on unseen shapes (no rule-tree columns: it has none)."""
+    from .evaluate import table
+
+    shown = {}
     for name, s in groups.items():
         parent = groups.get(name.split(" ")[0])
         if " " in name and parent is not None and parent["problems"] == s["problems"]:
             continue  # a precision's only family: the same row again
-        lines.append(f"| {name} | {s['problems']} | {_fmt(s['regret_geomean'])} | {_fmt(s['regret_p95'])} | "
-                     f"{_fmt(s['regret_max'])} | {_fmt(s['vs_torch_geomean'])} | {_fmt(s['best_vs_torch_geomean'])} |")
-    return "\n".join(lines)
+        shown[name] = s
+    return table(shown, markdown=True, columns=("problems", "regret_geomean", "regret_p95", "regret_max",
+                                                "vs_torch_geomean", "best_vs_torch_geomean"))
 
 
 def cover_table() -> str:
