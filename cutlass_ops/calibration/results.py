@@ -1,7 +1,9 @@
 """`python -m cutlass_ops results [--check]`: the tables of README.md and benchmarks/RESULTS.md
 that state how the dispatched kernels compare with torch.mm, regenerated from the evaluation
-files the sweep folders hold, and the set cover of the sweep by translation units (computed
-from the stored timings, calibration/cover.py). The evaluation files are written by
+files the sweep folders hold; the test split's worst problems (the planner's own ranking, so it
+needs the built extension), the set cover of the sweep by translation units (calibration/cover.py)
+and the quick benchmark (benchmarks/quick_h100.json), from the stored files. The evaluation
+files are written by
 
     python -m cutlass_ops evaluate benchmarks/sweep/<device> --json benchmarks/sweep/<device>/evaluation.json
     python -m cutlass_ops evaluate benchmarks/sweep/recheck_seed7/<device> --split all \\
@@ -113,6 +115,16 @@ def cover_table() -> str:
 
 
 SWEEP = ROOT / "benchmarks" / "sweep" / DEVICE
+WORST = 8  # problems of the highest regret RESULTS.md lists
+
+
+def worst_list() -> str:
+    """RESULTS.md's list of the test split's problems of highest regret under the shipped
+    calibration (`evaluate --worst`; the planner's own code, so this one needs the extension)."""
+    from . import evaluate
+
+    judged, _ = evaluate.judge(SWEEP)
+    return "```\n" + "\n".join(evaluate.describe(j) for j in evaluate.worst(judged, WORST)) + "\n```"
 QUICK = ROOT / "benchmarks" / "quick_h100.json"  # python -m cutlass_ops bench --quick --latency --json ... --note ...
 
 
@@ -166,6 +178,7 @@ BLOCKS: list[tuple[Path, str, Callable[[], str]]] = [
     (ROOT / "README.md", "verdict", lambda: verdict_table(_load(TEST_SPLIT))),
     (ROOT / "benchmarks" / "RESULTS.md", "test-split", lambda: test_split_table(_load(TEST_SPLIT))),
     (ROOT / "benchmarks" / "RESULTS.md", "recheck", lambda: recheck_table(_load(RECHECK))),
+    (ROOT / "benchmarks" / "RESULTS.md", "worst", worst_list),
     (ROOT / "benchmarks" / "RESULTS.md", "cover", cover_table),
     (ROOT / "README.md", "quick", quick_sentence),
     (ROOT / "benchmarks" / "RESULTS.md", "quick", quick_table),
