@@ -154,30 +154,26 @@ def cmd_tune(args) -> int:
     cases = custom or bench.SUITES[args.suite]
     generator = torch.Generator(device="cuda").manual_seed(0)
     before = len(tuning.entries())
-    previous_tf32, previous_mode, previous_on = (torch.backends.cuda.matmul.allow_tf32, ops.fp32_mode(),
-                                                 tuning.autotune_enabled())
+    previous_on = tuning.autotune_enabled()
     try:
         tuning.set_autotune(True)
         for dtype_name in dtypes:
-            dtype, tf32 = bench.DTYPES[dtype_name]
-            torch.backends.cuda.matmul.allow_tf32 = tf32
-            ops.set_fp32_mode("3xtf32" if dtype_name == "3xtf32" else "ieee")
-            for case in cases:
-                a, b = make_operands(case, dtype, generator)
-                plan = ops.explain(a, b)
-                ops.mm(a, b)
-                tuned = ops.explain(a, b)
-                print(f"{dtype_name:6} {case.label:28} {tuned.kernel} ({tuned.decomposition}"
-                      + (f" x{tuned.splits}" if tuned.decomposition == "split-k" else "")
-                      + ("" if (tuned.raster, tuned.swizzle) == ("heuristic", 1)
-                         else f", {tuned.raster} swizzle {tuned.swizzle}") + ")"
-                      + ("" if tuned.kernel == plan.kernel and tuned.decomposition == plan.decomposition
-                         else f"   cost model: {plan.kernel} ({plan.decomposition})"))
-                del a, b
+            dtype = bench.DTYPES[dtype_name][0]
+            with precisions.computing_in(dtype_name):
+                for case in cases:
+                    a, b = make_operands(case, dtype, generator)
+                    plan = ops.explain(a, b)
+                    ops.mm(a, b)
+                    tuned = ops.explain(a, b)
+                    print(f"{dtype_name:6} {case.label:28} {tuned.kernel} ({tuned.decomposition}"
+                          + (f" x{tuned.splits}" if tuned.decomposition == "split-k" else "")
+                          + ("" if (tuned.raster, tuned.swizzle) == ("heuristic", 1)
+                             else f", {tuned.raster} swizzle {tuned.swizzle}") + ")"
+                          + ("" if tuned.kernel == plan.kernel and tuned.decomposition == plan.decomposition
+                             else f"   cost model: {plan.kernel} ({plan.decomposition})"))
+                    del a, b
     finally:
         tuning.set_autotune(previous_on)
-        torch.backends.cuda.matmul.allow_tf32 = previous_tf32
-        ops.set_fp32_mode(previous_mode)
     path = tuning.save(args.out)
     print(f"{len(tuning.entries()) - before} new entries; table ({len(tuning.entries())} entries) saved to {path}")
     return 0

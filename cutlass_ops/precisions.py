@@ -9,6 +9,9 @@ three TF32 products) and ``f64``. The command line also takes torch's and common
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
 import torch
 
 # precision -> the torch dtype of its tensors
@@ -62,3 +65,22 @@ def accuracy_of(name: str) -> str:
     """The precision whose accuracy a result is held to: its own, but 3xTF32's is IEEE float32's."""
     name = canonical(name)
     return "f32" if name == "3xtf32" else name
+
+
+@contextlib.contextmanager
+def computing_in(name: str) -> Iterator[str]:
+    """Within the block, float32 products compute in precision `name` (a name or alias) on both
+    torch and cutlass_ops: TF32 allowed for ``tf32`` only, and cutlass_ops' float32 mode
+    ``3xtf32`` for ``3xtf32``, ``ieee`` otherwise. Both settings are restored on leaving, also on
+    error. Yields the canonical name. Other dtypes are unaffected by either setting."""
+    from .ops import fp32_mode, set_fp32_mode
+
+    name = canonical(name)
+    previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, fp32_mode()
+    try:
+        torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
+        set_fp32_mode("3xtf32" if name == "3xtf32" else "ieee")
+        yield name
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous_tf32
+        set_fp32_mode(previous_mode)

@@ -185,12 +185,12 @@ def tune(shapes: Iterable[Sequence[int]], dtypes: Sequence[str] = ("bf16",), lay
     Layouts: two letters for A and B, r = row-major, c = column-major.
     """
     from . import precisions
-    from .ops import fp32_mode, mm, set_fp32_mode
+    from .ops import mm
     from .testing import matrix
 
     dev = torch.device("cuda", torch.cuda.current_device() if device is None else device)
     before = {_entry_key(e) for e in entries()}
-    was_on, old_tf32, old_mode = autotune_enabled(), torch.backends.cuda.matmul.allow_tf32, fp32_mode()
+    was_on = autotune_enabled()
     try:
         set_autotune(True)
         for name in dtypes:
@@ -199,19 +199,15 @@ def tune(shapes: Iterable[Sequence[int]], dtypes: Sequence[str] = ("bf16",), lay
             except ValueError as error:
                 raise ValueError(f"tune(): {error}") from None
             dtype = precisions.torch_dtype(name)
-            torch.backends.cuda.matmul.allow_tf32 = name == "tf32"
-            if dtype == torch.float32 and name != "tf32":
-                set_fp32_mode("3xtf32" if name == "3xtf32" else "ieee")
-            for m, n, k in shapes:
-                for layout in layouts:
-                    a = matrix(m, k, dtype, layout[0], device=dev)
-                    b = matrix(k, n, dtype, layout[1], device=dev)
-                    mm(a, b)
-        torch.cuda.synchronize(dev)
+            with precisions.computing_in(name):
+                for m, n, k in shapes:
+                    for layout in layouts:
+                        a = matrix(m, k, dtype, layout[0], device=dev)
+                        b = matrix(k, n, dtype, layout[1], device=dev)
+                        mm(a, b)
+                torch.cuda.synchronize(dev)
     finally:
         set_autotune(was_on)
-        torch.backends.cuda.matmul.allow_tf32 = old_tf32
-        set_fp32_mode(old_mode)
     return [e for e in entries() if _entry_key(e) not in before]
 
 

@@ -34,3 +34,23 @@ def test_accuracy_and_dtype_round_trip():
     assert precisions.accuracy_of("3xtf32") == "f32" and precisions.accuracy_of("tf32") == "tf32"
     for dtype in (torch.float16, torch.bfloat16, torch.float32, torch.float64):
         assert precisions.torch_dtype(precisions.of_dtype(dtype)) is dtype
+
+
+@pytest.mark.parametrize("name, tf32, mode", [("tf32", True, "ieee"), ("3xtf32", False, "3xtf32"),
+                                              ("fp32", False, "ieee"), ("bfloat16", False, "ieee")])
+@pytest.mark.parametrize("before_tf32, before_mode", [(False, "ieee"), (True, "3xtf32")])
+def test_computing_in_sets_both_settings_and_restores_them_even_on_error(name, tf32, mode, before_tf32, before_mode):
+    torch.backends.cuda.matmul.allow_tf32 = before_tf32
+    cutlass_ops.set_fp32_mode(before_mode)
+    try:
+        with pytest.raises(RuntimeError, match="inside"):
+            with precisions.computing_in(name) as canonical:
+                assert canonical == precisions.canonical(name)
+                assert torch.backends.cuda.matmul.allow_tf32 is tf32
+                assert cutlass_ops.fp32_mode() == mode
+                raise RuntimeError("inside")
+        assert torch.backends.cuda.matmul.allow_tf32 is before_tf32
+        assert cutlass_ops.fp32_mode() == before_mode
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = False
+        cutlass_ops.set_fp32_mode("ieee")

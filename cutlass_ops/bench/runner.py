@@ -115,24 +115,20 @@ def run(cases: Union[str, Iterable[Case]] = "quick", dtypes: Sequence[str] = ("b
     generator = torch.Generator(device="cuda").manual_seed(seed)
     rows: list[Row] = []
     bar = _progress(len(cases) * len(dtypes), progress)
-    previous_tf32, previous_mode = torch.backends.cuda.matmul.allow_tf32, ops.fp32_mode()
     try:
         for dtype_name in dtypes:
-            dtype, tf32 = DTYPES[dtype_name]
-            torch.backends.cuda.matmul.allow_tf32 = tf32
-            ops.set_fp32_mode("3xtf32" if dtype_name == "3xtf32" else "ieee")
-            for case in cases:
-                bar.set_description(f"{dtype_name} {case.label}")
-                try:
-                    rows += _run_case(case, dtype_name, dtype, impls, rounds, rep_ms, generator)
-                except torch.cuda.OutOfMemoryError:
-                    rows.append(Row(case.suite, case.label, case.m, case.n, case.k, case.layout, case.offset,
-                                    dtype_name, "-", "-", ok=False, note="out of memory"))
-                    torch.cuda.empty_cache()
-                bar.update(1)
+            dtype = DTYPES[dtype_name][0]
+            with precisions.computing_in(dtype_name):
+                for case in cases:
+                    bar.set_description(f"{dtype_name} {case.label}")
+                    try:
+                        rows += _run_case(case, dtype_name, dtype, impls, rounds, rep_ms, generator)
+                    except torch.cuda.OutOfMemoryError:
+                        rows.append(Row(case.suite, case.label, case.m, case.n, case.k, case.layout, case.offset,
+                                        dtype_name, "-", "-", ok=False, note="out of memory"))
+                        torch.cuda.empty_cache()
+                    bar.update(1)
     finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous_tf32
-        ops.set_fp32_mode(previous_mode)
         bar.close()
     return rows
 
@@ -200,11 +196,9 @@ def _skipped(row: Row, why: str) -> Row:
 
 def latency(sizes: Sequence[int] = (64, 128), dtype_name: str = "bf16", calls: int = 2000) -> list[dict]:
     """Per-call wall time of cutlass_ops.mm and torch.mm on tiny problems: the host path."""
-    dtype, tf32 = DTYPES[dtype_name]
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = tf32
+    dtype = DTYPES[dtype_name][0]
     results = []
-    try:
+    with precisions.computing_in(dtype_name):
         for s in sizes:
             a = torch.randn(s, s, dtype=dtype, device="cuda")
             b = torch.randn(s, s, dtype=dtype, device="cuda")
@@ -212,8 +206,6 @@ def latency(sizes: Sequence[int] = (64, 128), dtype_name: str = "bf16", calls: i
             theirs = host_latency_us(lambda: torch.mm(a, b), calls)
             results.append({"shape": f"{s}x{s}x{s}", "dtype": dtype_name, "cutlass_ops_us": ours, "torch_us": theirs,
                             "ratio": ours / theirs})
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
     return results
 
 

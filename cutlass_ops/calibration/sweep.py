@@ -18,6 +18,7 @@ keeps the faster.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import gzip
 import json
@@ -102,28 +103,19 @@ def make_operands(p: problem_sets.Problem, dtype: torch.dtype, generator: torch.
     return make(p.m, p.k, p.layout[0]), make(p.k, p.n, p.layout[1])
 
 
-class _Settings:
+@contextlib.contextmanager
+def _settings(dtype: str) -> Iterator[None]:
     """fp32 settings for one precision, and the tuning table out of the way, restored after."""
-
-    def __init__(self, dtype: str):
-        self.dtype = dtype
-
-    def __enter__(self):
-        from .. import ops, tuning
-        self.saved = (torch.backends.cuda.matmul.allow_tf32, ops.fp32_mode(), tuning.entries())
-        torch.backends.cuda.matmul.allow_tf32 = self.dtype == "tf32"
-        ops.set_fp32_mode("3xtf32" if self.dtype == "3xtf32" else "ieee")
-        tuning.clear()  # the planner's own choice, not a table's, is recorded as "planner"
-        return self
-
-    def __exit__(self, *exc):
-        from .. import ops
-        allow_tf32, mode, entries = self.saved
-        torch.backends.cuda.matmul.allow_tf32 = allow_tf32
-        ops.set_fp32_mode(mode)
+    from .. import tuning
+    entries = tuning.entries()
+    try:
+        with precisions.computing_in(dtype):
+            tuning.clear()  # the planner's own choice, not a table's, is recorded as "planner"
+            yield
+    finally:
+        tuning.clear()
         for entry in entries:
             _C.tuning_insert(entry)
-        return False
 
 
 def measure(p: problem_sets.Problem, reps: int = 5, generator: Optional[torch.Generator] = None,
@@ -206,7 +198,7 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
                 pending.clear()
 
         stopped = False
-        with _Settings(dtype):
+        with _settings(dtype):
             for i, p in enumerate(todo):
                 if time_limit and time.monotonic() - start > time_limit:
                     stopped = True
@@ -288,7 +280,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 pending.clear()
 
         stopped = False
-        with _Settings(dtype):
+        with _settings(dtype):
             for i, row in enumerate(todo):
                 if time_limit and time.monotonic() - start > time_limit:
                     stopped = True
