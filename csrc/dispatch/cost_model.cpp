@@ -148,6 +148,14 @@ void cutlass2x_sk_blocks(int64_t sk_tiles, int64_t iters_per_tile, int64_t avail
   }
 }
 
+// ThreadblockSwizzleStreamK's constructor: separate reduction CTAs sum the partial tiles when
+// the stream-K blocks leave CTA slots free (fewer waves of them than CTAs per SM) and more than
+// two of them meet on a tile; else each block adds its partial into the workspace in turn (the
+// kernel's deterministic "turnstile"). With a split factor s every tile is split s ways.
+bool cutlass2x_separate_reduction(int64_t sk_waves, int64_t sk_blocks, int64_t sk_tiles, int64_t occupancy) {
+  return sk_waves < occupancy && sk_blocks > 2 * sk_tiles;
+}
+
 // ThreadblockSwizzleStreamK::get_blocks and the block counts its constructor derives from them.
 StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int64_t avail_sms, int64_t occupancy) {
   StreamKSplit split;
@@ -183,9 +191,7 @@ StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int
   split.sk_tiles = tiles - split.dp_tiles;
   const int64_t sk_waves = ceil_div_i(sk_blocks, avail_sms);
   split.sk_blocks = std::min(sk_blocks, split.sk_tiles * iters_per_tile);
-  // A reduction wave when the stream-K blocks leave CTA slots free and more than three of
-  // them meet on a tile.
-  split.separate_reduction = sk_waves < occupancy && split.sk_blocks > 2 * split.sk_tiles;
+  split.separate_reduction = cutlass2x_separate_reduction(sk_waves, split.sk_blocks, split.sk_tiles, occupancy);
   return split;
 }
 
@@ -241,6 +247,7 @@ void bump_dispatch_generation() { generation.fetch_add(1, std::memory_order_acq_
 
 Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   Features f{};
+  f[kFeatLaunch] = 1;  // the kernel's own launch
   const int64_t m = p.m, n = p.n;
   // 3xTF32's presplit GEMM runs over the three TF32 parts side by side: 3K, K rounded up to 4.
   const int64_t depth = k.pass == OperandPass::kPresplit ? 3 * round_up(p.k, 4) : p.k;
@@ -283,12 +290,12 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
       }
       // Every partial tile but one per tile is written and read back. Serial split-K: the
       // slices take turns to add theirs, a chain of s - 1. CUTLASS 2.x's stream-K kernel with a
-      // split factor runs the slices at once; with more than two slices to a tile and fewer
-      // waves of slices than CTAs per SM, separate reduction CTAs sum them, else each slice
-      // adds its partial into the workspace in turn (the kernel's deterministic "turnstile").
+      // split factor runs the slices at once, summed as its stream-K blocks are.
+      const int64_t slice_blocks = static_cast<int64_t>(tiles * s);
       const bool separate_reduction =
-          k.split_k_in_workspace && s > 2 &&
-          ceil_div(tiles * s, static_cast<double>(std::max(1, dev.sm_count))) < ctas_per_sm(k, dev);
+          k.split_k_in_workspace &&
+          cutlass2x_separate_reduction(ceil_div_i(slice_blocks, std::max(1, dev.sm_count)), slice_blocks,
+                                       static_cast<int64_t>(tiles), ctas_per_sm(k, dev));
       f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
       f[kFeatChain] = separate_reduction ? 1 : s - 1;
       break;
@@ -332,7 +339,6 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   // An operand shared by the whole batch (batch stride 0) is read once.
   const double batch_a = p.a.batch_stride == 0 ? 1.0 : batch, batch_b = p.b.batch_stride == 0 ? 1.0 : batch;
   const double a = batch_a * m * p.k, b = batch_b * p.k * n, d = batch * m * n;
-  f[kFeatLaunch] = std::max(1.0, f[kFeatLaunch]);
   f[kFeatReadMB] = eb * (a + b) / kMB;
   f[kFeatWriteMB] = eb * d / kMB;
   // Each CTA tile streams its A row slab and its B column slab over the whole (padded) K; a
