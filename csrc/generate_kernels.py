@@ -2,16 +2,20 @@
 """Write every file that follows from the kernel table (csrc/kernel_table.py).
 
 - ``csrc/dispatch/configs.h``: a plain struct per config and the ``ConfigId`` enum;
-- ``csrc/generated/<family>/gemm_<precision>_<config>[_a<alignment>]_sm<arch>.cu``: one
-  translation unit per (precision, config, alignment), holding that config's kernel for each
-  operand layout it is built for. ninja compiles them in parallel, and the arch suffix tells
-  setup.py which extension module (and nvcc -gencode) each belongs to;
+- ``csrc/generated/<family>/gemm_<precision>_<part>_sm<arch>.cu``: the translation units. A
+  *kernel group* is one config's kernels for one precision (and alignment), one per operand
+  layout it is built for; a file holds a few groups of one family, arch and precision, each in
+  its own namespace. ninja compiles the files in parallel, and the arch suffix tells setup.py
+  which extension module (and nvcc -gencode) each belongs to;
 - ``docs/kernel_table.md``: the table for people.
 
-Why layouts share a file: most of a CUTLASS TU's compile time is the fixed cost of parsing and
-instantiating CUTLASS and CuTe, not the kernel. Measured with ``nvcc --time`` (sm_90a, 2-core
+Why groups share a file: most of a CUTLASS file's compile time is the fixed cost of parsing
+and instantiating CUTLASS and CuTe, not the kernel. Measured with ``nvcc --time`` (sm_90a, 2-core
 CI-class machine): one 128x256 bf16 kernel took 53 s (cicc 31 s, cudafe++ 9 s, host gcc 10 s);
-the same file with a second layout took 60 s, with all four 65 s.
+the same file with a second layout took 60 s, with all four 65 s. A second config's four
+kernels in the same file add 13 s (64 -> 77 s, peak memory 4.2 -> 5.3 GB); a CUTLASS 2.x file
+of three groups takes 42 s against 29 s for one (memory flat at 0.8 GB). GROUPS_PER_FILE
+says how many share a file.
 
     python csrc/generate_kernels.py          # rewrite the generated files
     python csrc/generate_kernels.py --check  # exit 1 if any is out of date (tests run this)
@@ -155,6 +159,28 @@ def configs_header() -> GeneratedFile:
 
 # ---- translation units ------------------------------------------------------------------------
 
+# Kernel groups per generated file, by family. CUTLASS 3.x: two (a file of two groups took 77 s
+# and 5.3 GB against 64 s and 4.2 GB for one; a third took it to 112 s and 6.6 GB, and sixteen
+# compile jobs of that would not fit a 128 GB machine beside the other modules). CUTLASS 2.x:
+# four (a group adds about 6 s to a file's 29 s; memory stays at 0.8 GB).
+GROUPS_PER_FILE = {"cutlass3x": 2, "cutlass2x": 4}
+
+
+@dataclass(frozen=True)
+class KernelGroup:
+    """One config's kernels for one precision (and alignment): one per operand layout it is
+    built for. ``name`` is their kernel name without the layouts (the set cover's unit:
+    cutlass_ops/calibration/cover.py); ``kernels`` holds (layout pair, kernel name, kernel
+    type, extra info() arguments)."""
+    family: str
+    arch: int
+    precision: str
+    name: str
+    header: str
+    what: str
+    kernels: tuple[tuple[str, str, str, str], ...]
+
+
 def layout_enum(letter: str) -> str:
     return "cutlass_ops::Layout::kRowMajor" if letter == "r" else "cutlass_ops::Layout::kColMajor"
 
@@ -163,23 +189,14 @@ def layouts_comment(layouts) -> str:
     return f"layouts {', '.join(layouts)} (A then B; r = row-major, c = column-major)"
 
 
-def translation_unit(path: Path, header: str, what: str, kernels: list[tuple[str, str, str, str]]) -> GeneratedFile:
-    """One .cu file: `header` included, and for each (layout pair, kernel name, kernel type,
-    extra info() arguments) a type alias and a static registrar (anonymous namespace: no
-    symbol leaves the file)."""
-    lines = [BANNER, f"// {what}", f'#include "{header}"', "", "namespace {"]
-    for layouts, name, kernel_type, extra in kernels:
-        lines.append(f"using Kernel_{layouts} = {kernel_type};")
-        lines.append(f'const cutlass_ops::KernelRegistrar registrar_{layouts}(Kernel_{layouts}::info("{name}"{extra}));')
-    lines.append("}  // namespace")
-    return GeneratedFile(path, "\n".join(lines) + "\n", tuple(k[1] for k in kernels))
+def sm90_groups(c: kt.Sm90) -> list[KernelGroup]:
+    groups = []
 
+    def group(precision: str, token: str, header: str, what: str, kernels) -> None:
+        groups.append(KernelGroup(c.family, 90, precision, f"cutlass3x_sm90_{precision}_{token}", header, what,
+                                  tuple(kernels)))
 
-def sm90_units(c: kt.Sm90) -> list[GeneratedFile]:
-    folder = GENERATED / c.family
-    units = []
     for precision, layouts in c.builds.items():
-        path = folder / f"gemm_{precision}_{c.name}_sm90.cu"
         if c.variant == "presplit":
             # One TF32 "rc" GEMM on copies of the operands that the split pass writes
             # (common/operand_pass.cuh), registered as a 3xTF32 kernel for every layout, since
@@ -190,7 +207,7 @@ def sm90_units(c: kt.Sm90) -> list[GeneratedFile]:
                         f", {layout_enum(lay[0])}, {layout_enum(lay[1])}") for lay in layouts]
             what = (f"float32 as 3xTF32 on presplit operands, configs::{c.struct}: one TF32 GEMM, "
                     f"{layouts_comment(layouts)}.")
-            units.append(translation_unit(path, "cutlass3x/sm90_3xtf32_presplit.cuh", what, kernels))
+            group(precision, c.name, "cutlass3x/sm90_3xtf32_presplit.cuh", what, kernels)
             continue
         header, template = (("cutlass3x/sm90_splitk_sum.cuh", "SplitKSum") if c.variant == "splitk_sum"
                             else ("cutlass3x/sm90_gemm.cuh", "Sm90Gemm"))
@@ -198,8 +215,7 @@ def sm90_units(c: kt.Sm90) -> list[GeneratedFile]:
                     f"cutlass_ops::sm90::{template}<cutlass_ops::configs::{c.struct}, "
                     f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, {layout_enum(lay[0])}, {layout_enum(lay[1])}>",
                     "") for lay in layouts]
-        units.append(translation_unit(path, header, f"{precision}, configs::{c.struct}: {layouts_comment(layouts)}.",
-                                      kernels))
+        group(precision, c.name, header, f"{precision}, configs::{c.struct}: {layouts_comment(layouts)}.", kernels)
     for precision, layouts in c.fused.items():
         # The same GEMM with the bias and activation in its epilogue (EpilogueFusion::kBiasActivation).
         kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{c.name}_{kt.FUSED_SUFFIX}",
@@ -208,13 +224,12 @@ def sm90_units(c: kt.Sm90) -> list[GeneratedFile]:
                     "void, cutlass_ops::sm90::EpilogueFusion::kBiasActivation>", "") for lay in layouts]
         what = (f"{precision}, configs::{c.struct}, bias and activation fused into the epilogue: "
                 f"{layouts_comment(layouts)}.")
-        units.append(translation_unit(folder / f"gemm_{precision}_{c.name}_{kt.FUSED_SUFFIX}_sm90.cu",
-                                      "cutlass3x/sm90_gemm.cuh", what, kernels))
-    return units
+        group(precision, f"{c.name}_{kt.FUSED_SUFFIX}", "cutlass3x/sm90_gemm.cuh", what, kernels)
+    return groups
 
 
-def sm80_units(c: kt.Sm80) -> list[GeneratedFile]:
-    units = []
+def sm80_groups(c: kt.Sm80) -> list[KernelGroup]:
+    groups = []
     for precision, alignments in c.builds.items():
         for align in alignments:
             token = f"{c.name}_a{align}"
@@ -224,14 +239,47 @@ def sm80_units(c: kt.Sm80) -> list[GeneratedFile]:
                         f"{layout_enum(lay[0])}, {layout_enum(lay[1])}, {align}>", "")
                        for lay in kt.LAYOUTS]
             what = f"{precision}, configs::{c.struct}, {align}-element alignment: {layouts_comment(kt.LAYOUTS)}."
-            units.append(translation_unit(GENERATED / c.family / f"gemm_{precision}_{token}_sm{c.arch}.cu",
-                                          "cutlass2x/sm80_gemm.cuh", what, kernels))
-    return units
+            groups.append(KernelGroup(c.family, c.arch, precision, f"cutlass2x_sm{c.arch}_{precision}_{token}",
+                                      "cutlass2x/sm80_gemm.cuh", what, tuple(kernels)))
+    return groups
+
+
+def kernel_groups() -> list[KernelGroup]:
+    """Every kernel group, in table order."""
+    return [g for c in kt.SM90 for g in sm90_groups(c)] + [g for c in kt.SM80 for g in sm80_groups(c)]
+
+
+def translation_unit(path: Path, what: str, groups: list[KernelGroup]) -> GeneratedFile:
+    """One .cu file: the groups' headers included, and for each group, in a namespace of its
+    own name inside an anonymous one (no symbol leaves the file), a type alias and a static
+    registrar per kernel."""
+    headers = sorted({g.header for g in groups})
+    lines = [BANNER, f"// {what}", *(f'#include "{h}"' for h in headers), "", "namespace {"]
+    for g in groups:
+        lines += ["", f"// {g.what}", f"namespace {g.name} {{"]
+        for layouts, name, kernel_type, extra in g.kernels:
+            lines.append(f"using Kernel_{layouts} = {kernel_type};")
+            lines.append(f'const cutlass_ops::KernelRegistrar registrar_{layouts}(Kernel_{layouts}::info("{name}"{extra}));')
+        lines.append(f"}}  // namespace {g.name}")
+    lines += ["", "}  // namespace"]
+    return GeneratedFile(path, "\n".join(lines) + "\n", tuple(k[1] for g in groups for k in g.kernels))
 
 
 def all_units() -> list[GeneratedFile]:
-    units = [u for c in kt.SM90 for u in sm90_units(c)]
-    return units + [u for c in kt.SM80 for u in sm80_units(c)]
+    """The generated translation units: each family's groups of one arch and precision, in table
+    order, GROUPS_PER_FILE to a file."""
+    by_key: dict[tuple[str, int, str], list[KernelGroup]] = {}
+    for g in kernel_groups():
+        by_key.setdefault((g.family, g.arch, g.precision), []).append(g)
+    units = []
+    for (family, arch, precision), groups in by_key.items():
+        per_file = GROUPS_PER_FILE[family]
+        parts = [groups[i:i + per_file] for i in range(0, len(groups), per_file)]
+        for number, part in enumerate(parts, 1):
+            what = (f"{family} {precision} kernels for sm{arch}, part {number} of {len(parts)}: "
+                    f"{', '.join(g.name for g in part)}.")
+            units.append(translation_unit(GENERATED / family / f"gemm_{precision}_{number}_sm{arch}.cu", what, part))
+    return units
 
 
 # ---- docs/kernel_table.md ---------------------------------------------------------------------------
@@ -262,7 +310,7 @@ def kernels_doc() -> GeneratedFile:
            f"Every kernel configuration cutlass_ops builds ({len(kt.CONFIGS)} configs; {n_kernels} generated CUTLASS "
            "kernels, one per precision, layout pair and alignment, plus the hand-written ones). The source is "
            "`csrc/kernel_table.py`; `python csrc/generate_kernels.py` writes `csrc/dispatch/configs.h`, the "
-           "translation units under `csrc/generated/` and this page. At run time `cutlass_ops.list_kernels()` "
+           "translation units under `csrc/generated/` (a few configs to a file) and this page. At run time `cutlass_ops.list_kernels()` "
            "lists what the installed build registered, and `cutlass_ops.explain(A, B)` ranks them for a problem.",
            "", "Tiles are M x N x K in the problem's terms (a swap-AB config's M is D's rows). Builds: SM90 "
            "configs by operand layouts (A then B, r = row-major, c = column-major), CUTLASS 2.x ones by "
@@ -322,7 +370,8 @@ def main() -> int:
     for path in stale:
         path.unlink()
     units = all_units()
-    print(f"{len(kt.CONFIGS)} configs, {len(units)} translation units, {sum(len(u.names) for u in units)} kernels: "
+    print(f"{len(kt.CONFIGS)} configs, {len(kernel_groups())} kernel groups in {len(units)} translation units, "
+          f"{sum(len(u.names) for u in units)} kernels: "
           f"{len(changed)} files written, {len(stale)} removed")
     return 0
 

@@ -7,7 +7,8 @@ this table ``csrc/generate_kernels.py`` writes
 - ``csrc/dispatch/configs.h``: one plain struct per config and the ``ConfigId`` enum, which the
   kernel templates (cutlass3x/sm90_gemm.cuh, cutlass2x/sm80_gemm.cuh) map onto CUTLASS types
   and every ``KernelInfo`` carries as ``config_id``;
-- ``csrc/generated/``: one translation unit per (precision, config, alignment);
+- ``csrc/generated/``: the translation units, each holding a few kernel groups (one config's
+  kernels for one precision and alignment, in every layout it is built for);
 - ``docs/kernel_table.md``: the table for people.
 
 Tests import this module (``tests/test_package.py``, ``tests/test_kernel_table.py``) to know

@@ -430,10 +430,10 @@ def main(argv=None) -> int:
     p.add_argument("--plot", help="write the predicted-vs-measured and regret figure (PNG) to this file")
     p.set_defaults(func=cmd_evaluate)
 
-    p = sub.add_parser("cover", help="which translation units the sweep says pay: a greedy set cover of its problems")
+    p = sub.add_parser("cover", help="which kernel groups the sweep says pay: a greedy set cover of its problems")
     p.add_argument("sweep", help="one device's sweep folder")
     p.add_argument("--tolerance", type=float, default=0.02,
-                   help="a problem is covered by a unit within this fraction of the fastest (default 0.02)")
+                   help="a problem is covered by a group within this fraction of the fastest (default 0.02)")
     p.set_defaults(func=cmd_cover)
 
     p = sub.add_parser("results", help="regenerate README's and RESULTS.md's tables from the evaluation files")

@@ -1,4 +1,4 @@
-"""The set cover of the sweep by translation units (cutlass_ops/calibration/cover.py): no GPU."""
+"""The set cover of the sweep by kernel groups (cutlass_ops/calibration/cover.py): no GPU."""
 
 import gzip
 import json
@@ -21,10 +21,10 @@ def row(id_, split, times):
             "c": [["in-place", kernel, "data-parallel", 1, us, 5] for kernel, us in times.items()]}
 
 
-def test_a_unit_is_a_kernel_without_its_layouts():
-    assert cover.unit_of("cutlass3x_sm90_bf16_rc_128x256x64_2x1x1_coop") == "cutlass3x_sm90_bf16_128x256x64_2x1x1_coop"
-    assert cover.unit_of("cutlass2x_sm80_f16_cr_64x64x32_4s_a2") == "cutlass2x_sm80_f16_64x64x32_4s_a2"
-    assert cover.unit_of("handwritten_sm80_bf16_rr_skinny_m_a1") == "handwritten_sm80_bf16_skinny_m_a1"
+def test_a_group_is_a_kernel_without_its_layouts():
+    assert cover.group_of("cutlass3x_sm90_bf16_rc_128x256x64_2x1x1_coop") == "cutlass3x_sm90_bf16_128x256x64_2x1x1_coop"
+    assert cover.group_of("cutlass2x_sm80_f16_cr_64x64x32_4s_a2") == "cutlass2x_sm80_f16_64x64x32_4s_a2"
+    assert cover.group_of("handwritten_sm80_bf16_rr_skinny_m_a1") == "handwritten_sm80_bf16_skinny_m_a1"
 
 
 def test_greedy_cover_on_a_small_sweep(tmp_path, monkeypatch):
@@ -44,23 +44,23 @@ def test_greedy_cover_on_a_small_sweep(tmp_path, monkeypatch):
     assert result.unneeded == ["cutlass3x_sm90_bf16_B", "cutlass3x_sm90_bf16_D"]
     assert result.train_rows == 4
     assert result.test_loss == [1.05] and result.test_beyond_tolerance == 1
-    assert "2 units cover the 4 training rows" in cover.report(result)
+    assert "2 kernel groups cover the 4 training rows" in cover.report(result)
 
 
-def test_the_stored_sweep_is_covered_by_the_chosen_units():
-    # Reproducible from the stored sweep: every training row has a chosen unit within the
-    # tolerance of its fastest, the chosen and the unneeded units are all the units timed, and
-    # a second run chooses the same.
+def test_the_stored_sweep_is_covered_by_the_chosen_groups():
+    # Reproducible from the stored sweep: every training row has a chosen group within the
+    # tolerance of its fastest, the chosen and the unneeded groups are all the groups timed,
+    # and a second run chooses the same.
     folder = results.SWEEP
     result = cover.cover(folder)
-    chosen = {unit for unit, _ in result.chosen}
+    chosen = {group for group, _ in result.chosen}
     rows = cover.rows_of(folder)
     train = [r for r in rows if r.split == "train"]
     assert len(train) == result.train_rows > 5000
     for r in train:
-        assert min(us for unit, us in r.times.items() if unit in chosen) <= (1 + cover.TOLERANCE) * r.best, r.id
+        assert min(us for group, us in r.times.items() if group in chosen) <= (1 + cover.TOLERANCE) * r.best, r.id
     assert chosen.isdisjoint(result.unneeded)
-    assert chosen | set(result.unneeded) == {unit for r in rows for unit in r.times}
+    assert chosen | set(result.unneeded) == {group for r in rows for group in r.times}
     assert sum(gained for _, gained in result.chosen) == len(train)
     assert cover.cover(folder).chosen == result.chosen
     assert all(x >= 1.0 for x in result.test_loss) and not math.isinf(max(result.test_loss))

@@ -78,6 +78,27 @@ def test_generated_units_cover_every_build():
         assert u.source.startswith(generate_kernels.BANNER)
 
 
+def test_each_kernel_group_is_in_one_file_of_its_family_arch_and_precision():
+    from cutlass_ops.calibration.cover import group_of
+
+    groups = generate_kernels.kernel_groups()
+    assert len({g.name for g in groups}) == len(groups)
+    file_of = {}
+    for u in generate_kernels.all_units():
+        held = [g for g in groups if set(k[1] for k in g.kernels) <= set(u.names)]
+        assert 1 <= len(held) <= generate_kernels.GROUPS_PER_FILE[u.path.parent.name], u.path
+        assert sum(len(g.kernels) for g in held) == len(u.names), u.path
+        for g in held:
+            assert g.name not in file_of, f"{g.name} in {file_of.get(g.name)} and {u.path}"
+            file_of[g.name] = u.path
+            assert u.path.parent.name == g.family and u.path.name.startswith(f"gemm_{g.precision}_")
+            assert u.path.stem.endswith(f"_sm{g.arch}")
+            assert f"namespace {g.name} {{" in u.source
+            # The set cover's unit (a kernel name without its layouts) is the group.
+            assert {group_of(k[1]) for k in g.kernels} == {g.name}
+    assert set(file_of) == {g.name for g in groups}
+
+
 def _registered():
     kernels = cutlass_ops.list_kernels()
     if not kernels:

@@ -80,6 +80,12 @@ def test_kernel_registry_is_consistent_with_the_sources():
     kernels = cutlass_ops.list_kernels()
     names = [k.name for k in kernels]
     assert len(names) == len(set(names)), "kernel names must be unique"
+    sys.path.insert(0, str(ROOT / "csrc"))
+    try:
+        import generate_kernels
+    finally:
+        sys.path.pop(0)
+    unit_of = {name: u.path for u in generate_kernels.all_units() for name in u.names}
     built = set()
     for k in kernels:
         match = re.fullmatch(r"(cutlass3x|cutlass2x|handwritten)_(sm\d+)_(f16|bf16|tf32|f32|3xtf32|f64)_([rc]{2})_(.+)",
@@ -91,17 +97,14 @@ def test_kernel_registry_is_consistent_with_the_sources():
         assert all(a in (1, 2, 4, 8) for a in k.alignment)
         assert k.smem_bytes >= 0 and k.decompositions and "data-parallel" in k.decompositions
         if family != "handwritten":
-            # One generated translation unit per precision and config, named for them, holding
-            # the config's kernel for each layout.
-            assert (ROOT / "csrc" / "generated" / family / f"gemm_{dtype}_{config}_{arch}.cu").is_file(), k.name
+            # Generated: in a translation unit of its family, precision and arch, which exists.
+            unit = unit_of.get(k.name)
+            assert unit is not None, f"{k.name}: registered, but no generated file holds it"
+            assert unit.is_file() and unit.parent.name == family and unit.name.startswith(f"gemm_{dtype}_"), unit
+            assert unit.stem.endswith(f"_{arch}"), unit
             assert k.smem_bytes > 0
             built.add(k.name)
-    # Every generated TU of a built arch registered its kernel (none compiled to nothing).
-    sys.path.insert(0, str(ROOT / "csrc"))
-    try:
-        import generate_kernels
-    finally:
-        sys.path.pop(0)
+    # Every kernel of a generated file of a built arch registered (none compiled to nothing).
     expected = {name for u in generate_kernels.all_units() for name in u.names
                 if f"_C_{u.path.stem.rsplit('_', 1)[1]}" in _build_info.KERNEL_MODULES
                 and u.path.parent.name in _build_info.KERNEL_DIRS}

@@ -2,8 +2,8 @@
 // multistage cp.async + mma.sync tensor-op kernels, and SIMT kernels for IEEE float32 and
 // for 16-bit operands too misaligned for cp.async.
 //
-// One instantiation per translation unit (the gemm_*_sm80.cu files, written by
-// generate.py). setup.py builds this family as compute_80 PTX compiled to sm_80 and sm_90
+// Instantiated by the generated translation units (csrc/generated/cutlass2x/gemm_*_sm80.cu,
+// written by csrc/generate_kernels.py, a few configs to a file). setup.py builds this family as compute_80 PTX compiled to sm_80 and sm_90
 // machine code (sm_80 code does not run on sm_90) plus the PTX itself, so the kernels run
 // on A100, the SM86/89 parts, H100 and, through the driver's JIT, newer GPUs.
 #pragma once

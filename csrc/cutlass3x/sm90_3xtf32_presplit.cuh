@@ -87,8 +87,8 @@ struct SplitPass {
 
 // Registers a TF32 "rc" GEMM (Gemm: Sm90Gemm<Config, kTF32, row, col>, a config that promotes
 // its accumulators) as a 3xTF32 kernel for operands of any layout: the split passes above,
-// then Gemm on the parts (common/operand_pass.cuh). One translation unit per config registers
-// all four layouts (csrc/generate_kernels.py), so the GEMM is compiled once.
+// then Gemm on the parts (common/operand_pass.cuh). A config's kernel group registers all four
+// layouts with one Gemm type (csrc/generate_kernels.py), so the GEMM is compiled once.
 template <class Gemm>
 struct Presplit3xTF32 : OperandPassGemm<Gemm, presplit::SplitPass> {
   static_assert(Gemm::kPromoteKTiles > 0, "3xTF32 on WGMMA needs a config that promotes its accumulators");

@@ -1,8 +1,8 @@
 // CUTLASS 3.x GEMM for SM90 (H100/H200): TMA loads, WGMMA, warp-specialized persistent
 // kernels, assembled with CUTLASS's CollectiveBuilder from a config in dispatch/configs.h.
 //
-// One instantiation per translation unit (the gemm_*_sm90.cu files, written by
-// generate.py), compiled for sm_90a only: WGMMA and setmaxnreg exist on that target alone.
+// Instantiated by the generated translation units (csrc/generated/cutlass3x/gemm_*_sm90.cu,
+// written by csrc/generate_kernels.py, a few configs to a file), compiled for sm_90a only: WGMMA and setmaxnreg exist on that target alone.
 //
 // The run sequence is CUTLASS's own (examples/48, 49; GemmUniversalAdapter): arguments,
 // can_implement, workspace, initialize, run; but the shared-memory opt-in happens once per

@@ -1,18 +1,20 @@
-"""Which builds the sweep says pay: a greedy set cover of its problems by translation units.
+"""Which builds the sweep says pay: a greedy set cover of its problems by kernel groups.
 
     python -m cutlass_ops cover benchmarks/sweep/sm90_132sm_nvidia_h100_80gb_hbm3 [--tolerance 0.02]
 
-A *unit* is what one generated translation unit builds: a kernel name without its operand
-layouts (``cutlass3x_sm90_bf16_128x256x64_2x1x1_coop``, ``cutlass2x_sm80_f16_64x64x32_4s_a2``;
-the hand-written kernels likewise, by precision and build). Dropping a unit from the kernel
-table drops one file from the build and its kernels in every layout.
+A *group* is one config's kernels for one precision (and alignment) in every operand layout
+it is built for: a kernel name without its layouts (``cutlass3x_sm90_bf16_128x256x64_2x1x1_coop``,
+``cutlass2x_sm80_f16_64x64x32_4s_a2``; the hand-written kernels likewise, by precision and
+build). It is the generator's ``KernelGroup`` (csrc/generate_kernels.py): dropping one from
+the kernel table drops its kernels, in every layout, from the file that holds it.
 
-On every sweep row (single products and batches), a unit's time is the fastest of its measured
-candidates (any K decomposition, slice count or variant). A row is *covered* by a set of units
-when one of them comes within the tolerance of the fastest unit of all. The cover is chosen
-greedily on the training split only (the unit covering the most rows still uncovered, ties by
-name), as vLLM's ``select_kernels.py`` does for its fp8 kernels; the test split then shows what
-the chosen set loses on problems it was not chosen on. No GPU: the stored timings alone.
+On every sweep row (single products and batches), a group's time is the fastest of its
+measured candidates (any K decomposition, slice count or variant). A row is *covered* by a set
+of groups when one of them comes within the tolerance of the fastest group of all. The cover
+is chosen greedily on the training split only (the group covering the most rows still
+uncovered, ties by name), as vLLM's ``select_kernels.py`` does for its fp8 kernels; the test
+split then shows what the chosen set loses on problems it was not chosen on. No GPU: the
+stored timings alone.
 """
 
 from __future__ import annotations
@@ -24,12 +26,12 @@ from pathlib import Path
 
 from . import sweep as sweep_files
 
-# A row is covered within this much of the fastest unit (the kernel-set issue's 2%).
+# A row is covered within this much of the fastest group (the kernel-set issue's 2%).
 TOLERANCE = 0.02
 
 
-def unit_of(kernel: str) -> str:
-    """The translation unit a kernel is built in: its name without the operand layouts."""
+def group_of(kernel: str) -> str:
+    """The kernel group a kernel belongs to: its name without the operand layouts."""
     parts = kernel.split("_")
     return "_".join(parts[:3] + parts[4:])
 
@@ -39,7 +41,7 @@ class Row:
     id: str
     split: str
     precision: str
-    times: dict  # unit -> fastest measured us
+    times: dict  # group -> fastest measured us
 
     @property
     def best(self) -> float:
@@ -47,7 +49,7 @@ class Row:
 
 
 def rows_of(folder: Path) -> list[Row]:
-    """Every sweep row with at least one measured candidate, as unit -> fastest time."""
+    """Every sweep row with at least one measured candidate, as group -> fastest time."""
     rows = []
     for _, row in sweep_files.iter_rows(folder):
         times: dict[str, float] = {}
@@ -55,8 +57,8 @@ def rows_of(folder: Path) -> list[Row]:
             us = cand[4]
             if us is None:
                 continue
-            unit = unit_of(cand[1])
-            times[unit] = min(us, times.get(unit, math.inf))
+            group = group_of(cand[1])
+            times[group] = min(us, times.get(group, math.inf))
         if times:
             rows.append(Row(row["id"], row["split"], row["precision"], times))
     return rows
@@ -65,8 +67,8 @@ def rows_of(folder: Path) -> list[Row]:
 @dataclass
 class Cover:
     tolerance: float
-    chosen: list[tuple[str, int]]  # (unit, training rows it newly covered), in the order chosen
-    unneeded: list[str]            # units of the sweep the cover did not choose
+    chosen: list[tuple[str, int]]  # (group, training rows it newly covered), in the order chosen
+    unneeded: list[str]            # groups of the sweep the cover did not choose
     train_rows: int
     # on the test split: the chosen set's fastest over the fastest of all, per row
     test_loss: list[float] = field(default_factory=list)
@@ -87,36 +89,36 @@ def cover(folder: Path, tolerance: float = TOLERANCE) -> Cover:
     covers: dict[str, set[int]] = defaultdict(set)
     for i, r in enumerate(train):
         bound = (1 + tolerance) * r.best
-        for unit, us in r.times.items():
+        for group, us in r.times.items():
             if us <= bound:
-                covers[unit].add(i)
+                covers[group].add(i)
     uncovered = set(range(len(train)))
     chosen: list[tuple[str, int]] = []
     while uncovered:
-        unit = min(covers, key=lambda u: (-len(covers[u] & uncovered), u))
-        gained = covers[unit] & uncovered
-        chosen.append((unit, len(gained)))
+        group = min(covers, key=lambda g: (-len(covers[g] & uncovered), g))
+        gained = covers[group] & uncovered
+        chosen.append((group, len(gained)))
         uncovered -= gained
-    picked = {u for u, _ in chosen}
-    all_units = {u for r in rows for u in r.times}
-    result = Cover(tolerance, chosen, sorted(all_units - picked), len(train))
+    picked = {g for g, _ in chosen}
+    all_groups = {g for r in rows for g in r.times}
+    result = Cover(tolerance, chosen, sorted(all_groups - picked), len(train))
     for r in rows:
         if r.split != "test":
             continue
-        mine = [us for unit, us in r.times.items() if unit in picked]
+        mine = [us for group, us in r.times.items() if group in picked]
         result.test_loss.append((min(mine) if mine else math.inf) / r.best)
     return result
 
 
 def report(result: Cover) -> str:
-    lines = [f"{len(result.chosen)} units cover the {result.train_rows} training rows within "
-             f"{100 * result.tolerance:g}% of the fastest unit (greedy, in the order chosen: rows newly covered):"]
-    lines += [f"  {unit:<64} {gained:5d}" for unit, gained in result.chosen]
-    lines.append(f"{len(result.unneeded)} units the cover does not need:")
-    lines += [f"  {unit}" for unit in result.unneeded]
+    lines = [f"{len(result.chosen)} kernel groups cover the {result.train_rows} training rows within "
+             f"{100 * result.tolerance:g}% of the fastest group (greedy, in the order chosen: rows newly covered):"]
+    lines += [f"  {group:<64} {gained:5d}" for group, gained in result.chosen]
+    lines.append(f"{len(result.unneeded)} groups the cover does not need:")
+    lines += [f"  {group}" for group in result.unneeded]
     if result.test_loss:
         worst = max(result.test_loss)
-        lines.append(f"test split ({len(result.test_loss)} rows), the chosen units' fastest over all units' fastest: "
+        lines.append(f"test split ({len(result.test_loss)} rows), the chosen groups' fastest over all groups' fastest: "
                      f"geomean {result.test_loss_geomean:.4f}, {result.test_beyond_tolerance} rows beyond "
                      f"{100 * result.tolerance:g}%, worst {worst:.3f}")
     return "\n".join(lines)

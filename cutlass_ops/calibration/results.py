@@ -1,7 +1,7 @@
 """`python -m cutlass_ops results [--check]`: the tables of README.md and benchmarks/RESULTS.md
 that state how the dispatched kernels compare with torch.mm, regenerated from the evaluation
 files the sweep folders hold; the test split's worst problems (the planner's own ranking, so it
-needs the built extension), the set cover of the sweep by translation units (calibration/cover.py)
+needs the built extension), the set cover of the sweep by kernel groups (calibration/cover.py)
 and the quick benchmark (benchmarks/quick_h100.json), from the stored files. The evaluation
 files are written by
 
@@ -98,19 +98,19 @@ def recheck_table(groups: dict) -> str:
 
 
 def cover_table() -> str:
-    """RESULTS.md's set cover of the sweep by translation units (calibration/cover.py)."""
+    """RESULTS.md's set cover of the sweep by kernel groups (calibration/cover.py)."""
     from . import cover
 
     result = cover.cover(SWEEP, cover.TOLERANCE)
-    units = len(result.chosen) + len(result.unneeded)
-    lines = ["| tolerance | units timed | units the cover chooses | not needed | test split: chosen units' fastest "
-             "over all units' fastest (geomean; rows beyond the tolerance; worst) |",
+    groups = len(result.chosen) + len(result.unneeded)
+    lines = ["| tolerance | kernel groups timed | groups the cover chooses | not needed | test split: chosen groups' "
+             "fastest over all groups' fastest (geomean; rows beyond the tolerance; worst) |",
              "| --- | --- | --- | --- | --- |",
-             f"| {100 * result.tolerance:g}% | {units} | {len(result.chosen)} | {len(result.unneeded)} | "
+             f"| {100 * result.tolerance:g}% | {groups} | {len(result.chosen)} | {len(result.unneeded)} | "
              f"{result.test_loss_geomean:.4f}; {result.test_beyond_tolerance} of {len(result.test_loss)}; "
              f"{max(result.test_loss):.3f} |",
              "",
-             "Not needed: " + ", ".join(f"`{unit}`" for unit in result.unneeded) + "."]
+             "Not needed: " + ", ".join(f"`{group}`" for group in result.unneeded) + "."]
     return "\n".join(lines)
 
 
