@@ -329,8 +329,9 @@ class BuildModules(BuildExtension):
     (benchmarks/RESULTS.md at 824ebc1, 2026-11-23, "Build time"). Built side by side, the
     modules' files fill those cores. Each ninja takes MAX_JOBS jobs, so the machine runs up
     to three times MAX_JOBS compilers while the small modules build. The memory that adds
-    is small: a CUTLASS 2.x file's compile peaks at 0.8 GB, a CUTLASS 3.x file's at 4.2 GB
-    (/usr/bin/time -v, nvcc 13), and the 3.x files run at MAX_JOBS either way. It is on only
+    is small: a CUTLASS 2.x file's compile peaks at 0.8 GB, a CUTLASS 3.x file's at 5.8 GB
+    (/usr/bin/time -v, nvcc 13), and the 3.x files run at MAX_JOBS either way (a whole
+    build on the 16-core H100 machine used at most 60 GB). It is on only
     from PARALLEL_MODULES_MIN_JOBS jobs, where the idle tails are worth filling.
 
     The folders: torch writes one build.ninja per build folder, and both kernel modules
