@@ -249,21 +249,22 @@ cluster multicasts B across the pair, as 128x256's does. Smem: stages of (128 + 
 sweep problems over 1 GFLOP (H100, 2026-11-24); then in the other layouts for the same wave fit,
 such as a Llama weight gradient 2688x1024x2048 "cr": 126 tiles of 128x192 (one wave), 84 of
 128x256."""),
-    Sm90((64, 32, 64), cluster=(1, 2), schedule="pingpong", builds=both16(("rr",)), why="""16-bit, M
+    Sm90((64, 32, 64), cluster=(1, 2), schedule="pingpong", builds=both16(("rr", "rc")), why="""16-bit, M
 = 33-128 rows with N of a few thousand: a 64x32 tile (WGMMA 64x32 per consumer warpgroup) gives
 64x4096 its 128 tiles, one per SM, where 128-row tiles leave half of each idle; the 1x2 cluster
 multicasts A to the two CTAs of a tile row. The tile and cluster cuBLAS's own kernel names for
 64x4096x4096 on an H100 (torch.profiler: nvjet_sm90_tst_64x32_64x16_1x2). Persistent ping-pong:
-a CTA with two tiles overlaps one's epilogue with the other's MMAs."""),
+a CTA with two tiles overlaps one's epilogue with the other's MMAs. Built for x @ W and F.linear."""),
     Sm90((64, 64, 64), schedule="pingpong", builds=both16(LAYOUTS), why=_PINGPONG_64_16BIT),
     Sm90((64, 128, 64), schedule="pingpong", builds=both16(LAYOUTS), fused=both16(("rr", "rc")),
          why=_PINGPONG_64_16BIT),
     Sm90((64, 256, 64), schedule="pingpong", builds=both16(LAYOUTS), why=_PINGPONG_64_16BIT),
-    Sm90((256, 128, 64), cluster=(1, 2), builds=both16(("rr",)), why="""Large M*N, 16-bit, the other
+    Sm90((256, 128, 64), cluster=(1, 2), builds=both16(LAYOUTS), why="""Large M*N, 16-bit, the other
 way round: a 256x128 tile (each consumer warpgroup 128x128) with a 1x2 cluster, which multicasts
 A to the two CTAs of a tile row. For outputs far wider than tall (N = 14336-128256 in LLM
 projections) the pair shares A's 256-row slab where 128x256 2x1 shares B's. Smem: 4 stages of
-(256 + 128) x 64 x 2 B, as 128x256. Built for "rr", where it won."""),
+(256 + 128) x 64 x 2 B, as 128x256. Built for "rr", where it won first, and in the other layouts
+since the kernel groups share files (a layout adds a few seconds of compile)."""),
     Sm90((128, 64, 64), cluster=(1, 2), builds=both16(LAYOUTS), why="""Mid-size 16-bit problems
 (512^3-1024^3, 1000^3): a 128x64 tile gives twice the tiles of 128x128 (1024^3: 128, one per
 SM), split between the two consumer warpgroups (64 rows each); the 1x2 cluster multicasts A to
@@ -280,13 +281,13 @@ keeps the 128-byte swizzle (32 x 4 B). """ + _TF32_NOT_RR_CR),
 SMs (small M or N, large K, mid-size squares): stream-K spreads the K iterations of all tiles
 evenly over every SM, or split-K cuts each tile's K into slices; partial tiles are summed in a
 fixed order (deterministic). 16-bit."""),
-    Sm90((128, 256, 64), cluster=(2, 1), scheduler="streamk", builds=both16(("rr", "rc")), why="""The
+    Sm90((128, 256, 64), cluster=(2, 1), scheduler="streamk", builds=both16(LAYOUTS), why="""The
 128x256 tile with its 2x1 cluster on the stream-K scheduler, for outputs of one to four waves of
 128x256 tiles with a ragged last one, where the whole-tile kernels lose a wave's worth:
 2049x4096x14336 "rc" is 288 tiles, 2.2 waves on 132 SMs, and measured 432 us on the persistent
 128x256 tile and 385 on 128x192 against torch.mm's 300 (H100 sweep, 2026-11-24); stream-K
-deals the last waves' K iterations evenly over the SMs. Also split-K below a wave. Built in the
-layouts of x @ W and F.linear."""),
+deals the last waves' K iterations evenly over the SMs. Also split-K below a wave. Built in all
+four layouts ("cr" and "cc" are weight gradients)."""),
     Sm90((128, 64, 128), scheduler="streamk", builds=both16(LAYOUTS), why="""Narrow, deep tiles for
 small M*N (decode-size M, thin outputs): twice the tiles of 128x128 to spread over the SMs,
 128-deep K steps so each TMA load moves more of B per barrier round trip. Smem: 4 stages of (128

@@ -216,7 +216,7 @@ struct Sm90_128x192x64_2x1x1_Coop {
 // idle; the 1x2 cluster multicasts A to the two CTAs of a tile row. The tile and cluster
 // cuBLAS's own kernel names for 64x4096x4096 on an H100 (torch.profiler:
 // nvjet_sm90_tst_64x32_64x16_1x2). Persistent ping-pong: a CTA with two tiles overlaps one's
-// epilogue with the other's MMAs.
+// epilogue with the other's MMAs. Built for x @ W and F.linear.
 struct Sm90_64x32x64_1x2x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_64x32x64_1x2x1_Pingpong;
   static constexpr const char* kName = "64x32x64_1x2x1_pingpong";
@@ -278,8 +278,9 @@ struct Sm90_64x256x64_1x1x1_Pingpong {
 // Large M*N, 16-bit, the other way round: a 256x128 tile (each consumer warpgroup 128x128) with
 // a 1x2 cluster, which multicasts A to the two CTAs of a tile row. For outputs far wider than
 // tall (N = 14336-128256 in LLM projections) the pair shares A's 256-row slab where 128x256 2x1
-// shares B's. Smem: 4 stages of (256 + 128) x 64 x 2 B, as 128x256. Built for "rr", where it
-// won.
+// shares B's. Smem: 4 stages of (256 + 128) x 64 x 2 B, as 128x256. Built for "rr", where it won
+// first, and in the other layouts since the kernel groups share files (a layout adds a few
+// seconds of compile).
 struct Sm90_256x128x64_1x2x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_256x128x64_1x2x1_Coop;
   static constexpr const char* kName = "256x128x64_1x2x1_coop";
@@ -382,7 +383,7 @@ struct Sm90_128x128x64_1x1x1_CoopStreamK {
 // worth: 2049x4096x14336 "rc" is 288 tiles, 2.2 waves on 132 SMs, and measured 432 us on the
 // persistent 128x256 tile and 385 on 128x192 against torch.mm's 300 (H100 sweep, 2026-11-24);
 // stream-K deals the last waves' K iterations evenly over the SMs. Also split-K below a wave.
-// Built in the layouts of x @ W and F.linear.
+// Built in all four layouts ("cr" and "cc" are weight gradients).
 struct Sm90_128x256x64_2x1x1_CoopStreamK {
   static constexpr ConfigId kId = ConfigId::kSm90_128x256x64_2x1x1_CoopStreamK;
   static constexpr const char* kName = "128x256x64_2x1x1_coop_streamk";

@@ -4,10 +4,12 @@
 
 namespace {
 
-// f16, configs::Sm90_64x32x64_1x2x1_Pingpong: layouts rr (A then B; r = row-major, c = column-major).
+// f16, configs::Sm90_64x32x64_1x2x1_Pingpong: layouts rr, rc (A then B; r = row-major, c = column-major).
 namespace cutlass3x_sm90_f16_64x32x64_1x2x1_pingpong {
 using Kernel_rr = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_64x32x64_1x2x1_Pingpong, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kRowMajor>;
 const cutlass_ops::KernelRegistrar registrar_rr(Kernel_rr::info("cutlass3x_sm90_f16_rr_64x32x64_1x2x1_pingpong"));
+using Kernel_rc = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_64x32x64_1x2x1_Pingpong, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kColMajor>;
+const cutlass_ops::KernelRegistrar registrar_rc(Kernel_rc::info("cutlass3x_sm90_f16_rc_64x32x64_1x2x1_pingpong"));
 }  // namespace cutlass3x_sm90_f16_64x32x64_1x2x1_pingpong
 
 // f16, configs::Sm90_64x64x64_1x1x1_Pingpong: layouts rr, rc, cr, cc (A then B; r = row-major, c = column-major).

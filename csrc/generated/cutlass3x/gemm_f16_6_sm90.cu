@@ -16,10 +16,16 @@ using Kernel_cc = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_64x256x
 const cutlass_ops::KernelRegistrar registrar_cc(Kernel_cc::info("cutlass3x_sm90_f16_cc_64x256x64_1x1x1_pingpong"));
 }  // namespace cutlass3x_sm90_f16_64x256x64_1x1x1_pingpong
 
-// f16, configs::Sm90_256x128x64_1x2x1_Coop: layouts rr (A then B; r = row-major, c = column-major).
+// f16, configs::Sm90_256x128x64_1x2x1_Coop: layouts rr, rc, cr, cc (A then B; r = row-major, c = column-major).
 namespace cutlass3x_sm90_f16_256x128x64_1x2x1_coop {
 using Kernel_rr = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_256x128x64_1x2x1_Coop, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kRowMajor>;
 const cutlass_ops::KernelRegistrar registrar_rr(Kernel_rr::info("cutlass3x_sm90_f16_rr_256x128x64_1x2x1_coop"));
+using Kernel_rc = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_256x128x64_1x2x1_Coop, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kColMajor>;
+const cutlass_ops::KernelRegistrar registrar_rc(Kernel_rc::info("cutlass3x_sm90_f16_rc_256x128x64_1x2x1_coop"));
+using Kernel_cr = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_256x128x64_1x2x1_Coop, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kColMajor, cutlass_ops::Layout::kRowMajor>;
+const cutlass_ops::KernelRegistrar registrar_cr(Kernel_cr::info("cutlass3x_sm90_f16_cr_256x128x64_1x2x1_coop"));
+using Kernel_cc = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_256x128x64_1x2x1_Coop, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kColMajor, cutlass_ops::Layout::kColMajor>;
+const cutlass_ops::KernelRegistrar registrar_cc(Kernel_cc::info("cutlass3x_sm90_f16_cc_256x128x64_1x2x1_coop"));
 }  // namespace cutlass3x_sm90_f16_256x128x64_1x2x1_coop
 
 }  // namespace

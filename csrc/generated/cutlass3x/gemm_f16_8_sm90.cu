@@ -12,12 +12,16 @@ using Kernel_rc = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_128x128
 const cutlass_ops::KernelRegistrar registrar_rc(Kernel_rc::info("cutlass3x_sm90_f16_rc_128x128x64_1x1x1_coop_streamk_bias_act"));
 }  // namespace cutlass3x_sm90_f16_128x128x64_1x1x1_coop_streamk_bias_act
 
-// f16, configs::Sm90_128x256x64_2x1x1_CoopStreamK: layouts rr, rc (A then B; r = row-major, c = column-major).
+// f16, configs::Sm90_128x256x64_2x1x1_CoopStreamK: layouts rr, rc, cr, cc (A then B; r = row-major, c = column-major).
 namespace cutlass3x_sm90_f16_128x256x64_2x1x1_coop_streamk {
 using Kernel_rr = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_128x256x64_2x1x1_CoopStreamK, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kRowMajor>;
 const cutlass_ops::KernelRegistrar registrar_rr(Kernel_rr::info("cutlass3x_sm90_f16_rr_128x256x64_2x1x1_coop_streamk"));
 using Kernel_rc = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_128x256x64_2x1x1_CoopStreamK, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kRowMajor, cutlass_ops::Layout::kColMajor>;
 const cutlass_ops::KernelRegistrar registrar_rc(Kernel_rc::info("cutlass3x_sm90_f16_rc_128x256x64_2x1x1_coop_streamk"));
+using Kernel_cr = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_128x256x64_2x1x1_CoopStreamK, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kColMajor, cutlass_ops::Layout::kRowMajor>;
+const cutlass_ops::KernelRegistrar registrar_cr(Kernel_cr::info("cutlass3x_sm90_f16_cr_128x256x64_2x1x1_coop_streamk"));
+using Kernel_cc = cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::Sm90_128x256x64_2x1x1_CoopStreamK, cutlass_ops::Precision::kF16, cutlass_ops::Layout::kColMajor, cutlass_ops::Layout::kColMajor>;
+const cutlass_ops::KernelRegistrar registrar_cc(Kernel_cc::info("cutlass3x_sm90_f16_cc_128x256x64_2x1x1_coop_streamk"));
 }  // namespace cutlass3x_sm90_f16_128x256x64_2x1x1_coop_streamk
 
 }  // namespace
