@@ -310,18 +310,22 @@ def kernels_doc() -> GeneratedFile:
            f"Every kernel configuration cutlass_ops builds ({len(kt.CONFIGS)} configs; {n_kernels} generated CUTLASS "
            "kernels, one per precision, layout pair and alignment, plus the hand-written ones). The source is "
            "`csrc/kernel_table.py`; `python csrc/generate_kernels.py` writes `csrc/dispatch/configs.h`, the "
-           "translation units under `csrc/generated/` (a few configs to a file) and this page. At run time `cutlass_ops.list_kernels()` "
+           "translation units under `csrc/generated/` (a few configs to a file, named in the last column) and this page. At run time `cutlass_ops.list_kernels()` "
            "lists what the installed build registered, and `cutlass_ops.explain(A, B)` ranks them for a problem.",
            "", "Tiles are M x N x K in the problem's terms (a swap-AB config's M is D's rows). Builds: SM90 "
            "configs by operand layouts (A then B, r = row-major, c = column-major), CUTLASS 2.x ones by "
            "alignment in elements (built for all four layouts).", "",
-           "| config | family | arch | tile | cluster | schedule | decompositions | builds |",
-           "|---|---|---|---|---|---|---|---|"]
+           "| config | family | arch | tile | cluster | schedule | decompositions | builds | files |",
+           "|---|---|---|---|---|---|---|---|---|"]
+    file_of = {name: u.path.name for u in all_units() for name in u.names}
     for c in kt.CONFIGS:
         cluster = "x".join(map(str, c.cluster)) if isinstance(c, kt.Sm90) else ""
         tile = c.tile_text() if any(c.tile) else ""
+        groups = sm90_groups(c) if isinstance(c, kt.Sm90) else sm80_groups(c) if isinstance(c, kt.Sm80) else []
+        files = sorted({file_of[k[1]] for g in groups for k in g.kernels})
         out.append(f"| `{c.name}` | {c.family} | sm{c.arch} | {tile} | {cluster} | {schedule_text(c)} | "
-                   f"{', '.join(d.replace('_', '-') for d in c.decompositions)} | {builds_text(c)} |")
+                   f"{', '.join(d.replace('_', '-') for d in c.decompositions)} | {builds_text(c)} | "
+                   f"{', '.join(files) if files else '-'} |")
     out += ["", "## Fused epilogues", "", " ".join(kt.FUSED_WHY.split())]
     out += ["", "## Why each config exists", ""]
     why = None
