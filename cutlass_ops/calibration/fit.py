@@ -42,7 +42,11 @@ _C = _extension._C
 
 NUM_FEATURES = 9
 NEAR = 2.0
-NEAR_WEIGHT = 0.3  # measured on the test split: regret geomean 1.0255 against 1.0283 unweighted
+# Rows where a kernel is beyond NEAR x the fastest candidate weigh NEAR_WEIGHT. On the training
+# split's cross-validation (the regret of held-out training folds, as fit prints it; H100 sweep,
+# 2026-11-25): 0.1 -> 1.0176 (p95 1.108), 0.3 -> 1.0176 (1.109), 1.0 -> 1.0177 (1.112), alike
+# within noise; 0.3 kept. (It was first picked on the test split, which must not decide it.)
+NEAR_WEIGHT = 0.3
 DECOMPOSITIONS = ("data-parallel", "split-k", "stream-k")
 SMOOTH_MAX_POWER = 4.0  # cost_model.h kSmoothMaxPower
 
