@@ -305,7 +305,8 @@ def schedule_text(c: kt.Config) -> str:
 
 
 def kernels_doc() -> GeneratedFile:
-    n_kernels = sum(len(u.names) for u in all_units())
+    units = all_units()
+    n_kernels = sum(len(u.names) for u in units)
     out = [MD_BANNER, "", "# The kernel table", "",
            f"Every kernel configuration cutlass_ops builds ({len(kt.CONFIGS)} configs; {n_kernels} generated CUTLASS "
            "kernels, one per precision, layout pair and alignment, plus the hand-written ones). The source is "
@@ -317,7 +318,7 @@ def kernels_doc() -> GeneratedFile:
            "alignment in elements (built for all four layouts).", "",
            "| config | family | arch | tile | cluster | schedule | decompositions | builds | files |",
            "|---|---|---|---|---|---|---|---|---|"]
-    file_of = {name: u.path.name for u in all_units() for name in u.names}
+    file_of = {name: u.path.name for u in units for name in u.names}
     for c in kt.CONFIGS:
         cluster = "x".join(map(str, c.cluster)) if isinstance(c, kt.Sm90) else ""
         tile = c.tile_text() if any(c.tile) else ""
