@@ -187,6 +187,22 @@ the ones the sweep found fastest most often for 16-bit problems of 64 rows or mo
 (benchmarks/sweep, bf16: 128x256 coop, 128x128 ping-pong, 64x128 ping-pong, 128x128 stream-K)."""
 
 
+_SWAPPED_144 = """Row counts just past a multiple of 128 (257, 777, 2049 tokens through a model's
+projections), 16-bit, x @ W and F.linear: the best kernel built before these reached 0.86x
+torch.mm on the sweep's "rr"/"rc" problems with M = 128 j + 1 (0.61-0.74x at 257 rows and a
+large B). There the product is as much a stream of B as a GEMM (257x28672x8192 reads 470 MB of
+B, 140 us at HBM rate, against 172 us of tensor-core time), and 128-row tiles either idle a
+third of each tile (three tile rows for 257) or read B once per tile row. cuBLAS runs a 128x136
+tile with a 2x1 cluster (torch.profiler, nvjet_sm90_tst_128x136_..._2x1). Swapped (CUTLASS runs
+N x M, so M goes along WGMMA's N side in steps of 8): 257 rows are two 144-row tiles (89% of the
+rows used), and the 2x1 cluster along M puts both in one cluster, which multicasts each B tile
+to the pair, so B is read from memory once. 144 rather than 136: the cooperative epilogue's
+subtile is gcd(32, 144) = 16 columns wide, against 8. The 256-column tile halves the tiles for
+wide N; the stream-K one spreads few tiles (257x4096: 64) over the SMs. They need the sm90
+module's CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED (setup.py): without it CuTe's selector issues
+eighteen N = 8 WGMMAs per K step instead of one N = 144, the kernel is bound by shared memory
+(Nsight Compute: L1 96%, compute 36%) and ran at 0.40-0.64x torch.mm; with it, 0.88-1.06x at
+257 rows (benchmarks/probes/row_tiles_probe.py, RESULTS.md)."""
 _PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the
 other warpgroup on the CTA's next tile), in three widths so that few rows still give close to a
 wave of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
@@ -336,6 +352,10 @@ an H100 (bench, RESULTS.md at 824ebc1, 2026-11-22, "float64 on CUTLASS 2.x's str
 cooperative) lost to the 128x128 stream-K tile from 128 rows: the register-sourced path
 transposes B^T on its way to the registers, which costs more on a narrow tile than the split-K
 fix-up does."""),
+    Sm90((144, 128, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_144),
+    Sm90((144, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_144),
+    Sm90((144, 128, 64), cluster=(2, 1), scheduler="streamk", swap_ab=True, builds=both16(("rr", "rc")),
+         why=_SWAPPED_144),
     Sm90((128, 128, 32), cluster=(2, 1), variant="presplit", promote_k_tiles=2, builds={"3xtf32": LAYOUTS},
          why=_PRESPLIT),
     Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,

@@ -48,6 +48,9 @@ enum class ConfigId : int16_t {
   kSm90_128x128x32_1x1x1_CoopStreamK_SwapAB,
   kSm90_256x128x32_1x1x1_CoopStreamK_SwapAB,
   kSm90_64x64x32_1x1x1_Pingpong_SwapAB,
+  kSm90_144x128x64_2x1x1_Coop_SwapAB,
+  kSm90_144x256x64_2x1x1_Coop_SwapAB,
+  kSm90_144x128x64_2x1x1_CoopStreamK_SwapAB,
   kSm90_128x128x32_2x1x1_Coop_Presplit,
   kSm90_128x128x32_1x1x1_CoopStreamK_Presplit,
   kSm80_128x256x64_64x64x64_3s,
@@ -82,7 +85,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x8DC7E4A59C6D674AULL;
+inline constexpr uint64_t kConfigTableHash = 0xD06EB0EEAC5B7531ULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -109,6 +112,9 @@ inline constexpr const char* kConfigNames[] = {
     "128x128x32_1x1x1_coop_streamk_swapab",
     "256x128x32_1x1x1_coop_streamk_swapab",
     "64x64x32_1x1x1_pingpong_swapab",
+    "144x128x64_2x1x1_coop_swapab",
+    "144x256x64_2x1x1_coop_swapab",
+    "144x128x64_2x1x1_coop_streamk_swapab",
     "128x128x32_2x1x1_coop_presplit",
     "128x128x32_1x1x1_coop_streamk_presplit",
     "128x256x64_3s",
@@ -528,6 +534,56 @@ struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+// Row counts just past a multiple of 128 (257, 777, 2049 tokens through a model's projections),
+// 16-bit, x @ W and F.linear: the best kernel built before these reached 0.86x torch.mm on the
+// sweep's "rr"/"rc" problems with M = 128 j + 1 (0.61-0.74x at 257 rows and a large B). There
+// the product is as much a stream of B as a GEMM (257x28672x8192 reads 470 MB of B, 140 us at
+// HBM rate, against 172 us of tensor-core time), and 128-row tiles either idle a third of each
+// tile (three tile rows for 257) or read B once per tile row. cuBLAS runs a 128x136 tile with a
+// 2x1 cluster (torch.profiler, nvjet_sm90_tst_128x136_..._2x1). Swapped (CUTLASS runs N x M, so
+// M goes along WGMMA's N side in steps of 8): 257 rows are two 144-row tiles (89% of the rows
+// used), and the 2x1 cluster along M puts both in one cluster, which multicasts each B tile to
+// the pair, so B is read from memory once. 144 rather than 136: the cooperative epilogue's
+// subtile is gcd(32, 144) = 16 columns wide, against 8. The 256-column tile halves the tiles for
+// wide N; the stream-K one spreads few tiles (257x4096: 64) over the SMs. They need the sm90
+// module's CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED (setup.py): without it CuTe's selector issues
+// eighteen N = 8 WGMMAs per K step instead of one N = 144, the kernel is bound by shared memory
+// (Nsight Compute: L1 96%, compute 36%) and ran at 0.40-0.64x torch.mm; with it, 0.88-1.06x at
+// 257 rows (benchmarks/probes/row_tiles_probe.py, RESULTS.md).
+struct Sm90_144x128x64_2x1x1_Coop_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_144x128x64_2x1x1_Coop_SwapAB;
+  static constexpr const char* kName = "144x128x64_2x1x1_coop_swapab";
+  static constexpr int kTileM = 144, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_144x256x64_2x1x1_Coop_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_144x256x64_2x1x1_Coop_SwapAB;
+  static constexpr const char* kName = "144x256x64_2x1x1_coop_swapab";
+  static constexpr int kTileM = 144, kTileN = 256, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_144x128x64_2x1x1_CoopStreamK_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_144x128x64_2x1x1_CoopStreamK_SwapAB;
+  static constexpr const char* kName = "144x128x64_2x1x1_coop_streamk_swapab";
+  static constexpr int kTileM = 144, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kDecompositions =
+      decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
 
 // 3xTF32 on Hopper (float32 accuracy from TF32 WGMMA; fp32 mode "3xtf32"): each operand is split
