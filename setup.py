@@ -96,11 +96,9 @@ def _load_find_cutlass():
 
 # Arch family -> the nvcc targets its kernels are compiled for.
 FAMILIES = {
-    # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED: CuTe's WGMMA selector (cute/arch/mma_sm90.hpp,
-    # ss_op_selector) offers the N = 136, 144, 152, ... instructions only with it; without it a
-    # 144-wide tile runs as eighteen N = 8 instructions per K step, bound by shared memory. The
-    # tiles of N = 32, 64, 128, 192 and 256 get the same instruction either way.
-    "90a": ("sm90", ["-gencode=arch=compute_90a,code=sm_90a", "-DCUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"]),
+    # (The generated files whose tiles need CuTe's extended WGMMA shapes define
+    # CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED themselves: csrc/kernel_table.py, BASE_WGMMA_N.)
+    "90a": ("sm90", ["-gencode=arch=compute_90a,code=sm_90a"]),
     "80": (
         "sm80",
         [

@@ -2,7 +2,7 @@
 """Write every file that follows from the kernel table (csrc/kernel_table.py).
 
 - ``csrc/dispatch/configs.h``: a plain struct per config and the ``ConfigId`` enum;
-- ``csrc/generated/<family>/gemm_<precision>_<part>_sm<arch>.cu``: the translation units. A
+- ``csrc/generated/<family>/gemm_<precision>[_ext]_<part>_sm<arch>.cu``: the translation units. A
   *kernel group* is one config's kernels for one precision (and alignment), one per operand
   layout it is built for; a file holds a few groups of one family, arch and precision, each in
   its own namespace. ninja compiles the files in parallel, and the arch suffix tells setup.py
@@ -164,6 +164,7 @@ def configs_header() -> GeneratedFile:
 # compile jobs of that would not fit a 128 GB machine beside the other modules). CUTLASS 2.x:
 # four (a group adds about 6 s to a file's 29 s; memory stays at 0.8 GB).
 GROUPS_PER_FILE = {"cutlass3x": 2, "cutlass2x": 4}
+EXTENDED_MMA_DEFINE = "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,12 @@ class KernelGroup:
     header: str
     what: str
     kernels: tuple[tuple[str, str, str, str], ...]
+    wgmma_n: int = 0  # CUTLASS 3.x: the N of its WGMMA instruction (kernel_table.Sm90.wgmma_n)
+
+    @property
+    def extended_mma(self) -> bool:
+        """Needs CuTe's extended WGMMA shapes (kernel_table.BASE_WGMMA_N)."""
+        return self.wgmma_n > 0 and self.wgmma_n not in kt.BASE_WGMMA_N
 
 
 def layout_enum(letter: str) -> str:
@@ -194,7 +201,7 @@ def sm90_groups(c: kt.Sm90) -> list[KernelGroup]:
 
     def group(precision: str, token: str, header: str, what: str, kernels) -> None:
         groups.append(KernelGroup(c.family, 90, precision, f"cutlass3x_sm90_{precision}_{token}", header, what,
-                                  tuple(kernels)))
+                                  tuple(kernels), c.wgmma_n))
 
     for precision, layouts in c.builds.items():
         if c.variant == "presplit":
@@ -252,9 +259,14 @@ def kernel_groups() -> list[KernelGroup]:
 def translation_unit(path: Path, what: str, groups: list[KernelGroup]) -> GeneratedFile:
     """One .cu file: the groups' headers included, and for each group, in a namespace of its
     own name inside an anonymous one (no symbol leaves the file), a type alias and a static
-    registrar per kernel."""
+    registrar per kernel. A file of groups that need CuTe's extended WGMMA shapes defines
+    CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED before any include (all_units keeps such groups in
+    files of their own)."""
     headers = sorted({g.header for g in groups})
-    lines = [BANNER, f"// {what}", *(f'#include "{h}"' for h in headers), "", "namespace {"]
+    extended = [f"#define {EXTENDED_MMA_DEFINE}  // WGMMA N = "
+                + ", ".join(sorted({str(g.wgmma_n) for g in groups})) + " (csrc/kernel_table.py, BASE_WGMMA_N)"]
+    lines = [BANNER, f"// {what}", *(extended if groups[0].extended_mma else []),
+             *(f'#include "{h}"' for h in headers), "", "namespace {"]
     for g in groups:
         lines += ["", f"// {g.what}", f"namespace {g.name} {{"]
         for layouts, name, kernel_type, extra in g.kernels:
@@ -267,18 +279,22 @@ def translation_unit(path: Path, what: str, groups: list[KernelGroup]) -> Genera
 
 def all_units() -> list[GeneratedFile]:
     """The generated translation units: each family's groups of one arch and precision, in table
-    order, GROUPS_PER_FILE to a file."""
-    by_key: dict[tuple[str, int, str], list[KernelGroup]] = {}
+    order, GROUPS_PER_FILE to a file. Groups that need CuTe's extended WGMMA shapes go to files
+    of their own (gemm_<precision>_ext_<part>_sm90.cu), so that only those pay the define's
+    compile time."""
+    by_key: dict[tuple[str, int, str, bool], list[KernelGroup]] = {}
     for g in kernel_groups():
-        by_key.setdefault((g.family, g.arch, g.precision), []).append(g)
+        by_key.setdefault((g.family, g.arch, g.precision, g.extended_mma), []).append(g)
     units = []
-    for (family, arch, precision), groups in by_key.items():
+    for (family, arch, precision, extended), groups in by_key.items():
         per_file = GROUPS_PER_FILE[family]
         parts = [groups[i:i + per_file] for i in range(0, len(groups), per_file)]
+        stem = f"{precision}_ext" if extended else precision
         for number, part in enumerate(parts, 1):
             # (No "of N": adding a group at the table's end then changes only the last file.)
-            what = f"{family} {precision} kernels for sm{arch}, part {number}: {', '.join(g.name for g in part)}."
-            units.append(translation_unit(GENERATED / family / f"gemm_{precision}_{number}_sm{arch}.cu", what, part))
+            what = (f"{family} {precision} kernels for sm{arch}{' with extended WGMMA shapes' if extended else ''}, "
+                    f"part {number}: {', '.join(g.name for g in part)}.")
+            units.append(translation_unit(GENERATED / family / f"gemm_{stem}_{number}_sm{arch}.cu", what, part))
     return units
 
 

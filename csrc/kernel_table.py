@@ -46,6 +46,16 @@ class Config:
         return "x".join(map(str, self.tile))
 
 
+# The WGMMA N sizes CuTe's instruction selector (ss_op_selector and rs_op_selector in
+# cute/arch/mma_sm90.hpp, CUTLASS 4.2) offers by default. The other multiples of 8 up to 256 are
+# "extended" shapes, declared only when CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED is defined; without
+# them a tile of N = 144 runs as the largest default N that divides it (N = 16 or 8), many
+# instructions per K step, each reading its A slice from shared memory again. The define makes a
+# Hopper file's compile 30-40% longer (two sm90 files on 2 cores: 135 -> 176 s and 119 -> 167 s),
+# so the generator defines it only in the files whose groups need it (Sm90.extended_mma).
+BASE_WGMMA_N = (8, 16, 32, 64, 96, 128, 192, 256)
+
+
 @dataclass(frozen=True)
 class Sm90(Config):
     """CUTLASS 3.x on SM90: TMA + WGMMA, warp-specialized, persistent (csrc/cutlass3x/sm90_gemm.cuh).
@@ -97,6 +107,19 @@ class Sm90(Config):
         parts += ["swapab"] * self.swap_ab
         parts += {"gemm": [], "splitk_sum": ["splitk_sum"], "presplit": ["presplit"]}[self.variant]
         return "_".join(parts)
+
+    @property
+    def wgmma_n(self) -> int:
+        """N of the warpgroup MMA instruction CuTe picks: the tile's N, or its M for swap-AB
+        (CUTLASS then runs the N x M tile)."""
+        m, n, _ = self.tile
+        return m if self.swap_ab else n
+
+    @property
+    def extended_mma(self) -> bool:
+        """True when the tile needs one of CuTe's extended WGMMA shapes (N = 24, 40, ..., 248 other
+        than BASE_WGMMA_N), which CuTe declares only under CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED."""
+        return self.wgmma_n not in BASE_WGMMA_N
 
     @property
     def decompositions(self) -> tuple[str, ...]:

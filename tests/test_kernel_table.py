@@ -99,6 +99,29 @@ def test_each_kernel_group_is_in_one_file_of_its_family_arch_and_precision():
     assert set(file_of) == {g.name for g in groups}
 
 
+def test_extended_wgmma_shapes_are_defined_exactly_where_a_tile_needs_them():
+    """A tile whose WGMMA N is not one of CuTe's default shapes (its N, or its M when swapped)
+    is compiled with CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED defined before any include, or CuTe
+    would run it as many narrow instructions; every other file goes without the define, which
+    costs a third more compile time."""
+    assert kt.Sm90((144, 128, 64), swap_ab=True).wgmma_n == 144
+    assert kt.Sm90((144, 128, 64), swap_ab=True).extended_mma
+    assert not kt.Sm90((128, 256, 64)).extended_mma and not kt.Sm90((64, 32, 64), swap_ab=True).extended_mma
+    assert kt.Sm90((128, 144, 64)).extended_mma and kt.Sm90((128, 24, 64)).extended_mma
+    define = f"#define {generate_kernels.EXTENDED_MMA_DEFINE}"
+    groups = generate_kernels.kernel_groups()
+    assert any(g.extended_mma for g in groups)
+    for u in generate_kernels.all_units():
+        held = [g for g in groups if set(k[1] for k in g.kernels) <= set(u.names)]
+        needs = {g.extended_mma for g in held}
+        assert len(needs) == 1, f"{u.path} mixes groups with and without extended WGMMA shapes"
+        if needs == {True}:
+            assert u.source.index(define) < u.source.index("#include"), u.path
+        else:
+            assert define not in u.source, u.path
+    assert f"-D{generate_kernels.EXTENDED_MMA_DEFINE}" not in (ROOT / "setup.py").read_text()
+
+
 def _registered():
     kernels = cutlass_ops.list_kernels()
     if not kernels:
