@@ -311,15 +311,20 @@ def build_modules_in_parallel() -> bool:
     return (int(jobs) if jobs.isdigit() else os.cpu_count() or 1) >= PARALLEL_MODULES_MIN_JOBS
 
 
-def starts_late(source: str) -> bool:
-    """Which files ninja may start last: all but the CUTLASS 3.x ones.
+def start_order(source: str) -> int:
+    """When ninja may start a file, longest first: 0 for the CUTLASS 3.x files that define CuTe's
+    extended WGMMA shapes, 1 for the other CUTLASS 3.x files, 2 for the rest.
 
     ninja starts files in the order of its build file, and distutils sorts each module's
     sources, so _C_sm90 began with its cheap CUTLASS 2.x files and ended waiting on CUTLASS
     3.x ones (47-99 s each). Started first, the long files overlap, and the short ones fill
-    the cores at the end.
+    the cores at the end. The extended shapes' headers make a file's compile 30-40% longer
+    (csrc/kernel_table.py, BASE_WGMMA_N); sorted by name, those files were among the last of
+    _C_sm90 to start and its build ended on them (H100 machine, 16 jobs, 2026-11-25).
     """
-    return "cutlass3x" not in Path(source).parts
+    if "cutlass3x" not in Path(source).parts:
+        return 2
+    return 0 if "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" in (ROOT / source).read_text() else 1
 
 
 class BuildModules(BuildExtension):
@@ -338,7 +343,7 @@ class BuildModules(BuildExtension):
 
     The folders: torch writes one build.ninja per build folder, and both kernel modules
     compile csrc/common/kernel_module.cpp, each under its own module name. Within a module
-    the CUTLASS 3.x files start first (starts_late).
+    the longest files start first (start_order).
     """
 
     _module = threading.local()  # the module the calling thread builds
@@ -357,7 +362,7 @@ class BuildModules(BuildExtension):
                 ninja_compile = self.compiler.compile
 
                 def compile_in_module_folder(sources, output_dir=None, *args, **kwargs):
-                    first = sorted(sources, key=starts_late)  # stable: sorted within each group
+                    first = sorted(sources, key=start_order)  # stable: sorted within each group
                     objects = ninja_compile(first, os.path.join(output_dir, self._module.name), *args, **kwargs)
                     object_of = dict(zip(first, objects))
                     return [object_of[source] for source in sources]  # link in distutils' order

@@ -104,10 +104,12 @@ def test_extended_wgmma_shapes_are_defined_exactly_where_a_tile_needs_them():
     is compiled with CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED defined before any include, or CuTe
     would run it as many narrow instructions; every other file goes without the define, which
     costs a third more compile time."""
-    assert kt.Sm90((144, 128, 64), swap_ab=True).wgmma_n == 144
-    assert kt.Sm90((144, 128, 64), swap_ab=True).extended_mma
-    assert not kt.Sm90((128, 256, 64)).extended_mma and not kt.Sm90((64, 32, 64), swap_ab=True).extended_mma
-    assert kt.Sm90((128, 144, 64)).extended_mma and kt.Sm90((128, 24, 64)).extended_mma
+    def tile(*shape, swap_ab=False):
+        return kt.Sm90(shape, swap_ab=swap_ab, why="a test tile")
+
+    assert tile(144, 128, 64, swap_ab=True).wgmma_n == 144 and tile(144, 128, 64, swap_ab=True).extended_mma
+    assert not tile(128, 256, 64).extended_mma and not tile(64, 32, 64, swap_ab=True).extended_mma
+    assert tile(128, 144, 64).extended_mma and tile(128, 24, 64).extended_mma
     define = f"#define {generate_kernels.EXTENDED_MMA_DEFINE}"
     groups = generate_kernels.kernel_groups()
     assert any(g.extended_mma for g in groups)
