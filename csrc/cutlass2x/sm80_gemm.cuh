@@ -181,7 +181,25 @@ struct Sm80Gemm {
     }
   }
 
-  static size_t workspace_bytes(const GemmArgs& g) { return Gemm::get_workspace_size(make_arguments(g)); }
+  // CUTLASS 2.x's stream-K kernel, launched data-parallel (one matrix, no K slices), still asks
+  // for a workspace and zeroes a barrier flag in it before every launch: with no stream-K blocks
+  // the block mapping's region count and blocks per region keep FastDivmod's default divisor of
+  // 1, so it counts one stream-K block (cutlass/gemm/kernel/gemm_universal_streamk.h, 4.2). That
+  // is a cudaMemsetAsync before the GEMM, 0.8 us of GPU time plus a launch on the stream
+  // (torch.profiler, H100, 15776x8x8 bf16 on the 64x64x32 a4 kernel, 2026-11-25). Data-parallel
+  // blocks never touch the workspace, so those launches get none and skip the zeroing.
+  static bool plain_data_parallel(const GemmArgs& g) {
+    return kStreamK && g.batch == 1 && g.decomposition == Decomposition::kDataParallel;
+  }
+
+  // Initialises the kernel's parameters without the workspace step (plain_data_parallel).
+  struct GemmWithoutWorkspace : Gemm {
+    cutlass::Status initialize_parameters(const Arguments& args) { return this->init_params(args); }
+  };
+
+  static size_t workspace_bytes(const GemmArgs& g) {
+    return plain_data_parallel(g) ? 0 : Gemm::get_workspace_size(make_arguments(g));
+  }
 
   static KernelStatus can_implement(const GemmArgs& g) {
     if (Gemm::can_implement(make_arguments(g)) == cutlass::Status::kSuccess) return {};
@@ -191,8 +209,9 @@ struct Sm80Gemm {
   static KernelStatus run(const GemmArgs& g) {
     // GemmUniversalBase caches the device's SM count and the shared-memory opt-in in
     // thread-local statics per device, so initialize() is cheap after the first call.
-    Gemm gemm;
-    cutlass::Status status = gemm.initialize(make_arguments(g), g.workspace, g.stream);
+    GemmWithoutWorkspace gemm;
+    cutlass::Status status = plain_data_parallel(g) ? gemm.initialize_parameters(make_arguments(g))
+                                                    : gemm.initialize(make_arguments(g), g.workspace, g.stream);
     if (status != cutlass::Status::kSuccess) return from_cutlass(status);
     return from_cutlass(gemm.run(g.stream));
   }
