@@ -194,17 +194,22 @@ def cmd_sweep(args) -> int:
         known = problems.BATCHED_SIZES if args.batched else problems.SIZES
         print(f"--dtype: unknown {unknown}; choose from {list(known)}", file=sys.stderr)
         return 2
-    if args.add_kernels:
+    if args.add_kernels and args.retime:
+        print("--add-kernels and --retime: one at a time", file=sys.stderr)
+        return 2
+    if args.add_kernels or args.retime:
         from . import _extension
 
         index = torch.cuda.current_device()
         cc, sm_count = _extension._C.device_desc(index)[:2]
         folder = Path(args.out) / sweep.device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
         try:
-            sweep.extend(folder, [k.strip() for k in args.add_kernels.split(",") if k.strip()], dtypes,
-                         time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress)
+            names = args.add_kernels or args.retime
+            sweep.extend(folder, [k.strip() for k in names.split(",") if k.strip()], dtypes,
+                         time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress,
+                         retime=bool(args.retime), decomposition=args.decomposition)
         except ValueError as error:
-            print(f"--add-kernels: {error}", file=sys.stderr)
+            print(f"--{'retime' if args.retime else 'add-kernels'}: {error}", file=sys.stderr)
             return 2
         return 0
     sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
@@ -407,6 +412,11 @@ def main(argv=None) -> int:
     p.add_argument("--add-kernels", metavar="NAMES",
                    help="comma list of kernels added since the sweep: time just them on its problems and merge them "
                         "into its rows (resumable)")
+    p.add_argument("--retime", metavar="NAMES",
+                   help="comma list of kernels (shell patterns allowed) whose launch changed since the sweep: time "
+                        "their stored candidates again and replace them (resumable)")
+    p.add_argument("--decomposition", choices=["data-parallel", "split-k", "stream-k"],
+                   help="with --retime or --add-kernels: only the candidates of this K decomposition")
     p.add_argument("--batched", action="store_true",
                    help="the batched (bmm) problem set, into <dtype>-batched.jsonl.gz (bf16, f16)")
     p.add_argument("--append", action="store_true",

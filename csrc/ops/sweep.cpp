@@ -39,9 +39,15 @@ SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at:
   std::vector<Candidate> candidates = enumerate_candidates(row.normalized, desc);
   if (!only.empty()) {
     std::vector<Candidate> kept;
-    for (const std::string& name : only) {
+    for (const std::string& entry : only) {
+      // "kernel" keeps all its candidates; "kernel@decomposition" (e.g. "@data-parallel") one kind.
+      const size_t at = entry.find('@');
+      const std::string name = entry.substr(0, at);
       for (const Candidate& c : candidates) {
-        if (name == c.kernel->name) kept.push_back(c);
+        if (name == c.kernel->name &&
+            (at == std::string::npos || entry.compare(at + 1, std::string::npos, decomposition_name(c.decomposition)) == 0)) {
+          kept.push_back(c);
+        }
       }
     }
     candidates = std::move(kept);

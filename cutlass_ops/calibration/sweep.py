@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime
+import fnmatch
 import gzip
 import json
 import re
@@ -234,7 +235,8 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
 
 
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
-           passes: int = 2, progress: bool = True) -> dict[str, int]:
+           passes: int = 2, progress: bool = True, retime: bool = False,
+           decomposition: Optional[str] = None) -> dict[str, int]:
     """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
     merge them into the rows: a new config calibrated without sweeping every candidate again.
     Kernels the rows already hold are timed only on the candidates they lack (a decomposition or
@@ -247,12 +249,25 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     The single-product file and the batched one (``<dtype>-batched``) alike. Resumable: rows done
     wait in ``<file>.extend.gz`` until every row of the file has been timed, then the file is
     rewritten with them merged and the extension recorded in its header. Returns {file: rows
-    done}."""
+    done}.
+
+    ``kernels`` may hold shell patterns (``cutlass2x_sm80_bf16_*``). With ``retime``, the
+    kernels' stored candidates (those of ``decomposition`` only, if given) are timed again and
+    replaced: for a kernel whose launch changed since the sweep. The reference is then the
+    fastest stored candidate of another kernel."""
     start = time.monotonic()
-    kernels = list(kernels)
-    unknown = sorted(set(kernels) - {k["name"] for k in _C.kernels()})
+    built = [k["name"] for k in _C.kernels()]
+    patterns = list(kernels)
+    kernels = [k for k in built if any(fnmatch.fnmatchcase(k, pattern) for pattern in patterns)]
+    unknown = sorted(p for p in patterns if not fnmatch.filter(built, p))
     if unknown:
         raise ValueError(f"extend: no such kernel in this build: {unknown}")
+    if decomposition is not None and decomposition not in ("data-parallel", "split-k", "stream-k"):
+        raise ValueError(f"extend: decomposition {decomposition!r}: choose data-parallel, split-k or stream-k")
+    chosen = set(kernels)
+
+    def to_time(candidate) -> bool:  # a candidate this call times (and, with retime, replaces)
+        return candidate[1] in chosen and (decomposition is None or candidate[2] == decomposition)
     generator = torch.Generator(device="cuda").manual_seed(1)
     done_counts = {}
     for dtype, name in [(d, n) for d in dtypes for n in (d, f"{d}-batched")]:
@@ -290,8 +305,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 # Candidates the row holds (timed by the sweep or an earlier extension) are kept
                 # as they are; a kernel is timed where it lists one the row lacks (a new kernel,
                 # or a decomposition or split count it offers since).
-                stored = {tuple(c[:4]) for c in row["c"]}
-                lacking = {tuple(c[0])[1] for c in candidates if tuple(c[0]) not in stored}
+                stored = {tuple(c[:4]) for c in row["c"] if not (retime and to_time(c))}
+                lacking = {tuple(c[0])[1] for c in candidates if tuple(c[0]) not in stored and to_time(c[0])}
                 mine = [k for k in kernels if k in lacking]
                 if not mine:
                     done[row["id"]] = {"id": row["id"], "scale": 1.0, "c": []}
@@ -299,19 +314,22 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                     if bar is not None:
                         bar.update(1)
                     continue
-                timed = [c for c in row["c"] if c[4] is not None]
+                timed = [c for c in row["c"] if c[4] is not None and not (retime and c[1] in chosen)]
                 reference = min(timed, key=lambda c: c[4]) if timed else None
                 p = problem_sets.Problem(row["id"], dtype, row["m"], row["n"], row["k"], row["layout"], row["group"],
                                          row["model"], row["split"], row.get("batch", 1))
                 a, b = make_operands(p, TORCH_DTYPES[dtype], generator)
                 out = torch.empty(*a.shape[:-1], p.n, dtype=a.dtype, device="cuda")
-                only = ([reference[1]] if reference else []) + [k for k in mine if not reference or k != reference[1]]
+                suffix = f"@{decomposition}" if decomposition else ""
+                only = ([reference[1]] if reference else []) + [k + suffix for k in mine
+                                                                 if not reference or k != reference[1]]
                 r = _C.sweep_problem(a, b, out, reps, passes=passes, only=only)
                 times = {tuple(cand): us for cand, us, _ in r["candidates"]}
                 now = times.get(tuple(reference[:4])) if reference else None
                 scale = reference[4] / now if now else 1.0
                 added = [[*cand, None if us is None else round(us * scale, 3), n]
-                         for cand, us, n in r["candidates"] if cand[1] in mine and tuple(cand) not in stored]
+                         for cand, us, n in r["candidates"] if cand[1] in mine and tuple(cand) not in stored
+                         and to_time(cand)]
                 done[row["id"]] = {"id": row["id"], "scale": round(scale, 4), "c": added}
                 pending.append(json.dumps(done[row["id"]], separators=(",", ":")) + "\n")
                 if len(pending) >= FLUSH_EVERY:
@@ -326,13 +344,20 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         done_counts[name] = len(done)
         if len(done) == len(rows):
             for row in rows:
-                row["c"] += done[row["id"]]["c"]
+                new = done[row["id"]]["c"]
+                replaced = {tuple(c[:4]) for c in new}  # (with retime; new candidates otherwise)
+                row["c"] = [c for c in row["c"] if tuple(c[:4]) not in replaced] + new
             timed = sorted({c[1] for record in done.values() for c in record["c"]})
-            head.setdefault("extended", []).append({
+            record = {
                 "kernels": timed, "build_id": header(dtype)["build_id"],
                 "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "reps": reps, "passes": passes,
-                "method": "each new time scaled by the row's fastest stored candidate's stored time over its time now"})
+                "method": "each new time scaled by the row's fastest stored candidate's stored time over its time now"}
+            if retime:
+                record["retimed"] = decomposition or "all decompositions"
+                record["method"] = ("stored times replaced; each new time scaled by the row's fastest stored candidate "
+                                    "of another kernel: its stored time over its time now")
+            head.setdefault("extended", []).append(record)
             with gzip.open(path, "wt") as f:
                 f.write(json.dumps(head) + "\n")
                 for row in rows:
