@@ -263,10 +263,11 @@ def translation_unit(path: Path, what: str, groups: list[KernelGroup]) -> Genera
     CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED before any include (all_units keeps such groups in
     files of their own)."""
     headers = sorted({g.header for g in groups})
-    extended = [f"#define {EXTENDED_MMA_DEFINE}  // WGMMA N = "
-                + ", ".join(sorted({str(g.wgmma_n) for g in groups})) + " (csrc/kernel_table.py, BASE_WGMMA_N)"]
-    lines = [BANNER, f"// {what}", *(extended if groups[0].extended_mma else []),
-             *(f'#include "{h}"' for h in headers), "", "namespace {"]
+    lines = [BANNER, f"// {what}"]
+    if groups[0].extended_mma:
+        n_sizes = ", ".join(sorted({str(g.wgmma_n) for g in groups}))
+        lines.append(f"#define {EXTENDED_MMA_DEFINE}  // WGMMA N = {n_sizes} (csrc/kernel_table.py, BASE_WGMMA_N)")
+    lines += [*(f'#include "{h}"' for h in headers), "", "namespace {"]
     for g in groups:
         lines += ["", f"// {g.what}", f"namespace {g.name} {{"]
         for layouts, name, kernel_type, extra in g.kernels:

@@ -39,6 +39,7 @@ _C = _extension._C
 FORMAT = "cutlass_ops-sweep"
 FORMAT_VERSION = 2
 FLUSH_EVERY = 20  # problems per gzip member appended
+DECOMPOSITIONS = ("data-parallel", "split-k", "stream-k")  # the K decompositions, as rows name them
 
 TORCH_DTYPES = precisions.TORCH_DTYPE
 
@@ -262,8 +263,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     unknown = sorted(p for p in patterns if not fnmatch.filter(built, p))
     if unknown:
         raise ValueError(f"extend: no such kernel in this build: {unknown}")
-    if decomposition is not None and decomposition not in ("data-parallel", "split-k", "stream-k"):
-        raise ValueError(f"extend: decomposition {decomposition!r}: choose data-parallel, split-k or stream-k")
+    if decomposition is not None and decomposition not in DECOMPOSITIONS:
+        raise ValueError(f"extend: decomposition {decomposition!r}: choose one of {', '.join(DECOMPOSITIONS)}")
     chosen = set(kernels)
 
     def to_time(candidate) -> bool:  # a candidate this call times (and, with retime, replaces)
