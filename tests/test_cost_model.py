@@ -89,6 +89,19 @@ def test_problem_sets_are_stable():
     assert 0.1 <= sum(p.split == "test" for p in long_k) / len(long_k) <= 0.4
 
 
+def test_an_extension_scales_new_times_by_the_drift_two_references_agree_on():
+    """`sweep --add-kernels/--retime` brings times measured now onto a row's stored ones: by the
+    median of the reference candidate's drift, torch.mm's and 1, so one outlier moves nothing."""
+    drift = sweep_files.drift_scale
+    assert drift(10.0, 11.0, 20.0, 22.0) == pytest.approx(10 / 11)  # both slower now: scale down
+    assert drift(10.0, 9.0, 20.0, 18.0) == pytest.approx(10 / 9)  # both faster now
+    assert drift(16.5, 173.0, 5.06, 5.0) == pytest.approx(1.0)  # an outlier reference
+    assert drift(10.0, 11.0, 20.0, 19.0) == pytest.approx(1.0)  # they disagree on the direction
+    assert drift(10.0, 12.5, 20.0, 24.0) == pytest.approx(20 / 24)  # the smaller of two drifts
+    assert drift(None, None, 20.0, 25.0) == pytest.approx(1.0)  # a reference refused now: no scaling
+    assert drift(10.0, 0.0, None, 25.0) == 1.0
+
+
 def test_the_batched_set_holds_out_a_quarter_and_a_head_dim():
     """The batched sweep's test split: every problem at head dim 96 (a head dim the fit never
     sees) and about a quarter of the rest, by id; the set is stable and its rows carry the batch."""

@@ -235,6 +235,18 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
     return done_counts
 
 
+def drift_scale(reference_stored: Optional[float], reference_now: Optional[float],
+                torch_stored: Optional[float], torch_now: Optional[float]) -> float:
+    """The factor that brings a time measured now onto a row's stored times: the median of the
+    reference candidate's stored time over its time now, torch.mm's likewise, and 1. Either
+    drift alone can mislead: a reference whose time now is an outlier once scaled a row's new
+    times by 0.045 (bf16 916x29x2068 "cc", its reference a staged candidate, H100,
+    2026-11-25); the median of the three follows the two that agree."""
+    def ratio(stored, now):
+        return stored / now if stored and now and stored > 0 and now > 0 else 1.0
+    return sorted((ratio(reference_stored, reference_now), ratio(torch_stored, torch_now), 1.0))[1]
+
+
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
            decomposition: Optional[str] = None) -> dict[str, int]:
@@ -242,9 +254,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     merge them into the rows: a new config calibrated without sweeping every candidate again.
     Kernels the rows already hold are timed only on the candidates they lack (a decomposition or
     split count a kernel offers since the sweep).
-    Each row's fastest stored candidate is timed beside them as a reference, and the new times
-    are scaled by its stored time over its time now, so that another machine or clock state than
-    the sweep's favours neither side. Each row times the kernels the planner lists among its
+    Each row's fastest stored candidate is timed beside them as a reference, torch.mm too, and
+    the new times are scaled by their stored times over their times now (``drift_scale``), so
+    that another machine or clock state than the sweep's favours neither side. Each row times the kernels the planner lists among its
     candidates (its own enumeration: dtype, layouts, alignment, rows; a 3xTF32 row lists IEEE
     fp32 kernels too); a row that lists none of them is recorded without touching the GPU.
     The single-product file and the batched one (``<dtype>-batched``) alike. Resumable: rows done
@@ -327,7 +339,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 r = _C.sweep_problem(a, b, out, reps, passes=passes, only=only)
                 times = {tuple(cand): us for cand, us, _ in r["candidates"]}
                 now = times.get(tuple(reference[:4])) if reference else None
-                scale = reference[4] / now if now else 1.0
+                scale = drift_scale(reference[4] if reference else None, now, row.get("torch_us"), r["torch_us"])
                 added = [[*cand, None if us is None else round(us * scale, 3), n]
                          for cand, us, n in r["candidates"] if cand[1] in mine and tuple(cand) not in stored
                          and to_time(cand)]
@@ -353,11 +365,13 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 "kernels": timed, "build_id": header(dtype)["build_id"],
                 "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                 "reps": reps, "passes": passes,
-                "method": "each new time scaled by the row's fastest stored candidate's stored time over its time now"}
+                "method": ("each new time scaled by the median of 1 and two drifts: the row's fastest stored "
+                           "candidate's stored time over its time now, and torch.mm's")}
             if retime:
                 record["retimed"] = decomposition or "all decompositions"
-                record["method"] = ("stored times replaced; each new time scaled by the row's fastest stored candidate "
-                                    "of another kernel: its stored time over its time now")
+                record["method"] = ("stored times replaced; each new time scaled by the median of 1 and two drifts: "
+                                    "the row's fastest stored candidate of another kernel's stored time over its "
+                                    "time now, and torch.mm's")
             head.setdefault("extended", []).append(record)
             with gzip.open(path, "wt") as f:
                 f.write(json.dumps(head) + "\n")
