@@ -14,8 +14,8 @@ and instantiating CUTLASS and CuTe, not the kernel. Measured with ``nvcc --time`
 CI-class machine): one 128x256 bf16 kernel took 53 s (cicc 31 s, cudafe++ 9 s, host gcc 10 s);
 the same file with a second layout took 60 s, with all four 65 s. A second config's four
 kernels in the same file add 13 s (64 -> 77 s, peak memory 4.2 -> 5.3 GB); a CUTLASS 2.x file
-of three groups takes 42 s against 29 s for one (memory flat at 0.8 GB). GROUPS_PER_FILE
-says how many share a file.
+of three groups takes 42 s against 29 s for one (memory flat at 0.8 GB). KERNELS_PER_FILE
+says how many kernels share a file.
 
     python csrc/generate_kernels.py          # rewrite the generated files
     python csrc/generate_kernels.py --check  # exit 1 if any is out of date (tests run this)
@@ -159,11 +159,15 @@ def configs_header() -> GeneratedFile:
 
 # ---- translation units ------------------------------------------------------------------------
 
-# Kernel groups per generated file, by family. CUTLASS 3.x: two (a file of two groups took 77 s
-# and 5.3 GB against 64 s and 4.2 GB for one; a third took it to 112 s and 6.6 GB, and sixteen
-# compile jobs of that would not fit a 128 GB machine beside the other modules). CUTLASS 2.x:
-# four (a group adds about 6 s to a file's 29 s; memory stays at 0.8 GB).
-GROUPS_PER_FILE = {"cutlass3x": 2, "cutlass2x": 4}
+# Kernels per generated file, by family: groups are packed first fit in table order, a group
+# to the first file that stays within this many kernels with it (a group is never split). Each
+# file pays a fixed cost: a CUTLASS 3.x file that only includes sm90_gemm.cuh takes 21 s
+# (cudafe++ 8 s, host gcc 5.5 s, cicc 4.5 s; 48 s with the extended shapes), and each
+# CUTLASS 3.x kernel adds about 14 s, mostly cicc (a file of eight: 165 s, 5.9 GB; 2-core
+# machine, nvcc 13, 2026-11-25). CUTLASS 3.x: eight, which bounds a compile's memory at about
+# 6 GB, so that sixteen jobs fit a 128 GB machine beside the other modules. CUTLASS 2.x: twenty
+# (a four-layout group adds about 6 s to a file's 29 s; memory stays at 0.8 GB).
+KERNELS_PER_FILE = {"cutlass3x": 8, "cutlass2x": 20}
 EXTENDED_MMA_DEFINE = "CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED"
 
 
@@ -278,18 +282,31 @@ def translation_unit(path: Path, what: str, groups: list[KernelGroup]) -> Genera
     return GeneratedFile(path, "\n".join(lines) + "\n", tuple(k[1] for g in groups for k in g.kernels))
 
 
+def packed(groups: list[KernelGroup], per_file: int) -> list[list[KernelGroup]]:
+    """First fit, in table order: each group to the first file that stays within per_file
+    kernels with it, else to a new file (a group larger than that gets a file alone). Adding
+    a group at the table's end changes one file."""
+    parts: list[list[KernelGroup]] = []
+    for g in groups:
+        room = [p for p in parts if sum(len(h.kernels) for h in p) + len(g.kernels) <= per_file]
+        if room:
+            room[0].append(g)
+        else:
+            parts.append([g])
+    return parts
+
+
 def all_units() -> list[GeneratedFile]:
-    """The generated translation units: each family's groups of one arch and precision, in table
-    order, GROUPS_PER_FILE to a file. Groups that need CuTe's extended WGMMA shapes go to files
-    of their own (gemm_<precision>_ext_<part>_sm90.cu), so that only those pay the define's
-    compile time."""
+    """The generated translation units: each family's groups of one arch and precision, packed
+    first fit in table order, up to KERNELS_PER_FILE kernels to a file (packed()). Groups that need CuTe's
+    extended WGMMA shapes go to files of their own (gemm_<precision>_ext_<part>_sm90.cu), so
+    that only those pay the define's compile time."""
     by_key: dict[tuple[str, int, str, bool], list[KernelGroup]] = {}
     for g in kernel_groups():
         by_key.setdefault((g.family, g.arch, g.precision, g.extended_mma), []).append(g)
     units = []
     for (family, arch, precision, extended), groups in by_key.items():
-        per_file = GROUPS_PER_FILE[family]
-        parts = [groups[i:i + per_file] for i in range(0, len(groups), per_file)]
+        parts = packed(groups, KERNELS_PER_FILE[family])
         stem = f"{precision}_ext" if extended else precision
         for number, part in enumerate(parts, 1):
             # (No "of N": adding a group at the table's end then changes only the last file.)

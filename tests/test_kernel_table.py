@@ -86,8 +86,9 @@ def test_each_kernel_group_is_in_one_file_of_its_family_arch_and_precision():
     file_of = {}
     for u in generate_kernels.all_units():
         held = [g for g in groups if set(k[1] for k in g.kernels) <= set(u.names)]
-        assert 1 <= len(held) <= generate_kernels.GROUPS_PER_FILE[u.path.parent.name], u.path
+        assert held, u.path
         assert sum(len(g.kernels) for g in held) == len(u.names), u.path
+        assert len(held) == 1 or len(u.names) <= generate_kernels.KERNELS_PER_FILE[u.path.parent.name], u.path
         for g in held:
             assert g.name not in file_of, f"{g.name} in {file_of.get(g.name)} and {u.path}"
             file_of[g.name] = u.path
@@ -97,6 +98,29 @@ def test_each_kernel_group_is_in_one_file_of_its_family_arch_and_precision():
             # The set cover's unit (a kernel name without its layouts) is the group.
             assert {group_of(k[1]) for k in g.kernels} == {g.name}
     assert set(file_of) == {g.name for g in groups}
+
+
+def test_files_are_packed_to_their_kernel_limit():
+    """Groups are packed first fit in table order up to KERNELS_PER_FILE kernels a file (every
+    file pays a fixed compile cost): no group could have gone to an earlier file of its family,
+    arch and precision."""
+    groups = generate_kernels.kernel_groups()
+    units = generate_kernels.all_units()
+    unit_of = {name: i for i, u in enumerate(units) for name in u.names}
+    for g in groups:
+        here = unit_of[g.kernels[0][1]]
+        def stem(path):  # gemm_<precision>[_ext]_<part>_sm<arch>.cu without the part
+            head, _, arch = path.name.rsplit("_", 2)
+            return path.parent, head, arch
+
+        limit = generate_kernels.KERNELS_PER_FILE[g.family]
+        for i, u in enumerate(units[:here]):
+            if stem(u.path) != stem(units[here].path):
+                continue
+            # what file i held before g arrived (the groups of the table before g)
+            before = [h for h in groups[:groups.index(g)] if unit_of[h.kernels[0][1]] == i]
+            assert sum(len(h.kernels) for h in before) + len(g.kernels) > limit, (g.name, u.path, units[here].path)
+    assert generate_kernels.packed([], 8) == []
 
 
 def test_extended_wgmma_shapes_are_defined_exactly_where_a_tile_needs_them():
