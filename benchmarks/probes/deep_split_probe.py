@@ -2,7 +2,7 @@
 alignment-1 CUTLASS 2.x kernels pinned (`cutlass_ops.tuning.pin`) at split counts up to 512,
 against torch.mm and the planner's own choice.
 
-    python benchmarks/probes/deep_split_probe.py [MxNxK:layout,...]
+    python benchmarks/probes/deep_split_probe.py [MxNxK:layout,...] [--kernels 64x64x32_2s_a1,...] [--splits 16,32,...]
 
 Where the planner's candidates stop (64 slices, csrc/dispatch/candidates.cpp kSplitCounts),
 torch.mm still ran these problems about 2x faster (benchmarks/probes/cublas_choices_probe.py:
@@ -12,8 +12,6 @@ of them in flight. Times: `triton.testing.do_bench` medians (L2 flushed), torch.
 candidate alternated over three rounds, best round kept; each result is checked against a
 float64 product.
 """
-import sys
-
 import torch
 import triton.testing
 
@@ -39,7 +37,14 @@ def bench(fn):
 
 
 def main():
-    spec = sys.argv[1] if len(sys.argv) > 1 else DEFAULT
+    import argparse
+    global SPLITS, KERNELS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("problems", nargs="?", default=DEFAULT)
+    ap.add_argument("--kernels", default=",".join(KERNELS), help="config names after cutlass2x_sm80_bf16_<layout>_")
+    ap.add_argument("--splits", default=",".join(map(str, SPLITS)))
+    args = ap.parse_args()
+    spec, KERNELS, SPLITS = args.problems, tuple(args.kernels.split(",")), tuple(int(s) for s in args.splits.split(","))
     print(f"{'problem':>22} {'torch':>7} {'planner':>8}  " + " ".join(f"{s:>6}" for s in SPLITS) + "   (us; best kernel per split)")
     for item in spec.split(","):
         dims, layout = item.split(":")
