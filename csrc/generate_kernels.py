@@ -9,13 +9,8 @@
   which extension module (and nvcc -gencode) each belongs to;
 - ``docs/kernel_table.md``: the table for people.
 
-Why groups share a file: most of a CUTLASS file's compile time is the fixed cost of parsing
-and instantiating CUTLASS and CuTe, not the kernel. Measured with ``nvcc --time`` (sm_90a, 2-core
-CI-class machine): one 128x256 bf16 kernel took 53 s (cicc 31 s, cudafe++ 9 s, host gcc 10 s);
-the same file with a second layout took 60 s, with all four 65 s. A second config's four
-kernels in the same file add 13 s (64 -> 77 s, peak memory 4.2 -> 5.3 GB); a CUTLASS 2.x file
-of three groups takes 42 s against 29 s for one (memory flat at 0.8 GB). KERNELS_PER_FILE
-says how many kernels share a file.
+Why groups share a file: every file pays a fixed cost for parsing and instantiating CUTLASS
+and CuTe before its kernels; KERNELS_PER_FILE says how many kernels share one, and why.
 
     python csrc/generate_kernels.py          # rewrite the generated files
     python csrc/generate_kernels.py --check  # exit 1 if any is out of date (tests run this)
@@ -298,9 +293,9 @@ def packed(groups: list[KernelGroup], per_file: int) -> list[list[KernelGroup]]:
 
 def all_units() -> list[GeneratedFile]:
     """The generated translation units: each family's groups of one arch and precision, packed
-    first fit in table order, up to KERNELS_PER_FILE kernels to a file (packed()). Groups that need CuTe's
-    extended WGMMA shapes go to files of their own (gemm_<precision>_ext_<part>_sm90.cu), so
-    that only those pay the define's compile time."""
+    first fit in table order, up to KERNELS_PER_FILE kernels to a file (packed()). Groups that
+    need CuTe's extended WGMMA shapes go to files of their own
+    (gemm_<precision>_ext_<part>_sm90.cu), so that only those pay the define's compile time."""
     by_key: dict[tuple[str, int, str, bool], list[KernelGroup]] = {}
     for g in kernel_groups():
         by_key.setdefault((g.family, g.arch, g.precision, g.extended_mma), []).append(g)
@@ -309,7 +304,7 @@ def all_units() -> list[GeneratedFile]:
         parts = packed(groups, KERNELS_PER_FILE[family])
         stem = f"{precision}_ext" if extended else precision
         for number, part in enumerate(parts, 1):
-            # (No "of N": adding a group at the table's end then changes only the last file.)
+            # (No "of N": adding a group at the table's end then changes only the file it joins.)
             what = (f"{family} {precision} kernels for sm{arch}{' with extended WGMMA shapes' if extended else ''}, "
                     f"part {number}: {', '.join(g.name for g in part)}.")
             units.append(translation_unit(GENERATED / family / f"gemm_{stem}_{number}_sm{arch}.cu", what, part))

@@ -104,21 +104,21 @@ def test_files_are_packed_to_their_kernel_limit():
     """Groups are packed first fit in table order up to KERNELS_PER_FILE kernels a file (every
     file pays a fixed compile cost): no group could have gone to an earlier file of its family,
     arch and precision."""
+    def stem(path):  # gemm_<precision>[_ext]_<part>_sm<arch>.cu without the part
+        head, _, arch = path.name.rsplit("_", 2)
+        return path.parent, head, arch
+
     groups = generate_kernels.kernel_groups()
     units = generate_kernels.all_units()
     unit_of = {name: i for i, u in enumerate(units) for name in u.names}
-    for g in groups:
+    for index, g in enumerate(groups):
         here = unit_of[g.kernels[0][1]]
-        def stem(path):  # gemm_<precision>[_ext]_<part>_sm<arch>.cu without the part
-            head, _, arch = path.name.rsplit("_", 2)
-            return path.parent, head, arch
-
         limit = generate_kernels.KERNELS_PER_FILE[g.family]
         for i, u in enumerate(units[:here]):
             if stem(u.path) != stem(units[here].path):
                 continue
             # what file i held before g arrived (the groups of the table before g)
-            before = [h for h in groups[:groups.index(g)] if unit_of[h.kernels[0][1]] == i]
+            before = [h for h in groups[:index] if unit_of[h.kernels[0][1]] == i]
             assert sum(len(h.kernels) for h in before) + len(g.kernels) > limit, (g.name, u.path, units[here].path)
     assert generate_kernels.packed([], 8) == []
 

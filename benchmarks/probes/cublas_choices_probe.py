@@ -23,6 +23,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 
 import cutlass_ops
+from cutlass_ops.calibration import problems as problem_sets
 from cutlass_ops.calibration import sweep as sweep_files
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,12 +53,6 @@ def losing_rows(path: Path, below: float, limit: int) -> list[dict]:
         if len(chosen) == limit:
             break
     return chosen
-
-
-def operand(rows: int, cols: int, letter: str, dtype) -> torch.Tensor:
-    if letter == "r":
-        return torch.randn(rows, cols, dtype=dtype, device="cuda")
-    return torch.randn(cols, rows, dtype=dtype, device="cuda").t()
 
 
 def gemm_kernel(fn) -> tuple[str, float]:
@@ -96,8 +91,8 @@ def main() -> None:
     out = []
     print(f"{'problem':>22} {'best/torch':>10} {'torch us':>8} {'ours us':>8}  cuBLAS kernel / ours")
     for row in losing_rows(folder / f"{args.dtype}.jsonl.gz", args.below, args.limit):
-        a = operand(row["m"], row["k"], row["layout"][0], dtype)
-        b = operand(row["k"], row["n"], row["layout"][1], dtype)
+        a, b = sweep_files.make_operands(problem_sets.Problem(row["id"], args.dtype, row["m"], row["n"], row["k"],
+                                                              row["layout"], "probe"), dtype, None)
         theirs, theirs_us = gemm_kernel(lambda: torch.mm(a, b))
         ours, ours_us = gemm_kernel(lambda: cutlass_ops.mm(a, b))
         row.update(cublas=theirs, cublas_shape=nvjet_shape(theirs), cublas_us=theirs_us, ours=ours, ours_us=ours_us)
