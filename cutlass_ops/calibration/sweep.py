@@ -258,7 +258,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     the new times are scaled by their stored times over their times now (``drift_scale``), so
     that another machine or clock state than the sweep's favours neither side. Each row times
     the kernels the planner lists among its candidates (its own enumeration: dtype, layouts,
-    alignment, rows; a 3xTF32 row lists IEEE fp32 kernels too); a row that lists none of them is recorded without touching the GPU.
+    alignment, rows; a 3xTF32 row lists IEEE fp32 kernels too); a row that lists none of them
+    is recorded without touching the GPU.
     The single-product file and the batched one (``<dtype>-batched``) alike. Resumable: rows done
     wait in ``<file>.extend.gz`` until every row of the file has been timed, then the file is
     rewritten with them merged and the extension recorded in its header. Returns {file: rows
