@@ -37,12 +37,13 @@ def round_up(x: int, to: int) -> int:
 
 def aligned_shape(kernel, m, n, k):
     """(m, n, k) with N and K rounded up to what a forced kernel declares. Contiguous extents: K
-    for A and for a column-major B, N for a row-major B and for the output. M is never rounded."""
+    for A and for a column-major B, N for a row-major B and for the output, M for a column-major
+    A (the only case where M is rounded)."""
     align_a, align_b, align_d = kernel.alignment
-    col_major_b = kernel.layouts[1] == "c"
+    col_major_a, col_major_b = kernel.layouts[0] == "c", kernel.layouts[1] == "c"
     align_k = max(align_a, align_b if col_major_b else 1)
     align_n = max(align_d, 1 if col_major_b else align_b)
-    return m, round_up(n, align_n), round_up(k, align_k)
+    return round_up(m, align_a if col_major_a else 1), round_up(n, align_n), round_up(k, align_k)
 
 
 def assert_matches_reference(ours: torch.Tensor, a: torch.Tensor, b: torch.Tensor, precision: str,

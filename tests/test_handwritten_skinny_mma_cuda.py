@@ -4,7 +4,8 @@ The cases sweep M across the kernel's row instances (16, 32 and 64 rows of A), t
 column pair to many 32-column blocks with a ragged last one, and K from one 8-element chunk to
 long; N small enough that K is also split over blocks (workspace and sum of slabs); padded
 leading dims, storage offsets and a padded output. The 16-bit kernels take at most 64 rows and
-the TF32 ones 16: forcing one on more is a ValueError naming the limit."""
+the TF32 ones 16: forcing one on more is a ValueError naming the limit. With a column-major A
+("cr", "cc"), M is A's contiguous extent and is rounded up to the alignment (aligned_shape)."""
 
 import pytest
 import torch
@@ -14,8 +15,10 @@ from mm_testing import aligned_shape, assert_matches_reference, check_forced, ch
 
 pytestmark = pytest.mark.gpu
 
-NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in ("bf16", "f16", "tf32")
-         for layouts in ("rr", "rc")}
+# 16-bit in every layout (a column-major A goes through ldmatrix.trans); TF32 with a row-major A.
+NAMES = ({f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in ("bf16", "f16")
+          for layouts in ("rr", "rc", "cr", "cc")}
+         | {f"handwritten_sm80_tf32_{layouts}_skinny_m_mma" for layouts in ("rr", "rc")})
 MAX_ROWS = {"bf16": 64, "f16": 64, "tf32": 16}
 
 # Both sides of each instance's row count (16, 32, 64; TF32 has the 16-row one), and M = 1.

@@ -18,6 +18,10 @@
 //    the few rows of A next to its piece of B in the same stage (cp.async zero-fills the
 //    rows past M), and ldmatrix feeds both into fragments: .trans for row-major B, plain
 //    for column-major B (the N x K weight of F.linear), whose rows are already K-contiguous.
+//  - A may be column-major too (16-bit; "cr" and "cc": the transposed operands of a weight
+//    gradient x^T @ dy, or of any product of transposed views). Its stage is then 32 K rows of
+//    the M rows' values, M-contiguous, and ldmatrix.trans turns them into A fragments, as it
+//    does for row-major B.
 //  - At the end the 8 warps' partial sums are added through shared memory in a fixed order,
 //    so a block writes its 32 columns of D once. Only when N / 32 blocks leave more than
 //    half the SMs idle is K also split over blocks: then each writes fp32 partial sums to a
@@ -35,8 +39,8 @@
 // Fragments are rounded to TF32 (to nearest) before the mma, as CUTLASS's TF32 kernels do.
 //
 // Alignment: A, and B, are read 16 bytes at a time, so 8 elements (4 for TF32: address,
-// leading dim and contiguous extent; the planner guarantees it); D is written as element
-// pairs: 2.
+// leading dim and contiguous extent, which is M for a column-major A; the planner guarantees
+// it); D is written as element pairs: 2.
 #include <algorithm>
 
 #include "dispatch/configs.h"
@@ -116,12 +120,18 @@ Split plan_split(const GemmArgs& g) {
   return s;
 }
 
-template <Precision P, Layout LB, class C>
+template <Precision P, Layout LA, Layout LB, class C>
 __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
     skinny_mma(Problem<typename ElementTraits<P>::Element> p, Split s, float* ws) {
   using T = typename ElementTraits<P>::Element;
   using S = Shape<P>;
   constexpr int kChunks = S::kChunks;
+  constexpr bool kColA = LA == Layout::kColMajor;
+  static_assert(!(kColA && S::kTF32), "ldmatrix.trans moves 16-bit elements: TF32 takes a row-major A only");
+  // Chunks per shared-memory row of A: kBK of K for a row-major A (a row per row of A); the
+  // kRows values of M for a column-major A (a row per K index).
+  constexpr int kAChunks = kColA ? C::kRows / S::kVec : kChunks;
+  static_assert(C::kLoadsA * 32 == (kColA ? kBK : C::kRows) * kAChunks, "a stage of A is kLoadsA copies per lane");
   // Row-major B under TF32 is read element by element (below), not by ldmatrix.
   constexpr bool kScalarB = S::kTF32 && LB == Layout::kRowMajor;
   extern __shared__ __align__(128) unsigned char smem[];
@@ -138,7 +148,7 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   // Shared-memory byte offset of 16-byte chunk c of row `row` of A, and of B. The swizzle
   // puts the 8 rows one ldmatrix phase reads into 8 distinct bank groups; TF32's row-major B
   // instead keys on row % 4, so that the 4 rows x 2 chunks a fragment load touches do.
-  auto a_at = [](int row, int c) { return (row * kChunks + swizzle<kChunks>(row, c)) * 16; };
+  auto a_at = [](int row, int c) { return (row * kAChunks + swizzle<kAChunks>(row, c)) * 16; };
   auto b_at = [](int row, int c) {
     const int key = kScalarB ? c ^ (row % 4 * 2) : swizzle<kChunks>(row, c);
     return C::kABytes + (row * kChunks + key) * 16;
@@ -148,21 +158,28 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   // Copy j of a lane: row lane / kChunks + kRowsPerCopy j of the stage's A (K-contiguous
   // rows) or B, chunk lane % kChunks: a row's chunks are read by consecutive lanes. B's rows
   // are K rows for row-major B (32 columns each), columns for column-major B (32 K values).
+  // A column-major A is copied the same way with its K rows of kAChunks chunks.
   constexpr int kRowsPerCopy = S::kRowsPerCopy, kVec = S::kVec;
   const int row_in = lane / kChunks, chunk = lane % kChunks;
-  const T* a_src = p.a + row_in * p.lda + chunk * kVec;
+  constexpr int kARowsPerCopy = 32 / kAChunks;
+  const int a_row_in = lane / kAChunks, a_chunk = lane % kAChunks;
+  const T* a_src = p.a + a_row_in * p.lda + a_chunk * kVec;
   const T* b_src = LB == Layout::kRowMajor ? p.b + row_in * p.ldb + n0 + chunk * kVec
                                            : p.b + (n0 + row_in) * p.ldb + chunk * kVec;
   const bool b_col_ok = n0 + chunk * kVec < p.n;  // row-major B: N % kVec == 0, a chunk is wholly in or out
   const uint64_t b_policy = ptx::l2_stream_policy(s.evict_first);  // B is read once (handwritten.cuh)
   auto load_stage = [&](int slot, int k0) {
     const uint32_t stage = ring + slot * C::kStageBytes;
-    const bool a_k_ok = k0 + chunk * kVec < k_end;  // K % kVec == 0 and k_end is K or a multiple of kBK
 #pragma unroll
     for (int j = 0; j < C::kLoadsA; ++j) {
-      const int r = row_in + kRowsPerCopy * j;
-      const bool ok = a_k_ok && r < p.m;
-      ptx::cp_async_16(stage + a_at(r, chunk), ok ? a_src + kRowsPerCopy * j * p.lda + k0 : p.a, ok);
+      const int r = a_row_in + kARowsPerCopy * j;
+      if constexpr (kColA) {  // row r: K index k0 + r; M % kVec == 0, so a chunk is wholly in or out
+        const bool ok = a_chunk * kVec < p.m && k0 + r < k_end;
+        ptx::cp_async_16(stage + a_at(r, a_chunk), ok ? a_src + (k0 + kARowsPerCopy * j) * p.lda : p.a, ok);
+      } else {  // row r: row r of A; K % kVec == 0 and k_end is K or a multiple of kBK
+        const bool ok = k0 + a_chunk * kVec < k_end && r < p.m;
+        ptx::cp_async_16(stage + a_at(r, a_chunk), ok ? a_src + kARowsPerCopy * j * p.lda + k0 : p.a, ok);
+      }
     }
 #pragma unroll
     for (int j = 0; j < C::kLoadsB; ++j) {
@@ -180,14 +197,19 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   // ---- shared -> fragments ----
   // A k-step spans two chunks (16 16-bit elements or 8 floats). A tile mi at k-step kk
   // (ldmatrix.x4): lane l addresses row mi * 16 + l % 16, chunk 2 kk + l / 16 (the a0..a3
-  // order of mma's A fragment).
+  // order of mma's A fragment: rows 0-7 and 8-15 at K 0-7, then at K 8-15). Column-major
+  // (ldmatrix.x4.trans, each 8x8 matrix read as K rows of 8 M values): K row 16 kk + l % 8 +
+  // 8 (l / 16), chunk 2 mi + l / 8 % 2.
   // B tiles 2q, 2q + 1 at k-step kk: row-major 16-bit (ldmatrix.x4.trans) lane l addresses K
   // row 16 kk + l % 8 + 8 (l / 8 % 2), chunk 2q + l / 16; column-major (ldmatrix.x4) column
   // 16 q + l % 8 + 8 (l / 16), chunk 2 kk + l / 8 % 2. Either way registers 0, 1 are b0, b1
   // of tile 2q and registers 2, 3 those of tile 2q + 1.
   // Row-major TF32 B tile ni at k-step kk: lane (g, t) = (l / 4, l % 4) reads K rows 8 kk + t
   // and + 4 of column 8 ni + g (b0, b1).
-  auto a_frag = [&](int mi, int kk) { return a_at(mi * 16 + lane % 16, 2 * kk + lane / 16); };
+  auto a_frag = [&](int mi, int kk) {
+    return kColA ? a_at(16 * kk + lane % 8 + 8 * (lane / 16), 2 * mi + lane / 8 % 2)
+                 : a_at(mi * 16 + lane % 16, 2 * kk + lane / 16);
+  };
   auto b_frag = [&](int q, int kk) {
     const int row = LB == Layout::kRowMajor ? 16 * kk + lane % 8 + 8 * (lane / 8 % 2) : 16 * q + lane % 8 + 8 * (lane / 16);
     const int c = LB == Layout::kRowMajor ? 2 * q + lane / 16 : 2 * kk + lane / 8 % 2;
@@ -219,7 +241,13 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
     for (int kk = 0; kk < S::kSteps; ++kk) {
       uint32_t a[C::kMTiles][4], b[4][2];
 #pragma unroll
-      for (int mi = 0; mi < C::kMTiles; ++mi) ptx::ldmatrix_x4(a[mi], stage + a_frag(mi, kk));
+      for (int mi = 0; mi < C::kMTiles; ++mi) {
+        if constexpr (kColA) {
+          ptx::ldmatrix_x4_trans(a[mi], stage + a_frag(mi, kk));
+        } else {
+          ptx::ldmatrix_x4(a[mi], stage + a_frag(mi, kk));
+        }
+      }
       if constexpr (kScalarB) {
 #pragma unroll
         for (int ni = 0; ni < 4; ++ni) {
@@ -306,15 +334,15 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   }
 }
 
-template <Precision P, Layout LB, class C>
+template <Precision P, Layout LA, Layout LB, class C>
 struct KernelTag {};  // one shared-memory opt-in per instance
 
-template <Precision P, Layout LB, class C>
+template <Precision P, Layout LA, Layout LB, class C>
 KernelStatus launch(const GemmArgs& g, const Split& s) {
   using T = typename ElementTraits<P>::Element;
-  const auto kernel = &skinny_mma<P, LB, C>;
+  const auto kernel = &skinny_mma<P, LA, LB, C>;
   const cudaError_t opted =
-      opt_in_shared_memory_once<KernelTag<P, LB, C>>(reinterpret_cast<const void*>(kernel), C::kSmemBytes, g.device);
+      opt_in_shared_memory_once<KernelTag<P, LA, LB, C>>(reinterpret_cast<const void*>(kernel), C::kSmemBytes, g.device);
   if (opted != cudaSuccess) return from_cuda(opted);
   const Problem<T> p = make_problem<T>(g);
   float* ws = static_cast<float*>(g.workspace);
@@ -327,16 +355,16 @@ KernelStatus launch(const GemmArgs& g, const Split& s) {
   return launch_status();
 }
 
-template <Precision P, Layout LB>
+template <Precision P, Layout LA, Layout LB>
 KernelStatus run(const GemmArgs& g) {
   const Split s = plan_split<P>(g);
   if constexpr (Shape<P>::kMaxRows == 16) {
-    return launch<P, LB, Cfg<P, 1>>(g, s);
+    return launch<P, LA, LB, Cfg<P, 1>>(g, s);
   } else {
     switch (s.m_tiles) {
-      case 1: return launch<P, LB, Cfg<P, 1>>(g, s);
-      case 2: return launch<P, LB, Cfg<P, 2>>(g, s);
-      default: return launch<P, LB, Cfg<P, 4>>(g, s);
+      case 1: return launch<P, LA, LB, Cfg<P, 1>>(g, s);
+      case 2: return launch<P, LA, LB, Cfg<P, 2>>(g, s);
+      default: return launch<P, LA, LB, Cfg<P, 4>>(g, s);
     }
   }
 }
@@ -347,13 +375,17 @@ size_t workspace_bytes(const GemmArgs& g) {
   return s.splits > 1 ? static_cast<size_t>(s.splits) * g.m * g.n * sizeof(float) : 0;
 }
 
-template <Precision P, Layout LB>
+template <Layout LA, Layout LB>
+constexpr const char* kLayoutMessage =
+    LA == Layout::kRowMajor
+        ? (LB == Layout::kRowMajor ? "skinny-M mma kernel (rr) takes row-major A and B only"
+                                   : "skinny-M mma kernel (rc) takes row-major A and column-major B only")
+        : (LB == Layout::kRowMajor ? "skinny-M mma kernel (cr) takes column-major A and row-major B only"
+                                   : "skinny-M mma kernel (cc) takes column-major A and B only");
+
+template <Precision P, Layout LA, Layout LB>
 KernelStatus can_implement(const GemmArgs& g) {
-  if (g.layout_a != Layout::kRowMajor || g.layout_b != LB) {
-    return {KernelStatus::kNotSupported, LB == Layout::kRowMajor
-                                             ? "skinny-M mma kernel (rr) takes row-major A and B only"
-                                             : "skinny-M mma kernel (rc) takes row-major A and column-major B only"};
-  }
+  if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kLayoutMessage<LA, LB>};
   if (g.m > Shape<P>::kMaxRows) {
     return {KernelStatus::kNotSupported, Shape<P>::kMaxRows == 64 ? "skinny-M mma kernel takes M <= 64 only"
                                                                   : "skinny-M mma kernel (TF32) takes M <= 16 only"};
@@ -364,11 +396,12 @@ KernelStatus can_implement(const GemmArgs& g) {
   return {};
 }
 
-template <Precision P, Layout LB>
+template <Precision P, Layout LA, Layout LB>
 KernelInfo skinny_mma_info(const char* name) {
   constexpr int kVec = Shape<P>::kVec, kMaxRows = Shape<P>::kMaxRows;
   KernelInfo info = make_info({name, kConfig, P, /*align_a=*/kVec, /*align_b=*/kVec, /*align_d=*/2, kMaxRows, kBN, kBK,
-                               Cfg<P, kMaxRows / 16>::kSmemBytes, &can_implement<P, LB>, &run<P, LB>});
+                               Cfg<P, kMaxRows / 16>::kSmemBytes, &can_implement<P, LA, LB>, &run<P, LA, LB>});
+  info.layout_a = LA;
   info.layout_b = LB;
   info.workspace_bytes = &workspace_bytes<P>;
   info.max_m = kMaxRows;
@@ -383,12 +416,16 @@ constexpr Precision kF16 = Precision::kF16, kBF16 = Precision::kBF16, kTF32 = Pr
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 
 const KernelRegistrar registrars[] = {
-    KernelRegistrar(skinny_mma_info<kBF16, kRow>("handwritten_sm80_bf16_rr_skinny_m_mma")),
-    KernelRegistrar(skinny_mma_info<kBF16, kCol>("handwritten_sm80_bf16_rc_skinny_m_mma")),
-    KernelRegistrar(skinny_mma_info<kF16, kRow>("handwritten_sm80_f16_rr_skinny_m_mma")),
-    KernelRegistrar(skinny_mma_info<kF16, kCol>("handwritten_sm80_f16_rc_skinny_m_mma")),
-    KernelRegistrar(skinny_mma_info<kTF32, kRow>("handwritten_sm80_tf32_rr_skinny_m_mma")),
-    KernelRegistrar(skinny_mma_info<kTF32, kCol>("handwritten_sm80_tf32_rc_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kBF16, kRow, kRow>("handwritten_sm80_bf16_rr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kBF16, kRow, kCol>("handwritten_sm80_bf16_rc_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kBF16, kCol, kRow>("handwritten_sm80_bf16_cr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kBF16, kCol, kCol>("handwritten_sm80_bf16_cc_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kF16, kRow, kRow>("handwritten_sm80_f16_rr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kF16, kRow, kCol>("handwritten_sm80_f16_rc_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kF16, kCol, kRow>("handwritten_sm80_f16_cr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kF16, kCol, kCol>("handwritten_sm80_f16_cc_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kTF32, kRow, kRow>("handwritten_sm80_tf32_rr_skinny_m_mma")),
+    KernelRegistrar(skinny_mma_info<kTF32, kRow, kCol>("handwritten_sm80_tf32_rc_skinny_m_mma")),
 };
 
 }  // namespace
