@@ -511,13 +511,16 @@ once in 16-byte loads, K split over the SMs with a deterministic two-pass sum; r
 take B and D at any alignment (up to 16 rows): aligned 16-byte loads realigned in registers, or
 one element per load."""),
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyMMma", config_name="skinny_m_mma_streaming", role="product",
-                why="""Not a ladder step: the tensor-core streaming kernel for 16-bit problems of up to 64
-rows and TF32 ones of up to 16 (gemm_skinny_m_mma_sm80.cu). 32 columns of D per block, K split
-over its 8 warps, each streaming B through its own cp.async ring into mma.sync; rr and rc, and
+                why="""Not a ladder step: the tensor-core streaming kernel for 16-bit problems of up to 256
+rows (64 to a block, several block rows beside each other sharing B through L2) and TF32 ones of
+up to 16 (gemm_skinny_m_mma_sm80.cu). 32 columns of D per block, K split over its 8 warps, each
+streaming B through its own cp.async ring into mma.sync; rr and rc, and
 16-bit cr and cc (a column-major A through ldmatrix.trans): in those two layouts the sweep's best
 built kernel reached 0.88-0.91x torch.mm on aligned 16-bit problems of up to 64 rows under 10
 MFLOP, against 1.05x in rr and rc where this kernel was the fastest on 182 of 202 (bf16, H100,
-2026-11-24)."""),
+2026-11-24). More than 64 rows: on aligned bf16 problems of 65-256 rows under 0.1 GFLOP the
+best built kernel reached 0.86-0.91x torch.mm (same sweep), where the tile kernels' prologues
+cost more than the product."""),
 ]
 
 CONFIGS: list[Config] = [*SM90, *SM80, *HANDWRITTEN]

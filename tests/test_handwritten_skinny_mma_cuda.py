@@ -3,8 +3,8 @@ forced with kernel= and checked against a float64 reference, relative to torch.m
 The cases sweep M across the kernel's row instances (16, 32 and 64 rows of A), take N from one
 column pair to many 32-column blocks with a ragged last one, and K from one 8-element chunk to
 long; N small enough that K is also split over blocks (workspace and sum of slabs); padded
-leading dims, storage offsets and a padded output. The 16-bit kernels take at most 64 rows and
-the TF32 ones 16: forcing one on more is a ValueError naming the limit. With a column-major A
+leading dims, storage offsets and a padded output. The 16-bit kernels take at most 256 rows (64 to a
+block row) and the TF32 ones 16: forcing one on more is a ValueError naming the limit. With a column-major A
 ("cr", "cc"), M is A's contiguous extent and is rounded up to the alignment (aligned_shape)."""
 
 import pytest
@@ -19,10 +19,11 @@ pytestmark = pytest.mark.gpu
 NAMES = ({f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in ("bf16", "f16")
           for layouts in ("rr", "rc", "cr", "cc")}
          | {f"handwritten_sm80_tf32_{layouts}_skinny_m_mma" for layouts in ("rr", "rc")})
-MAX_ROWS = {"bf16": 64, "f16": 64, "tf32": 16}
+MAX_ROWS = {"bf16": 256, "f16": 256, "tf32": 16}
 
-# Both sides of each instance's row count (16, 32, 64; TF32 has the 16-row one), and M = 1.
-M_SWEEP = [1, 2, 15, 16, 17, 31, 32, 33, 63, 64]
+# Both sides of each instance's row count (16, 32, 64; TF32 has the 16-row one), M = 1, and
+# several block rows of 64 (16-bit): two, a ragged third, four.
+M_SWEEP = [1, 2, 15, 16, 17, 31, 32, 33, 63, 64, 65, 128, 136, 256]
 # N: one column pair (rc; rr rounds up to 8), less than a block of 32, a ragged block, and
 # 4096 (128 blocks: K is not split over blocks on a large GPU). 40 and 1000 leave most SMs idle,
 # so K is split over blocks when it is long enough.
@@ -62,7 +63,8 @@ def test_m_sweep_over_n_and_k(kernel, m):
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
-@pytest.mark.parametrize("m,n,k", [(1, 64, 65536), (16, 1000, 16384), (64, 256, 8192), (16, 4096, 14336)], ids=str)
+@pytest.mark.parametrize("m,n,k", [(1, 64, 65536), (16, 1000, 16384), (64, 256, 8192), (16, 4096, 14336),
+                                   (200, 256, 16384)], ids=str)
 def test_long_k(kernel, m, n, k):
     """Few columns and a long K split over many blocks (workspace, sum of slabs), and a long K
     inside one block per column block."""
@@ -70,7 +72,7 @@ def test_long_k(kernel, m, n, k):
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
-@pytest.mark.parametrize("m", [1, 17, 40])
+@pytest.mark.parametrize("m", [1, 17, 40, 200])
 def test_padded_leading_dims(kernel, m):
     """Leading dims larger than the rows, by a multiple of the alignment: the kernel must use
     lda and ldb, not the sizes."""
@@ -78,7 +80,7 @@ def test_padded_leading_dims(kernel, m):
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
-@pytest.mark.parametrize("m", [1, 17, 40])
+@pytest.mark.parametrize("m", [1, 17, 40, 200])
 def test_storage_offset(kernel, m):
     """An offset of the alignment keeps every pointer aligned; the kernel must read from the
     view's start, not the storage's."""
@@ -89,19 +91,20 @@ def test_storage_offset(kernel, m):
 def test_padded_output_is_written_only_inside(kernel):
     """out= a view with a padded leading dim and an offset: the kernel must use ldd, and the
     padding must keep its NaNs (one slab per block, and K split over blocks)."""
-    for m, n, k in [(7, 1000, 64), (7, 1000, 8192), (min(50, kernel.max_m), 4096, 512)]:
+    for m, n, k in [(7, 1000, 64), (7, 1000, 8192), (min(50, kernel.max_m), 4096, 512), (min(130, kernel.max_m), 40, 8192)]:
         check_forced_padded_out(kernel, *aligned_shape(kernel, m, n, k), 2)
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
 def test_split_k_is_deterministic(kernel):
     """K split over blocks and warps, summed in a fixed order: two runs agree bit for bit."""
-    m, n, k = aligned_shape(kernel, 16, 256, 65536)
-    a, b = forced_operands(kernel, m, n, k)
-    first = cutlass_ops.mm(a, b, kernel=kernel.name)
-    second = cutlass_ops.mm(a, b, kernel=kernel.name)
-    assert_matches_reference(first, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k}")
-    assert torch.equal(first, second), f"{kernel.name} {m}x{n}x{k}: two runs differ"
+    for rows in sorted({16, min(150, kernel.max_m)}):  # one block row, and three (16-bit)
+        m, n, k = aligned_shape(kernel, rows, 256, 65536)
+        a, b = forced_operands(kernel, m, n, k)
+        first = cutlass_ops.mm(a, b, kernel=kernel.name)
+        second = cutlass_ops.mm(a, b, kernel=kernel.name)
+        assert_matches_reference(first, a, b, kernel.dtype, context=f"{kernel.name} {m}x{n}x{k}")
+        assert torch.equal(first, second), f"{kernel.name} {m}x{n}x{k}: two runs differ"
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)

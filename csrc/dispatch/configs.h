@@ -1004,13 +1004,16 @@ struct Handwritten_SkinnyM {
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
-// Not a ladder step: the tensor-core streaming kernel for 16-bit problems of up to 64 rows and
-// TF32 ones of up to 16 (gemm_skinny_m_mma_sm80.cu). 32 columns of D per block, K split over its
-// 8 warps, each streaming B through its own cp.async ring into mma.sync; rr and rc, and 16-bit
-// cr and cc (a column-major A through ldmatrix.trans): in those two layouts the sweep's best
-// built kernel reached 0.88-0.91x torch.mm on aligned 16-bit problems of up to 64 rows under 10
-// MFLOP, against 1.05x in rr and rc where this kernel was the fastest on 182 of 202 (bf16, H100,
-// 2026-11-24).
+// Not a ladder step: the tensor-core streaming kernel for 16-bit problems of up to 256 rows (64
+// to a block, several block rows beside each other sharing B through L2) and TF32 ones of up to
+// 16 (gemm_skinny_m_mma_sm80.cu). 32 columns of D per block, K split over its 8 warps, each
+// streaming B through its own cp.async ring into mma.sync; rr and rc, and 16-bit cr and cc (a
+// column-major A through ldmatrix.trans): in those two layouts the sweep's best built kernel
+// reached 0.88-0.91x torch.mm on aligned 16-bit problems of up to 64 rows under 10 MFLOP,
+// against 1.05x in rr and rc where this kernel was the fastest on 182 of 202 (bf16, H100,
+// 2026-11-24). More than 64 rows: on aligned bf16 problems of 65-256 rows under 0.1 GFLOP the
+// best built kernel reached 0.86-0.91x torch.mm (same sweep), where the tile kernels' prologues
+// cost more than the product.
 struct Handwritten_SkinnyMMma {
   static constexpr ConfigId kId = ConfigId::kHandwritten_SkinnyMMma;
   static constexpr const char* kName = "skinny_m_mma_streaming";

@@ -1,6 +1,6 @@
 // A hand-written tensor-core kernel for 16-bit (and TF32, below) GEMMs with few rows: D (M x N)
-// = A (M x K) * B (K x N) for M up to 64 (decode steps and small batches through an LLM's
-// weights).
+// = A (M x K) * B (K x N) for M up to 64 in one block row (decode steps and small batches
+// through an LLM's weights), and up to 256 in several.
 // Not a step of the ladder: a kernel for the shapes the tile kernels lose on.
 //
 // With M <= 64 the product does at most 128 flops per element of B, so reading B is the
@@ -22,6 +22,11 @@
 //    gradient x^T @ dy, or of any product of transposed views). Its stage is then 32 K rows of
 //    the M rows' values, M-contiguous, and ldmatrix.trans turns them into A fragments, as it
 //    does for row-major B.
+//  - 65 to 256 rows (16-bit) take one block row of 64 rows per 64 rows of A, the block rows
+//    of one column block next to each other in the grid, so that they read the same pieces of B
+//    at about the same time and all but the first find them in L2 (B is then not marked
+//    evict-first). Small problems of this size are latency-bound: the tile kernels' prologues
+//    (TMA descriptors, barriers, the tile scheduler) cost more than the product.
 //  - At the end the 8 warps' partial sums are added through shared memory in a fixed order,
 //    so a block writes its 32 columns of D once. Only when N / 32 blocks leave more than
 //    half the SMs idle is K also split over blocks: then each writes fp32 partial sums to a
@@ -64,7 +69,8 @@ struct Shape {
   static constexpr int kChunks = kBK / kVec;     // chunks per shared-memory row, of A and of B
   static constexpr int kSteps = kChunks / 2;     // mma k-steps per stage, two chunks each
   static constexpr int kRowsPerCopy = 32 / kChunks;  // rows one copy instruction of the warp covers
-  static constexpr int kMaxRows = kBytes == 2 ? 64 : 16;
+  static constexpr int kMaxRows = kBytes == 2 ? 64 : 16;  // rows of A one block holds
+  static constexpr int kMaxM = kBytes == 2 ? 4 * kMaxRows : kMaxRows;  // rows of A the kernel takes
   static constexpr bool kTF32 = P == Precision::kTF32;
 };
 
@@ -97,26 +103,28 @@ struct Cfg {
 // workspace_bytes() and run() agree.
 struct Split {
   int m_tiles;         // 1, 2 or 4: the instance
+  int row_blocks;      // blocks across M, each of 16 * m_tiles rows (more than one: m_tiles = 4)
   int col_blocks;      // blocks across N
   int splits;          // blocks across K (1: no workspace)
   int warp_k;          // K per warp, a multiple of kBK; a block covers kWarps * warp_k
   bool evict_first;    // B streamed evict-first in L2 (handwritten.cuh)
-  int64_t blocks() const { return int64_t{col_blocks} * splits; }
+  int64_t blocks() const { return int64_t{row_blocks} * col_blocks * splits; }
 };
 
 template <Precision P>
 Split plan_split(const GemmArgs& g) {
   Split s;
   s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 ? 2 : 4;
+  s.row_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.m, 16 * s.m_tiles)));
   s.col_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.n, kBN)));
   const int64_t k_steps = ceil_div(g.k, kBK);
-  // Split K over blocks only while the columns alone leave more than half the SMs idle, and
-  // never below two stages per warp, nor into more than 64 slabs.
-  int64_t splits = std::max<int64_t>(1, g.sm_count / s.col_blocks);
+  // Split K over blocks only while the output's blocks alone leave more than half the SMs
+  // idle, and never below two stages per warp, nor into more than 64 slabs.
+  int64_t splits = std::max<int64_t>(1, g.sm_count / (int64_t{s.row_blocks} * s.col_blocks));
   splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
-  s.evict_first = stream_b_evict_first(g, Shape<P>::kBytes);
+  s.evict_first = s.row_blocks == 1 && stream_b_evict_first(g, Shape<P>::kBytes);  // B is read once
   return s;
 }
 
@@ -136,8 +144,12 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   constexpr bool kScalarB = S::kTF32 && LB == Layout::kRowMajor;
   extern __shared__ __align__(128) unsigned char smem[];
   const int warp = static_cast<int>(threadIdx.x) / 32, lane = static_cast<int>(threadIdx.x) % 32;
-  const int col_block = static_cast<int>(blockIdx.x % s.col_blocks), split = static_cast<int>(blockIdx.x / s.col_blocks);
+  // Block order: row blocks fastest (they share B's pieces), then column blocks, then K slabs.
+  const int row_block = static_cast<int>(blockIdx.x % s.row_blocks);
+  const int col_block = static_cast<int>(blockIdx.x / s.row_blocks % s.col_blocks);
+  const int split = static_cast<int>(blockIdx.x / s.row_blocks / s.col_blocks);
   const int n0 = col_block * kBN;
+  const int row0 = row_block * C::kRows, rows_here = min(p.m - row0, C::kRows);  // this block's rows of A and D
   // This warp's K range: [k_begin, k_end), cut into kBK stages (the last zero-filled past k_end).
   const int64_t first = int64_t{split * kWarps + warp} * s.warp_k;  // 64-bit: K may be near 2^31
   const int k_begin = static_cast<int>(min(first, int64_t{p.k}));
@@ -163,7 +175,7 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   const int row_in = lane / kChunks, chunk = lane % kChunks;
   constexpr int kARowsPerCopy = 32 / kAChunks;
   const int a_row_in = lane / kAChunks, a_chunk = lane % kAChunks;
-  const T* a_src = p.a + a_row_in * p.lda + a_chunk * kVec;
+  const T* a_src = p.a + (kColA ? row0 : row0 * p.lda) + a_row_in * p.lda + a_chunk * kVec;
   const T* b_src = LB == Layout::kRowMajor ? p.b + row_in * p.ldb + n0 + chunk * kVec
                                            : p.b + (n0 + row_in) * p.ldb + chunk * kVec;
   const bool b_col_ok = n0 + chunk * kVec < p.n;  // row-major B: N % kVec == 0, a chunk is wholly in or out
@@ -174,10 +186,10 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
     for (int j = 0; j < C::kLoadsA; ++j) {
       const int r = a_row_in + kARowsPerCopy * j;
       if constexpr (kColA) {  // row r: K index k0 + r; M % kVec == 0, so a chunk is wholly in or out
-        const bool ok = a_chunk * kVec < p.m && k0 + r < k_end;
+        const bool ok = a_chunk * kVec < rows_here && k0 + r < k_end;
         ptx::cp_async_16(stage + a_at(r, a_chunk), ok ? a_src + (k0 + kARowsPerCopy * j) * p.lda : p.a, ok);
       } else {  // row r: row r of A; K % kVec == 0 and k_end is K or a multiple of kBK
-        const bool ok = k0 + a_chunk * kVec < k_end && r < p.m;
+        const bool ok = k0 + a_chunk * kVec < k_end && r < rows_here;
         ptx::cp_async_16(stage + a_at(r, a_chunk), ok ? a_src + kARowsPerCopy * j * p.lda + k0 : p.a, ok);
       }
     }
@@ -301,7 +313,6 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   // 2 (lane % 4) and + 1; c2, c3 the same 8 rows lower.
   __syncthreads();  // every warp is done with its ring
   float* sums = reinterpret_cast<float*>(smem);
-  const int rows = min(p.m, C::kRows);
 #pragma unroll
   for (int mi = 0; mi < C::kMTiles; ++mi) {
 #pragma unroll
@@ -316,7 +327,7 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   }
   __syncthreads();
   using Traits = ElementTraits<P>;
-  for (int i = static_cast<int>(threadIdx.x); i < rows * (kBN / 2); i += kThreads) {
+  for (int i = static_cast<int>(threadIdx.x); i < rows_here * (kBN / 2); i += kThreads) {
     const int row = i / (kBN / 2), c = i % (kBN / 2) * 2, col = n0 + c;
     if (col >= p.n) continue;  // N is even (D's alignment): a pair is wholly in or out
     float2 sum = *reinterpret_cast<const float2*>(sums + row * C::kSumStride + c);
@@ -327,9 +338,9 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
       sum.y += x.y;
     }
     if (s.splits == 1) {
-      *reinterpret_cast<typename Traits::Element2*>(p.d + row * p.ldd + col) = Traits::from_float2(sum.x, sum.y);
+      *reinterpret_cast<typename Traits::Element2*>(p.d + (row0 + row) * p.ldd + col) = Traits::from_float2(sum.x, sum.y);
     } else {
-      *reinterpret_cast<float2*>(ws + (int64_t{split} * p.m + row) * p.n + col) = sum;
+      *reinterpret_cast<float2*>(ws + (int64_t{split} * p.m + row0 + row) * p.n + col) = sum;
     }
   }
 }
@@ -386,9 +397,9 @@ constexpr const char* kLayoutMessage =
 template <Precision P, Layout LA, Layout LB>
 KernelStatus can_implement(const GemmArgs& g) {
   if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kLayoutMessage<LA, LB>};
-  if (g.m > Shape<P>::kMaxRows) {
-    return {KernelStatus::kNotSupported, Shape<P>::kMaxRows == 64 ? "skinny-M mma kernel takes M <= 64 only"
-                                                                  : "skinny-M mma kernel (TF32) takes M <= 16 only"};
+  if (g.m > Shape<P>::kMaxM) {
+    return {KernelStatus::kNotSupported, Shape<P>::kMaxM == 256 ? "skinny-M mma kernel takes M <= 256 only"
+                                                                : "skinny-M mma kernel (TF32) takes M <= 16 only"};
   }
   if (g.n > INT_MAX || g.k > INT_MAX) {
     return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
@@ -404,7 +415,7 @@ KernelInfo skinny_mma_info(const char* name) {
   info.layout_a = LA;
   info.layout_b = LB;
   info.workspace_bytes = &workspace_bytes<P>;
-  info.max_m = kMaxRows;
+  info.max_m = Shape<P>::kMaxM;
   info.role = Role::kProduct;
   info.math = MathClass::kMma;
   info.mainloop = Mainloop::kStreaming;
