@@ -521,6 +521,13 @@ MFLOP, against 1.05x in rr and rc where this kernel was the fastest on 182 of 20
 2026-11-24). More than 64 rows: on aligned bf16 problems of 65-256 rows under 0.1 GFLOP the
 best built kernel reached 0.86-0.91x torch.mm (same sweep), where the tile kernels' prologues
 cost more than the product."""),
+    Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyNMma", config_name="skinny_n_mma_streaming", role="product",
+                why="""Not a ladder step: the same tensor-core streaming kernel on the transposed problem
+D^T = B^T A^T, for 16-bit outputs of up to 256 columns (gemm_skinny_m_mma_sm80.cu, skinny_n_info): the
+operands exchange roles and flip layouts, and the result is stored transposed, down D's rows.
+Every layout. On aligned 16-bit problems of more than 64 rows with at most 64 columns the sweep's
+best built kernel reached 0.90-0.92x torch.mm (bf16 and f16, H100, 2026-11-25; the tile kernels
+cover them with mostly empty 64- or 128-column tiles)."""),
 ]
 
 CONFIGS: list[Config] = [*SM90, *SM80, *HANDWRITTEN]

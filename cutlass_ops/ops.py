@@ -251,6 +251,7 @@ class KernelInfo:
     decompositions: tuple[str, ...] = ("data-parallel",)  # how it can divide K: also split-k, stream-k
     orders_tiles: bool = False  # takes a tile order (raster, swizzle) from the tuning table
     max_m: Optional[int] = None  # most rows (M) it takes; None: any
+    max_n: Optional[int] = None  # most columns (N) it takes; None: any
     n_multiple: int = 1  # N (the output's row length) must be a multiple of this
     role: str = "product"  # "teaching": a step of the hand-written ladder, run only with kernel=
     math: str = "mma"  # wgmma, mma (mma.sync, wmma, DMMA) or simt
@@ -285,7 +286,7 @@ def _capability(cc: int) -> tuple[int, int]:
 
 
 # KernelInfo fields that _C.kernels() gives under the same name and as they are.
-_PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "n_multiple", "role", "math",
+_PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "max_n", "n_multiple", "role", "math",
                  "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab", "fuses_epilogue", "batched",
                  "split_k_in_workspace")
 

@@ -28,10 +28,14 @@ def test_forced_kernel(kernel, m, n, k):
         cutlass_ops.explain(a, b, kernel=kernel.name)
     except ValueError as refusal:
         # On its own dtype and layouts, only alignment, more rows than a few-row kernel takes
-        # (KernelInfo.max_m) or a row length it cannot store (KernelInfo.n_multiple) may stop a kernel.
+        # (KernelInfo.max_m), more columns than a few-column one takes (KernelInfo.max_n) or a
+        # row length it cannot store (KernelInfo.n_multiple) may stop a kernel.
         if kernel.max_m is not None and m > kernel.max_m:
             assert f"takes at most {kernel.max_m} rows (M)" in str(refusal), refusal
             pytest.skip(f"{kernel.name} takes at most {kernel.max_m} rows")
+        if kernel.max_n is not None and n > kernel.max_n:
+            assert f"takes at most {kernel.max_n} columns (N)" in str(refusal), refusal
+            pytest.skip(f"{kernel.name} takes at most {kernel.max_n} columns")
         if n % kernel.n_multiple != 0:
             assert f"row length N a multiple of {kernel.n_multiple}, the problem has N = {n}" in str(refusal), refusal
             pytest.skip(f"{kernel.name} needs N a multiple of {kernel.n_multiple}")
@@ -51,9 +55,10 @@ def test_forced_kernel(kernel, m, n, k):
 
 def test_every_kernel_of_this_arch_was_exercised():
     """The aligned shape (296, 264, 136) fits every kernel (with at most max_m rows for the
-    few-row kernels, and (2, 520, 1000) runs them), so none is skipped everywhere."""
+    few-row kernels and max_n columns for the few-column ones, and (2, 520, 1000) and (1000, 8, 24)
+    run them), so none is skipped everywhere."""
     for kernel in kernels_here():
         dtype = KERNEL_DTYPES[kernel.dtype]
         a = matrix(min(296, kernel.max_m or 296), 136, dtype, kernel.layouts[0])
-        b = matrix(136, 264, dtype, kernel.layouts[1])
+        b = matrix(136, min(264, kernel.max_n or 264), dtype, kernel.layouts[1])
         assert cutlass_ops.explain(a, b, kernel=kernel.name).kernel == kernel.name

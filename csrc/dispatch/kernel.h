@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 11;
+inline constexpr int kKernelAbiVersion = 12;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -104,6 +104,7 @@ struct KernelInfo {
   int align_a = 1, align_b = 1, align_d = 1;
   int min_cc = 80, max_cc = INT_MAX;  // compute capability range it runs on, as 10 * major + minor
   int64_t max_m = INT64_MAX;  // most rows (M) it takes: the few-row streaming kernels have a limit
+  int64_t max_n = INT64_MAX;  // most columns (N) it takes: the few-column streaming kernels have a limit
   int n_multiple = 1;         // N (D's row length) must be a multiple of this, whatever D's alignment
 
   // ---- how: the facts the cost model (dispatch/cost_model.h) reads ----

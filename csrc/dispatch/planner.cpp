@@ -112,6 +112,7 @@ Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev
   // CUTLASS problem shapes are 32-bit.
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) return Rejection::kTooLarge;
   if (p.m > k.max_m) return Rejection::kTooManyRows;
+  if (p.n > k.max_n) return Rejection::kTooManyColumns;
   if (p.n % k.n_multiple != 0) return Rejection::kRowLength;
   // Alignments are powers of two, so "at least" means "a multiple of".
   if (p.a.align < k.align_a) return Rejection::kAlignA;
@@ -159,6 +160,8 @@ std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p
              "x" + to_string(p.k);
     case Rejection::kTooManyRows:
       return "takes at most " + to_string(k.max_m) + " rows (M), the problem has M = " + to_string(p.m) + operands;
+    case Rejection::kTooManyColumns:
+      return "takes at most " + to_string(k.max_n) + " columns (N), the problem has N = " + to_string(p.n) + operands;
     case Rejection::kRowLength:
       return "needs the output's row length N a multiple of " + to_string(k.n_multiple) + ", the problem has N = " +
              to_string(p.n) + operands;

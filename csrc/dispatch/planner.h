@@ -105,6 +105,7 @@ enum class Rejection {
   kAlignD,
   kTooLarge,
   kTooManyRows,
+  kTooManyColumns,
   kRowLength,
   kEpilogue,  // a fused-epilogue kernel, and the call has no epilogue it can fuse
   kBatch,     // a batch of products, and the kernel runs one at a time

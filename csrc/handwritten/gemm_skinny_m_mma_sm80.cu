@@ -32,6 +32,12 @@
 //    half the SMs idle is K also split over blocks: then each writes fp32 partial sums to a
 //    workspace and sum_slabs (handwritten.cuh) adds them, slab 0 first (deterministic).
 //
+// Few columns (16-bit, up to 256): D^T = B^T A^T is a few-row problem, so the same kernel runs
+// it with the operands' roles and layouts exchanged (B^T of a row-major B is column-major, and
+// so on), and stores its result transposed, down D's rows (Split::transposed_d). These are the
+// skinny-N kernels: tall outputs with few columns (a projection to a few outputs, x^T @ dy for a
+// narrow layer), which the tile kernels cover with mostly empty 64- or 128-column tiles.
+//
 // Shared memory rows are 64 bytes (32 elements), XOR-swizzled (swizzle<4>, handwritten.cuh)
 // so the 8 rows each ldmatrix phase reads fall into 8 distinct bank groups.
 //
@@ -56,6 +62,7 @@ namespace cutlass_ops::handwritten {
 namespace {
 
 constexpr configs::ConfigId kConfig = configs::Handwritten_SkinnyMMma::kId;
+constexpr configs::ConfigId kColumnsConfig = configs::Handwritten_SkinnyNMma::kId;
 constexpr int kWarps = 8, kThreads = 32 * kWarps;
 constexpr int kBN = 32;  // columns of D per block (and per warp: 4 mma tiles of 8)
 constexpr int kBK = 32;  // K per stage: 16-bit, two mma k-steps of 16 (64-byte rows); TF32, four of 8 (128 bytes)
@@ -108,6 +115,7 @@ struct Split {
   int splits;          // blocks across K (1: no workspace)
   int warp_k;          // K per warp, a multiple of kBK; a block covers kWarps * warp_k
   bool evict_first;    // B streamed evict-first in L2 (handwritten.cuh)
+  bool transposed_d = false;  // D is stored transposed: the problem is a skinny-N one's D^T = B^T A^T
   int64_t blocks() const { return int64_t{row_blocks} * col_blocks * splits; }
 };
 
@@ -126,6 +134,30 @@ Split plan_split(const GemmArgs& g) {
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
   s.evict_first = s.row_blocks == 1 && stream_b_evict_first(g, Shape<P>::kBytes);  // B is read once
   return s;
+}
+
+// The epilogue of a transposed D: element (row, col) of this problem is (col, row) of the stored
+// D, so element pairs run down a column here (along a row of D: M here is D's N, even by D's
+// alignment, and so is every block's row count). The workspace slabs are laid out as D is.
+template <class C, class T, class Traits>
+__device__ __forceinline__ void store_transposed(const Problem<T>& p, const Split& s, float* ws, const float* sums,
+                                                 int split, int n0, int row0, int rows_here) {
+  const int pairs = rows_here / 2;
+  for (int i = static_cast<int>(threadIdx.x); i < pairs * kBN; i += kThreads) {
+    const int row = i % pairs * 2, c = i / pairs, col = n0 + c;
+    if (col >= p.n) continue;
+    float2 sum = make_float2(sums[row * C::kSumStride + c], sums[(row + 1) * C::kSumStride + c]);
+#pragma unroll
+    for (int w = 1; w < kWarps; ++w) {
+      sum.x += sums[(w * C::kRows + row) * C::kSumStride + c];
+      sum.y += sums[(w * C::kRows + row + 1) * C::kSumStride + c];
+    }
+    if (s.splits == 1) {
+      *reinterpret_cast<typename Traits::Element2*>(p.d + col * p.ldd + row0 + row) = Traits::from_float2(sum.x, sum.y);
+    } else {
+      *reinterpret_cast<float2*>(ws + (int64_t{split} * p.n + col) * p.m + row0 + row) = sum;
+    }
+  }
 }
 
 template <Precision P, Layout LA, Layout LB, class C>
@@ -327,6 +359,10 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   }
   __syncthreads();
   using Traits = ElementTraits<P>;
+  if (s.transposed_d) {
+    store_transposed<C, T, Traits>(p, s, ws, sums, split, n0, row0, rows_here);
+    return;
+  }
   for (int i = static_cast<int>(threadIdx.x); i < rows_here * (kBN / 2); i += kThreads) {
     const int row = i / (kBN / 2), c = i % (kBN / 2) * 2, col = n0 + c;
     if (col >= p.n) continue;  // N is even (D's alignment): a pair is wholly in or out
@@ -361,14 +397,16 @@ KernelStatus launch(const GemmArgs& g, const Split& s) {
   if (s.splits > 1) {
     const KernelStatus status = launch_status();
     if (!status.ok()) return status;
-    launch_sum_slabs<P>(p, ws, s.splits, g.stream);
+    // The slabs are laid out as the stored D is: transposed, as D^T's transpose.
+    Problem<T> stored = p;
+    if (s.transposed_d) std::swap(stored.m, stored.n);
+    launch_sum_slabs<P>(stored, ws, s.splits, g.stream);
   }
   return launch_status();
 }
 
 template <Precision P, Layout LA, Layout LB>
-KernelStatus run(const GemmArgs& g) {
-  const Split s = plan_split<P>(g);
+KernelStatus run_split(const GemmArgs& g, const Split& s) {
   if constexpr (Shape<P>::kMaxRows == 16) {
     return launch<P, LA, LB, Cfg<P, 1>>(g, s);
   } else {
@@ -380,10 +418,46 @@ KernelStatus run(const GemmArgs& g) {
   }
 }
 
+template <Precision P, Layout LA, Layout LB>
+KernelStatus run(const GemmArgs& g) {
+  return run_split<P, LA, LB>(g, plan_split<P>(g));
+}
+
 template <Precision P>
 size_t workspace_bytes(const GemmArgs& g) {
   const Split s = plan_split<P>(g);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * g.m * g.n * sizeof(float) : 0;
+}
+
+// ---- few columns: D^T = B^T A^T ------------------------------------------------------------
+constexpr Layout flip(Layout l) { return l == Layout::kRowMajor ? Layout::kColMajor : Layout::kRowMajor; }
+
+// The transposed problem: N x M = B^T (N x K) A^T (K x M). Transposing a view flips its layout
+// and keeps its leading dim; D keeps its own, and the kernel stores into it transposed.
+GemmArgs transposed(const GemmArgs& g) {
+  GemmArgs t = g;
+  t.m = g.n;
+  t.n = g.m;
+  t.a = g.b;
+  t.lda = g.ldb;
+  t.layout_a = flip(g.layout_b);
+  t.b = g.a;
+  t.ldb = g.lda;
+  t.layout_b = flip(g.layout_a);
+  return t;
+}
+
+template <Precision P, Layout LA, Layout LB>  // the problem's layouts (the few-row kernel runs the flipped ones)
+KernelStatus run_columns(const GemmArgs& g) {
+  const GemmArgs t = transposed(g);
+  Split s = plan_split<P>(t);
+  s.transposed_d = true;
+  return run_split<P, flip(LB), flip(LA)>(t, s);
+}
+
+template <Precision P>
+size_t workspace_bytes_columns(const GemmArgs& g) {
+  return workspace_bytes<P>(transposed(g));
 }
 
 template <Layout LA, Layout LB>
@@ -407,6 +481,25 @@ KernelStatus can_implement(const GemmArgs& g) {
   return {};
 }
 
+template <Layout LA, Layout LB>
+constexpr const char* kColumnsLayoutMessage =
+    LA == Layout::kRowMajor
+        ? (LB == Layout::kRowMajor ? "skinny-N mma kernel (rr) takes row-major A and B only"
+                                   : "skinny-N mma kernel (rc) takes row-major A and column-major B only")
+        : (LB == Layout::kRowMajor ? "skinny-N mma kernel (cr) takes column-major A and row-major B only"
+                                   : "skinny-N mma kernel (cc) takes column-major A and B only");
+
+template <Precision P, Layout LA, Layout LB>
+KernelStatus can_implement_columns(const GemmArgs& g) {
+  static_assert(Shape<P>::kMaxM == 256, "16-bit only");
+  if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kColumnsLayoutMessage<LA, LB>};
+  if (g.n > Shape<P>::kMaxM) return {KernelStatus::kNotSupported, "skinny-N mma kernel takes N <= 256 only"};
+  if (g.m > INT_MAX || g.k > INT_MAX) {
+    return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
+  }
+  return {};
+}
+
 template <Precision P, Layout LA, Layout LB>
 KernelInfo skinny_mma_info(const char* name) {
   constexpr int kVec = Shape<P>::kVec, kMaxRows = Shape<P>::kMaxRows;
@@ -416,6 +509,25 @@ KernelInfo skinny_mma_info(const char* name) {
   info.layout_b = LB;
   info.workspace_bytes = &workspace_bytes<P>;
   info.max_m = Shape<P>::kMaxM;
+  info.role = Role::kProduct;
+  info.math = MathClass::kMma;
+  info.mainloop = Mainloop::kStreaming;
+  info.threads = kThreads;
+  return info;
+}
+
+// The skinny-N kernels: a tile of 32 rows of D (a block's 32 columns of D^T) by up to 64
+// columns, 64 columns to a block (one block row of D^T), at most 256.
+template <Precision P, Layout LA, Layout LB>
+KernelInfo skinny_n_info(const char* name) {
+  constexpr int kVec = Shape<P>::kVec, kMaxRows = Shape<P>::kMaxRows;
+  KernelInfo info = make_info({name, kColumnsConfig, P, /*align_a=*/kVec, /*align_b=*/kVec, /*align_d=*/2, kBN, kMaxRows,
+                               kBK, Cfg<P, kMaxRows / 16>::kSmemBytes, &can_implement_columns<P, LA, LB>,
+                               &run_columns<P, LA, LB>});
+  info.layout_a = LA;
+  info.layout_b = LB;
+  info.workspace_bytes = &workspace_bytes_columns<P>;
+  info.max_n = Shape<P>::kMaxM;
   info.role = Role::kProduct;
   info.math = MathClass::kMma;
   info.mainloop = Mainloop::kStreaming;
@@ -437,6 +549,14 @@ const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_mma_info<kF16, kCol, kCol>("handwritten_sm80_f16_cc_skinny_m_mma")),
     KernelRegistrar(skinny_mma_info<kTF32, kRow, kRow>("handwritten_sm80_tf32_rr_skinny_m_mma")),
     KernelRegistrar(skinny_mma_info<kTF32, kRow, kCol>("handwritten_sm80_tf32_rc_skinny_m_mma")),
+    KernelRegistrar(skinny_n_info<kBF16, kRow, kRow>("handwritten_sm80_bf16_rr_skinny_n_mma")),
+    KernelRegistrar(skinny_n_info<kBF16, kRow, kCol>("handwritten_sm80_bf16_rc_skinny_n_mma")),
+    KernelRegistrar(skinny_n_info<kBF16, kCol, kRow>("handwritten_sm80_bf16_cr_skinny_n_mma")),
+    KernelRegistrar(skinny_n_info<kBF16, kCol, kCol>("handwritten_sm80_bf16_cc_skinny_n_mma")),
+    KernelRegistrar(skinny_n_info<kF16, kRow, kRow>("handwritten_sm80_f16_rr_skinny_n_mma")),
+    KernelRegistrar(skinny_n_info<kF16, kRow, kCol>("handwritten_sm80_f16_rc_skinny_n_mma")),
+    KernelRegistrar(skinny_n_info<kF16, kCol, kRow>("handwritten_sm80_f16_cr_skinny_n_mma")),
+    KernelRegistrar(skinny_n_info<kF16, kCol, kCol>("handwritten_sm80_f16_cc_skinny_n_mma")),
 };
 
 }  // namespace

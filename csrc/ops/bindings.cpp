@@ -49,6 +49,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["decompositions"] = decompositions;
   d["orders_tiles"] = k.orders_tiles;
   d["max_m"] = k.max_m == INT64_MAX ? py::object(py::none()) : py::object(py::int_(k.max_m));
+  d["max_n"] = k.max_n == INT64_MAX ? py::object(py::none()) : py::object(py::int_(k.max_n));
   d["n_multiple"] = k.n_multiple;
   d["math"] = math_class_name(k.math);
   d["mainloop"] = mainloop_name(k.mainloop);
