@@ -460,13 +460,14 @@ size_t workspace_bytes_columns(const GemmArgs& g) {
   return workspace_bytes<P>(transposed(g));
 }
 
+// The skinny-M and skinny-N builds check their layouts with one message table.
 template <Layout LA, Layout LB>
 constexpr const char* kLayoutMessage =
     LA == Layout::kRowMajor
-        ? (LB == Layout::kRowMajor ? "skinny-M mma kernel (rr) takes row-major A and B only"
-                                   : "skinny-M mma kernel (rc) takes row-major A and column-major B only")
-        : (LB == Layout::kRowMajor ? "skinny-M mma kernel (cr) takes column-major A and row-major B only"
-                                   : "skinny-M mma kernel (cc) takes column-major A and B only");
+        ? (LB == Layout::kRowMajor ? "streaming mma kernel (rr) takes row-major A and B only"
+                                   : "streaming mma kernel (rc) takes row-major A and column-major B only")
+        : (LB == Layout::kRowMajor ? "streaming mma kernel (cr) takes column-major A and row-major B only"
+                                   : "streaming mma kernel (cc) takes column-major A and B only");
 
 template <Precision P, Layout LA, Layout LB>
 KernelStatus can_implement(const GemmArgs& g) {
@@ -481,18 +482,10 @@ KernelStatus can_implement(const GemmArgs& g) {
   return {};
 }
 
-template <Layout LA, Layout LB>
-constexpr const char* kColumnsLayoutMessage =
-    LA == Layout::kRowMajor
-        ? (LB == Layout::kRowMajor ? "skinny-N mma kernel (rr) takes row-major A and B only"
-                                   : "skinny-N mma kernel (rc) takes row-major A and column-major B only")
-        : (LB == Layout::kRowMajor ? "skinny-N mma kernel (cr) takes column-major A and row-major B only"
-                                   : "skinny-N mma kernel (cc) takes column-major A and B only");
-
 template <Precision P, Layout LA, Layout LB>
 KernelStatus can_implement_columns(const GemmArgs& g) {
   static_assert(Shape<P>::kMaxM == 256, "16-bit only");
-  if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kColumnsLayoutMessage<LA, LB>};
+  if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kLayoutMessage<LA, LB>};
   if (g.n > Shape<P>::kMaxM) return {KernelStatus::kNotSupported, "skinny-N mma kernel takes N <= 256 only"};
   if (g.m > INT_MAX || g.k > INT_MAX) {
     return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
