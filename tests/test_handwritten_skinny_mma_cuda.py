@@ -5,19 +5,23 @@ column pair to many 32-column blocks with a ragged last one, and K from one 8-el
 long; N small enough that K is also split over blocks (workspace and sum of slabs); padded
 leading dims, storage offsets and a padded output. The 16-bit kernels take at most 256 rows (64 to a
 block row) and the TF32 ones 16: forcing one on more is a ValueError naming the limit. With a column-major A
-("cr", "cc"), M is A's contiguous extent and is rounded up to the alignment (aligned_shape)."""
+("cr", "cc"), M is A's contiguous extent and is rounded up to the alignment (aligned_shape).
+The `_a1` builds (16-bit, any alignment: element-pair loads, 32 rows to a block row) run the same
+cases on shapes as they are, and on operands starting at every element offset. Every build runs
+batches (bmm): matrices at padded batch strides or shared, K split over blocks per matrix."""
 
 import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import aligned_shape, assert_matches_reference, check_forced, check_forced_padded_out, forced_operands
+from mm_testing import (KERNEL_DTYPES, aligned_shape, assert_matches_reference, check_forced, check_forced_padded_out,
+                        forced_operands, forced_precision, poison_allocator)
 
 pytestmark = pytest.mark.gpu
 
 # 16-bit in every layout (a column-major A goes through ldmatrix.trans); TF32 with a row-major A.
-NAMES = ({f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma" for dtype in ("bf16", "f16")
-          for layouts in ("rr", "rc", "cr", "cc")}
+NAMES = ({f"handwritten_sm80_{dtype}_{layouts}_skinny_m_mma{suffix}" for dtype in ("bf16", "f16")
+          for layouts in ("rr", "rc", "cr", "cc") for suffix in ("", "_a1")}
          | {f"handwritten_sm80_tf32_{layouts}_skinny_m_mma" for layouts in ("rr", "rc")})
 MAX_ROWS = {"bf16": 256, "f16": 256, "tf32": 16}
 
@@ -46,7 +50,8 @@ def test_all_mma_kernels_are_registered():
     for k in kernels:
         assert k.family == "handwritten" and k.config == "skinny_m_mma_streaming", k
         assert k.layouts == k.name.split("_")[3], k
-        assert k.alignment == ((4, 4, 2) if k.dtype == "tf32" else (8, 8, 2)), k
+        expected = (1, 1, 1) if k.name.endswith("_a1") else (4, 4, 2) if k.dtype == "tf32" else (8, 8, 2)
+        assert k.alignment == expected, k
         assert k.max_m == MAX_ROWS[k.dtype], k
         assert k.decompositions == ("data-parallel",), k  # K is split inside the kernel
         assert k.min_capability == (8, 0) and k.max_capability is None, k
@@ -114,3 +119,50 @@ def test_more_rows_than_the_limit_are_refused_by_name(kernel):
     with pytest.raises(ValueError, match=rf"takes at most {rows} rows \(M\), the problem has M = {rows + 1}"):
         cutlass_ops.mm(a, b, kernel=kernel.name)
     check_forced(kernel, rows, 256, 256)  # and the limit runs
+
+
+@pytest.mark.parametrize("kernel", [k for k in mma_kernels() if k.name.endswith("_a1")], ids=lambda k: k.name)
+def test_every_misalignment(kernel):
+    """The any-alignment builds on views starting 0 to 7 elements past a 16-byte boundary, with
+    odd sizes (leading dims that keep the shift changing from row to row): one block row and
+    several, K inside one block and split over blocks."""
+    for offset in range(8):
+        for m, n, k in [(1, 1001, 1023), (5, 40, 4101), (33, 263, 777), (250, 31, 2049)]:
+            check_forced(kernel, m, n, k, offset=offset)
+
+
+def batch_of(batch, rows, cols, dtype, layout, pad, shared=False):
+    """A (batch, rows, cols) view of `layout` ('r' or 'c') matrices `pad` elements further apart
+    than packed, or one matrix for the whole batch (batch stride 0)."""
+    stride = 0 if shared else rows * cols + pad
+    base = torch.randn(rows * cols + (batch - 1) * stride, dtype=dtype, device="cuda")
+    return base.as_strided((batch, rows, cols), (stride, cols, 1) if layout == "r" else (stride, 1, rows))
+
+
+def check_batch(kernel, batch, m, n, k, shared=""):
+    """kernel forced on a bmm of `batch` matrices (one of A, B shared if named), every matrix
+    against the reference."""
+    m, n, k = aligned_shape(kernel, m, n, k)
+    dtype = KERNEL_DTYPES[kernel.dtype]
+    pad = 1 if kernel.name.endswith("_a1") else 8 * max(kernel.alignment)
+    a = batch_of(batch, m, k, dtype, kernel.layouts[0], pad, shared == "a")
+    b = batch_of(batch, k, n, dtype, kernel.layouts[1], 3 * pad, shared == "b")
+    poison_allocator(batch * m * n, dtype)
+    out = cutlass_ops._extension._C.bmm_with_kernel(a, b, kernel.name)
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
+    try:
+        for i in range(batch):
+            assert_matches_reference(out[i], a[i], b[i], forced_precision(kernel),
+                                     context=f"{kernel.name} matrix {i} of {batch}, {m}x{n}x{k}, shared {shared!r}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+@pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("shared", ["", "a", "b"])
+def test_batches(kernel, shared):
+    """Batches whose blocks leave most SMs idle (K split over blocks, a workspace slab set per
+    matrix) and batches that fill the GPU (no split), with several block rows."""
+    for batch, m, n, k in [(3, 5, 40, 8192), (7, 16, 264, 1000), (2, min(100, kernel.max_m), 72, 4096), (40, 1, 8, 24)]:
+        check_batch(kernel, batch, m, n, k, shared)

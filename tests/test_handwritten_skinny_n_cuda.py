@@ -4,18 +4,21 @@ result transposed. Each is forced with kernel= and checked against a float64 ref
 to torch.mm's own error: N across the kernel's block rows of D^T (up to 64 columns in one, and two
 to four), M from one row to many 32-row blocks with a ragged last one, K from one chunk to long;
 few rows, so that K is also split over blocks (the workspace slabs, laid out as D); padded leading
-dims, storage offsets and a padded output. More columns than the limit are refused by name."""
+dims, storage offsets and a padded output. More columns than the limit are refused by name.
+The `_a1` builds (any alignment) run the same cases on shapes as they are and on views starting
+at every element offset; every build runs batches (bmm)."""
 
 import pytest
 import torch
 
 import cutlass_ops
 from mm_testing import aligned_shape, assert_matches_reference, check_forced, check_forced_padded_out, forced_operands
+from test_handwritten_skinny_mma_cuda import check_batch
 
 pytestmark = pytest.mark.gpu
 
-NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_n_mma" for dtype in ("bf16", "f16")
-         for layouts in ("rr", "rc", "cr", "cc")}
+NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_n_mma{suffix}" for dtype in ("bf16", "f16")
+         for layouts in ("rr", "rc", "cr", "cc") for suffix in ("", "_a1")}
 
 # Columns: one pair, both sides of the 16-, 32- and 64-row instances of D^T, and several block rows.
 N_SWEEP = [2, 16, 18, 32, 40, 64, 66, 130, 256]
@@ -37,7 +40,7 @@ def test_all_skinny_n_kernels_are_registered():
     for k in kernels:
         assert k.family == "handwritten" and k.config == "skinny_n_mma_streaming", k
         assert k.layouts == k.name.split("_")[3], k
-        assert k.alignment == (8, 8, 2), k
+        assert k.alignment == ((1, 1, 1) if k.name.endswith("_a1") else (8, 8, 2)), k
         assert k.max_n == 256 and k.max_m is None, k
         assert k.decompositions == ("data-parallel",), k
 
@@ -94,3 +97,21 @@ def test_more_columns_than_the_limit_are_refused_by_name(kernel):
     with pytest.raises(ValueError, match=rf"takes at most {columns} columns \(N\), the problem has N = {columns + 8}"):
         cutlass_ops.mm(a, b, kernel=kernel.name)
     check_forced(kernel, 256, columns, 256)  # and the limit runs
+
+
+@pytest.mark.parametrize("kernel", [k for k in skinny_n_kernels() if k.name.endswith("_a1")], ids=lambda k: k.name)
+def test_every_misalignment(kernel):
+    """The any-alignment builds on views starting 0 to 7 elements past a 16-byte boundary, with
+    odd sizes: an odd column count (the last pair of a transposed store is one element), one
+    block row of D^T and several, K inside one block and split over blocks."""
+    for offset in range(8):
+        for m, n, k in [(1001, 1, 1023), (40, 5, 4101), (263, 33, 777), (31, 250, 2049)]:
+            check_forced(kernel, m, n, k, offset=offset)
+
+
+@pytest.mark.parametrize("kernel", skinny_n_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("shared", ["", "a", "b"])
+def test_batches(kernel, shared):
+    """Batches of few-column products: K split over blocks per matrix, and batches that fill the GPU."""
+    for batch, m, n, k in [(3, 40, 5, 8192), (7, 264, 16, 1000), (2, 72, 100, 4096), (40, 8, 1, 24)]:
+        check_batch(kernel, batch, m, n, k, shared)

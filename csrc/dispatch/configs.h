@@ -1015,7 +1015,13 @@ struct Handwritten_SkinnyM {
 // against 1.05x in rr and rc where this kernel was the fastest on 182 of 202 (bf16, H100,
 // 2026-11-24). More than 64 rows: on aligned bf16 problems of 65-256 rows under 0.1 GFLOP the
 // best built kernel reached 0.86-0.91x torch.mm (same sweep), where the tile kernels' prologues
-// cost more than the product.
+// cost more than the product. The `_a1` builds (16-bit, every layout) take operands at any
+// alignment: element-pair loads staged through registers, 32 rows to a block row; on the sweep's
+// small unaligned 16-bit problems the best built kernel before them, CUTLASS 2.x's
+// register-staged 64x64 alignment-1 tile, took 6-10 us where torch.mm's f16 took 4.5-7 (H100,
+// 2026-11-24). Every build also runs batches (bmm), the batch along the grid's second dimension:
+// few-row batches were the sweep's worst problems (an unaligned f16 batch of 9 products of
+// 3x1442x1 at 0.20x torch.bmm).
 struct Handwritten_SkinnyMMma {
   static constexpr ConfigId kId = ConfigId::kHandwritten_SkinnyMMma;
   static constexpr const char* kName = "skinny_m_mma_streaming";
@@ -1025,9 +1031,10 @@ struct Handwritten_SkinnyMMma {
 // Not a ladder step: the same tensor-core streaming kernel on the transposed problem D^T = B^T
 // A^T, for 16-bit outputs of up to 256 columns (gemm_skinny_m_mma_sm80.cu, skinny_n_info): the
 // operands exchange roles and flip layouts, and the result is stored transposed, down D's rows.
-// Every layout. On aligned 16-bit problems of more than 64 rows with at most 64 columns the
-// sweep's best built kernel reached 0.90-0.92x torch.mm (bf16 and f16, H100, 2026-11-25; the
-// tile kernels cover them with mostly empty 64- or 128-column tiles).
+// Every layout, at any alignment too (`_a1`), and batches. On aligned 16-bit problems of more
+// than 64 rows with at most 64 columns the sweep's best built kernel reached 0.90-0.92x torch.mm
+// (bf16 and f16, H100, 2026-11-25; the tile kernels cover them with mostly empty 64- or
+// 128-column tiles).
 struct Handwritten_SkinnyNMma {
   static constexpr ConfigId kId = ConfigId::kHandwritten_SkinnyNMma;
   static constexpr const char* kName = "skinny_n_mma_streaming";

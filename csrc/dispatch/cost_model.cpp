@@ -87,17 +87,19 @@ double main_loop_efficiency(const KernelInfo& k) {
 }
 
 // K slices a streaming kernel (Mainloop::kStreaming) cuts a problem into: its workspace is one
-// float32 M x N slab per slice when it cuts more than one (KernelInfo::workspace_bytes).
+// float32 M x N slab per slice (and matrix of a batch) when it cuts more than one
+// (KernelInfo::workspace_bytes).
 double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
   if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
   GemmArgs g;
   g.m = p.m;
   g.n = p.n;
   g.k = p.k;
+  g.batch = std::max<int64_t>(1, p.batch);  // a batch splits K less: its blocks fill more of the GPU
   g.layout_a = k.layout_a;
   g.layout_b = k.layout_b;
   g.sm_count = std::max(1, dev.sm_count);
-  const double slab_bytes = 4.0 * static_cast<double>(p.m) * static_cast<double>(p.n);
+  const double slab_bytes = 4.0 * static_cast<double>(g.batch) * static_cast<double>(p.m) * static_cast<double>(p.n);
   return std::max(1.0, std::round(static_cast<double>(k.workspace_bytes(g)) / slab_bytes));
 }
 
@@ -272,7 +274,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
       f[kFeatTileRounds] = rounds;
       f[kFeatCriticalIters] = rounds * k_tiles / slices;
       if (slices > 1) {
-        f[kFeatFixupMB] = 2.0 * 4.0 * slices * static_cast<double>(m) * n / kMB;
+        f[kFeatFixupMB] = 2.0 * 4.0 * slices * batch * static_cast<double>(m) * n / kMB;
         f[kFeatLaunch] = 2;  // the slab-summing kernel
       }
       break;

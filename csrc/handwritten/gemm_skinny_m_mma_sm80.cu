@@ -52,7 +52,22 @@
 // Alignment: A, and B, are read 16 bytes at a time, so 8 elements (4 for TF32: address,
 // leading dim and contiguous extent, which is M for a column-major A; the planner guarantees
 // it); D is written as element pairs: 2.
+//
+// Any alignment (16-bit; the `_a1` builds): cp.async moves 4, 8 or 16 aligned bytes, so an
+// operand whose rows start at odd elements (an odd leading dim, an offset view) cannot use it.
+// There each lane loads element pairs, one element per load (consecutive lanes, consecutive
+// pairs: a warp reads 128 contiguous bytes per pair of loads), into registers while the warp
+// multiplies the stage before, and stores them into the next stage of its ring afterwards:
+// the same shared-memory layout, fragments and mma. Elements past the matrix are zeros. D is
+// written element by element. The sweep's small unaligned 16-bit problems are where this
+// pays: there the best built kernel (CUTLASS 2.x's 64x64 alignment-1 tile, register-staged)
+// took 6-10 us where torch.mm's f16 took 4.5-7 (H100, 2026-11-24).
+//
+// Batches (bmm): the batch is the grid's second dimension, each matrix at its batch stride
+// from the one before (0: one matrix shared by the batch); K is split over blocks only while
+// the whole batch's blocks leave more than half the SMs idle.
 #include <algorithm>
+#include <type_traits>
 
 #include "dispatch/configs.h"
 #include "handwritten/handwritten.cuh"
@@ -83,13 +98,21 @@ struct Shape {
 
 // One instance per row count (16, 32 or 64 rows of A, padded with zeros): M = 1 costs no
 // more mma than M = 16, and the stage sizes follow the rows.
-template <Precision P, int kMTiles_>
+// The any-alignment builds (kAny) hold the next stage in registers, an element pair per 4-byte
+// register (24 at 16 rows, 32 at 32): so at most 32 rows to a block (more block rows beside each
+// other instead) and two stages (the one multiplied, the one being stored). Two blocks per SM
+// at 16 rows (128 registers per thread, at most 12 bytes spilled), one at 32 (~170 registers;
+// held to 128, ptxas spilled 16-64 bytes). With 64 rows, ptxas spilled 1.2-1.5 KiB.
+constexpr int kAnyMaxRows = 32;
+
+template <Precision P, int kMTiles_, bool kAny = false>
 struct Cfg {
   using S = Shape<P>;
-  static constexpr int kMTiles = kMTiles_, kRows = 16 * kMTiles, kStages = kMTiles == 1 ? 4 : 3;
+  static constexpr int kMTiles = kMTiles_, kRows = 16 * kMTiles, kStages = kAny ? 2 : kMTiles == 1 ? 4 : 3;
+  static_assert(!kAny || kRows <= kAnyMaxRows, "the any-alignment builds take 32 rows to a block");
   // 16-bit, 4 stages at 16 rows: 8 x 4 x 3 KiB = 96 KiB, two blocks per SM; 3 stages above:
   // 96 KiB (32 rows, two blocks per SM) and 144 KiB (64 rows, one block). TF32 at 16 rows:
-  // 8 x 4 x 6 KiB = 192 KiB, one block.
+  // 8 x 4 x 6 KiB = 192 KiB, one block. Any alignment: 48 KiB (16 rows), 64 KiB (32 rows).
   static constexpr int kRowBytes = kBK * S::kBytes;
   static constexpr int kABytes = kRows * kRowBytes, kBBytes = kBK * kRowBytes;
   static constexpr int kStageBytes = kABytes + kBBytes;
@@ -97,7 +120,8 @@ struct Cfg {
   static constexpr int kSmemBytes = kWarps * kWarpBytes;
   // Blocks per SM that shared memory (228 KiB per SM, 1 KiB of it reserved per block) and
   // the registers (64 Ki per SM; ~80, ~110 and ~170 per thread for 16, 32 and 64 rows) allow.
-  static constexpr int kMinBlocks = std::min(kMTiles == 1 ? 3 : kMTiles == 2 ? 2 : 1, (228 << 10) / (kSmemBytes + 1024));
+  static constexpr int kMinBlocks =
+      kAny ? 3 - kMTiles : std::min(kMTiles == 1 ? 3 : kMTiles == 2 ? 2 : 1, (228 << 10) / (kSmemBytes + 1024));
   static_assert(kMinBlocks >= 1, "a block's stages fit one SM's shared memory");
   // The epilogue's [warp][row][column] fp32 sums; rows padded by 8 floats so the float2
   // stores of a fragment's 8 rows do not collide in one bank.
@@ -110,25 +134,31 @@ struct Cfg {
 // workspace_bytes() and run() agree.
 struct Split {
   int m_tiles;         // 1, 2 or 4: the instance
-  int row_blocks;      // blocks across M, each of 16 * m_tiles rows (more than one: m_tiles = 4)
+  int row_blocks;      // blocks across M, each of 16 * m_tiles rows (more than one: m_tiles = 4, or 2 for kAny)
   int col_blocks;      // blocks across N
   int splits;          // blocks across K (1: no workspace)
   int warp_k;          // K per warp, a multiple of kBK; a block covers kWarps * warp_k
   bool evict_first;    // B streamed evict-first in L2 (handwritten.cuh)
   bool transposed_d = false;  // D is stored transposed: the problem is a skinny-N one's D^T = B^T A^T
-  int64_t blocks() const { return int64_t{row_blocks} * col_blocks * splits; }
+  int64_t blocks() const { return int64_t{row_blocks} * col_blocks * splits; }  // per matrix of a batch
 };
 
-template <Precision P>
+// Elements from one matrix of a batch to the next (0: the batch shares one matrix).
+struct BatchStrides {
+  int64_t a = 0, b = 0, d = 0;
+};
+constexpr int64_t kMaxBatch = 65535;  // gridDim.y
+
+template <Precision P, bool kAny>
 Split plan_split(const GemmArgs& g) {
   Split s;
-  s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 ? 2 : 4;
+  s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 || kAny ? 2 : 4;
   s.row_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.m, 16 * s.m_tiles)));
   s.col_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.n, kBN)));
   const int64_t k_steps = ceil_div(g.k, kBK);
   // Split K over blocks only while the output's blocks alone leave more than half the SMs
   // idle, and never below two stages per warp, nor into more than 64 slabs.
-  int64_t splits = std::max<int64_t>(1, g.sm_count / (int64_t{s.row_blocks} * s.col_blocks));
+  int64_t splits = std::max<int64_t>(1, g.sm_count / (int64_t{s.row_blocks} * s.col_blocks * std::max<int64_t>(1, g.batch)));
   splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
@@ -136,13 +166,34 @@ Split plan_split(const GemmArgs& g) {
   return s;
 }
 
+// Two neighbouring results, into D (its element type) or a float32 workspace slab: one paired
+// store where the pair is aligned (the aligned builds), else one element at a time, the second
+// only when it lies inside the matrix.
+template <bool kAny, class Traits, class Out>
+__device__ __forceinline__ void store_pair(Out* dst, float2 sum, bool second) {
+  if constexpr (!kAny) {
+    if constexpr (std::is_same_v<Out, float>) {
+      *reinterpret_cast<float2*>(dst) = sum;
+    } else {
+      *reinterpret_cast<typename Traits::Element2*>(dst) = Traits::from_float2(sum.x, sum.y);
+    }
+  } else if constexpr (std::is_same_v<Out, float>) {
+    dst[0] = sum.x;
+    if (second) dst[1] = sum.y;
+  } else {
+    dst[0] = Traits::from_float(sum.x);
+    if (second) dst[1] = Traits::from_float(sum.y);
+  }
+}
+
 // The epilogue of a transposed D: element (row, col) of this problem is (col, row) of the stored
 // D, so element pairs run down a column here (along a row of D: M here is D's N, even by D's
-// alignment, and so is every block's row count). The workspace slabs are laid out as D is.
-template <class C, class T, class Traits>
+// alignment, and so is every block's row count; any alignment: the last pair may be one
+// element). The workspace slabs are laid out as D is.
+template <class C, bool kAny, class T, class Traits>
 __device__ __forceinline__ void store_transposed(const Problem<T>& p, const Split& s, float* ws, const float* sums,
                                                  int split, int n0, int row0, int rows_here) {
-  const int pairs = rows_here / 2;
+  const int pairs = (rows_here + 1) / 2;
   for (int i = static_cast<int>(threadIdx.x); i < pairs * kBN; i += kThreads) {
     const int row = i % pairs * 2, c = i / pairs, col = n0 + c;
     if (col >= p.n) continue;
@@ -153,21 +204,28 @@ __device__ __forceinline__ void store_transposed(const Problem<T>& p, const Spli
       sum.y += sums[(w * C::kRows + row + 1) * C::kSumStride + c];
     }
     if (s.splits == 1) {
-      *reinterpret_cast<typename Traits::Element2*>(p.d + col * p.ldd + row0 + row) = Traits::from_float2(sum.x, sum.y);
+      store_pair<kAny, Traits>(p.d + col * p.ldd + row0 + row, sum, row + 1 < rows_here);
     } else {
-      *reinterpret_cast<float2*>(ws + (int64_t{split} * p.n + col) * p.m + row0 + row) = sum;
+      store_pair<kAny, Traits>(ws + (int64_t{split} * p.n + col) * p.m + row0 + row, sum, row + 1 < rows_here);
     }
   }
 }
 
-template <Precision P, Layout LA, Layout LB, class C>
+template <Precision P, Layout LA, Layout LB, class C, bool kAny>
 __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
-    skinny_mma(Problem<typename ElementTraits<P>::Element> p, Split s, float* ws) {
+    skinny_mma(Problem<typename ElementTraits<P>::Element> p, Split s, BatchStrides batch, float* ws) {
   using T = typename ElementTraits<P>::Element;
   using S = Shape<P>;
   constexpr int kChunks = S::kChunks;
   constexpr bool kColA = LA == Layout::kColMajor;
   static_assert(!(kColA && S::kTF32), "ldmatrix.trans moves 16-bit elements: TF32 takes a row-major A only");
+  static_assert(!(kAny && S::kTF32), "the any-alignment loads move 16-bit element pairs");
+  // This block's matrix of a batch (blockIdx.y) and its workspace slabs.
+  const int64_t matrix = blockIdx.y;
+  p.a += matrix * batch.a;
+  p.b += matrix * batch.b;
+  p.d += matrix * batch.d;
+  if (s.splits > 1) ws += matrix * s.splits * int64_t{p.m} * p.n;
   // Chunks per shared-memory row of A: kBK of K for a row-major A (a row per row of A); the
   // kRows values of M for a column-major A (a row per K index).
   constexpr int kAChunks = kColA ? C::kRows / S::kVec : kChunks;
@@ -238,6 +296,62 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
     }
   };
 
+  // ---- global -> registers -> shared, one stage, any alignment ----
+  // Lane l holds element pairs 2 l + 64 j of the stage, j = 0, 1, ...: A's kRows x kBK
+  // elements first (rows of kBK K values, or for a column-major A K rows of kRows M values),
+  // then B's kBK x kBN. Pairs never straddle a row (rows are 16 or more elements), so a pair is
+  // one 4-byte store into its 16-byte chunk of the stage. A lane's pairs share their column
+  // (2 l mod the row's width) and step down the rows by 64 / width: one pointer walks them.
+  constexpr int kPairsA = kAny ? C::kRows * kBK / 64 : 0, kPairsB = kAny ? kBK * kBN / 64 : 0;
+  constexpr int kAWidth = kColA ? C::kRows : kBK;  // elements per row of A's stage
+  constexpr int kAStep = 64 / kAWidth, kBStep = 64 / kBN;  // rows between a lane's pairs
+  const int a_row = 2 * lane / kAWidth, a_col = 2 * lane % kAWidth, b_row = 2 * lane / kBN, b_col = 2 * lane % kBN;
+  uint32_t staged[kAny ? kPairsA + kPairsB : 1];
+  const uint64_t a_policy = ptx::l2_stream_policy(false);
+  // kCount pairs from `src` on, `step` elements apart; pair j is read where row first + j *
+  // row_step is below `limit` and each of its two elements where first_ok / second_ok say.
+  auto fetch_pairs = [&](auto count, uint32_t* dst, const T* src, int64_t step, int first, int row_step, int limit,
+                         bool first_ok, bool second_ok, uint64_t policy) {
+#pragma unroll
+    for (int j = 0; j < decltype(count)::value; ++j, src += step) {
+      const bool in = first + j * row_step < limit;
+      const uint32_t lo = in && first_ok ? ptx::ld_global_2(src, policy) : 0u;
+      const uint32_t hi = in && second_ok ? ptx::ld_global_2(src + 1, policy) : 0u;
+      dst[j] = lo | hi << 16;
+    }
+  };
+  auto fetch_stage = [&](int k0) {
+    using PairsA = std::integral_constant<int, kPairsA>;
+    using PairsB = std::integral_constant<int, kPairsB>;
+    if constexpr (kColA) {  // K rows k0 + a_row + kAStep j, rows a_col and + 1 of this block's A
+      fetch_pairs(PairsA{}, staged, p.a + int64_t{k0 + a_row} * p.lda + row0 + a_col, kAStep * p.lda, k0 + a_row,
+                  kAStep, k_end, a_col < rows_here, a_col + 1 < rows_here, a_policy);
+    } else {  // rows a_row + kAStep j of this block's A, K k0 + a_col and + 1
+      fetch_pairs(PairsA{}, staged, p.a + int64_t{row0 + a_row} * p.lda + k0 + a_col, kAStep * p.lda, a_row, kAStep,
+                  rows_here, k0 + a_col < k_end, k0 + a_col + 1 < k_end, a_policy);
+    }
+    if constexpr (LB == Layout::kRowMajor) {  // K rows k0 + b_row + kBStep j, columns n0 + b_col and + 1
+      fetch_pairs(PairsB{}, staged + kPairsA, p.b + int64_t{k0 + b_row} * p.ldb + n0 + b_col, kBStep * p.ldb,
+                  k0 + b_row, kBStep, k_end, n0 + b_col < p.n, n0 + b_col + 1 < p.n, b_policy);
+    } else {  // columns n0 + b_row + kBStep j, K k0 + b_col and + 1
+      fetch_pairs(PairsB{}, staged + kPairsA, p.b + int64_t{n0 + b_row} * p.ldb + k0 + b_col, kBStep * p.ldb,
+                  n0 + b_row, kBStep, p.n, k0 + b_col < k_end, k0 + b_col + 1 < k_end, b_policy);
+    }
+  };
+  auto deposit_stage = [&](int slot) {
+    unsigned char* stage = smem + warp * C::kWarpBytes + slot * C::kStageBytes;
+#pragma unroll
+    for (int j = 0; j < kPairsA; ++j) {
+      const int r = a_row + kAStep * j;
+      *reinterpret_cast<uint32_t*>(stage + a_at(r, a_col / kVec) + a_col % kVec * 2) = staged[j];
+    }
+#pragma unroll
+    for (int j = 0; j < kPairsB; ++j) {
+      const int r = b_row + kBStep * j;
+      *reinterpret_cast<uint32_t*>(stage + b_at(r, b_col / kVec) + b_col % kVec * 2) = staged[kPairsA + j];
+    }
+  };
+
   // ---- shared -> fragments ----
   // A k-step spans two chunks (16 16-bit elements or 8 floats). A tile mi at k-step kk
   // (ldmatrix.x4): lane l addresses row mi * 16 + l % 16, chunk 2 kk + l / 16 (the a0..a3
@@ -265,20 +379,34 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   };
 
   float acc[C::kMTiles][4][4] = {};
+  if constexpr (kAny) {
+    if (iters > 0) {
+      fetch_stage(k_begin);
+      deposit_stage(0);
+    }
+  } else {
 #pragma unroll
-  for (int st = 0; st < C::kStages - 1; ++st) {
-    if (st < iters) load_stage(st, k_begin + st * kBK);
-    ptx::cp_async_commit();  // empty groups past the end keep the count uniform
+    for (int st = 0; st < C::kStages - 1; ++st) {
+      if (st < iters) load_stage(st, k_begin + st * kBK);
+      ptx::cp_async_commit();  // empty groups past the end keep the count uniform
+    }
   }
 #pragma unroll 1
   for (int it = 0; it < iters; ++it) {
-    // Stage `it` has landed for every lane (wait, then the warp barrier orders the lanes'
-    // copies before the other lanes' reads); the stage read last iteration is free.
-    ptx::cp_async_wait<C::kStages - 2>();
-    __syncwarp();
-    const int next = it + C::kStages - 1;
-    if (next < iters) load_stage(next % C::kStages, k_begin + next * kBK);
-    ptx::cp_async_commit();
+    if constexpr (kAny) {
+      // Stage `it` is in shared memory (the warp barrier orders the lanes' stores before the
+      // other lanes' reads); stage it + 1 is loaded into registers while this one is multiplied.
+      __syncwarp();
+      if (it + 1 < iters) fetch_stage(k_begin + (it + 1) * kBK);
+    } else {
+      // Stage `it` has landed for every lane (wait, then the warp barrier orders the lanes'
+      // copies before the other lanes' reads); the stage read last iteration is free.
+      ptx::cp_async_wait<C::kStages - 2>();
+      __syncwarp();
+      const int next = it + C::kStages - 1;
+      if (next < iters) load_stage(next % C::kStages, k_begin + next * kBK);
+      ptx::cp_async_commit();
+    }
     const uint32_t stage = ring + (it % C::kStages) * C::kStageBytes;
     const unsigned char* stage_ptr = smem + warp * C::kWarpBytes + (it % C::kStages) * C::kStageBytes;
 #pragma unroll
@@ -337,6 +465,10 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
         }
       }
     }
+    // Into a slot no lane reads before the next iteration's barrier: stage it + 1's.
+    if constexpr (kAny) {
+      if (it + 1 < iters) deposit_stage((it + 1) % C::kStages);
+    }
   }
   ptx::cp_async_wait<0>();  // only empty groups remain, but the stages are reused below
 
@@ -360,12 +492,12 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   __syncthreads();
   using Traits = ElementTraits<P>;
   if (s.transposed_d) {
-    store_transposed<C, T, Traits>(p, s, ws, sums, split, n0, row0, rows_here);
+    store_transposed<C, kAny, T, Traits>(p, s, ws, sums, split, n0, row0, rows_here);
     return;
   }
   for (int i = static_cast<int>(threadIdx.x); i < rows_here * (kBN / 2); i += kThreads) {
     const int row = i / (kBN / 2), c = i % (kBN / 2) * 2, col = n0 + c;
-    if (col >= p.n) continue;  // N is even (D's alignment): a pair is wholly in or out
+    if (col >= p.n) continue;  // aligned builds: N is even (D's alignment), a pair is wholly in or out
     float2 sum = *reinterpret_cast<const float2*>(sums + row * C::kSumStride + c);
 #pragma unroll
     for (int w = 1; w < kWarps; ++w) {
@@ -374,59 +506,64 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
       sum.y += x.y;
     }
     if (s.splits == 1) {
-      *reinterpret_cast<typename Traits::Element2*>(p.d + (row0 + row) * p.ldd + col) = Traits::from_float2(sum.x, sum.y);
+      store_pair<kAny, Traits>(p.d + (row0 + row) * p.ldd + col, sum, col + 1 < p.n);
     } else {
-      *reinterpret_cast<float2*>(ws + (int64_t{split} * p.m + row0 + row) * p.n + col) = sum;
+      store_pair<kAny, Traits>(ws + (int64_t{split} * p.m + row0 + row) * p.n + col, sum, col + 1 < p.n);
     }
   }
 }
 
-template <Precision P, Layout LA, Layout LB, class C>
+template <Precision P, Layout LA, Layout LB, class C, bool kAny>
 struct KernelTag {};  // one shared-memory opt-in per instance
 
-template <Precision P, Layout LA, Layout LB, class C>
-KernelStatus launch(const GemmArgs& g, const Split& s) {
+template <Precision P, Layout LA, Layout LB, class C, bool kAny>
+KernelStatus launch(const GemmArgs& g, const Split& s, const BatchStrides& batch) {
   using T = typename ElementTraits<P>::Element;
-  const auto kernel = &skinny_mma<P, LA, LB, C>;
-  const cudaError_t opted =
-      opt_in_shared_memory_once<KernelTag<P, LA, LB, C>>(reinterpret_cast<const void*>(kernel), C::kSmemBytes, g.device);
+  const auto kernel = &skinny_mma<P, LA, LB, C, kAny>;
+  const cudaError_t opted = opt_in_shared_memory_once<KernelTag<P, LA, LB, C, kAny>>(
+      reinterpret_cast<const void*>(kernel), C::kSmemBytes, g.device);
   if (opted != cudaSuccess) return from_cuda(opted);
   const Problem<T> p = make_problem<T>(g);
   float* ws = static_cast<float*>(g.workspace);
-  kernel<<<static_cast<unsigned>(s.blocks()), kThreads, C::kSmemBytes, g.stream>>>(p, s, ws);
+  const dim3 grid(static_cast<unsigned>(s.blocks()), static_cast<unsigned>(g.batch));
+  kernel<<<grid, kThreads, C::kSmemBytes, g.stream>>>(p, s, batch, ws);
   if (s.splits > 1) {
     const KernelStatus status = launch_status();
     if (!status.ok()) return status;
     // The slabs are laid out as the stored D is: transposed, as D^T's transpose.
     Problem<T> stored = p;
     if (s.transposed_d) std::swap(stored.m, stored.n);
-    launch_sum_slabs<P>(stored, ws, s.splits, g.stream);
+    launch_sum_slabs<P>(stored, ws, s.splits, g.stream, g.batch, batch.d);
   }
   return launch_status();
 }
 
-template <Precision P, Layout LA, Layout LB>
+template <Precision P, Layout LA, Layout LB, bool kAny>
 KernelStatus run_split(const GemmArgs& g, const Split& s) {
+  const BatchStrides batch{g.batch_stride_a, g.batch_stride_b, g.batch_stride_d};
   if constexpr (Shape<P>::kMaxRows == 16) {
-    return launch<P, LA, LB, Cfg<P, 1>>(g, s);
+    return launch<P, LA, LB, Cfg<P, 1>, kAny>(g, s, batch);
+  } else if constexpr (kAny) {
+    if (s.m_tiles == 1) return launch<P, LA, LB, Cfg<P, 1, true>, true>(g, s, batch);
+    return launch<P, LA, LB, Cfg<P, 2, true>, true>(g, s, batch);
   } else {
     switch (s.m_tiles) {
-      case 1: return launch<P, LA, LB, Cfg<P, 1>>(g, s);
-      case 2: return launch<P, LA, LB, Cfg<P, 2>>(g, s);
-      default: return launch<P, LA, LB, Cfg<P, 4>>(g, s);
+      case 1: return launch<P, LA, LB, Cfg<P, 1>, false>(g, s, batch);
+      case 2: return launch<P, LA, LB, Cfg<P, 2>, false>(g, s, batch);
+      default: return launch<P, LA, LB, Cfg<P, 4>, false>(g, s, batch);
     }
   }
 }
 
-template <Precision P, Layout LA, Layout LB>
+template <Precision P, Layout LA, Layout LB, bool kAny>
 KernelStatus run(const GemmArgs& g) {
-  return run_split<P, LA, LB>(g, plan_split<P>(g));
+  return run_split<P, LA, LB, kAny>(g, plan_split<P, kAny>(g));
 }
 
-template <Precision P>
+template <Precision P, bool kAny>
 size_t workspace_bytes(const GemmArgs& g) {
-  const Split s = plan_split<P>(g);
-  return s.splits > 1 ? static_cast<size_t>(s.splits) * g.m * g.n * sizeof(float) : 0;
+  const Split s = plan_split<P, kAny>(g);
+  return s.splits > 1 ? static_cast<size_t>(s.splits) * std::max<int64_t>(1, g.batch) * g.m * g.n * sizeof(float) : 0;
 }
 
 // ---- few columns: D^T = B^T A^T ------------------------------------------------------------
@@ -441,23 +578,25 @@ GemmArgs transposed(const GemmArgs& g) {
   t.a = g.b;
   t.lda = g.ldb;
   t.layout_a = flip(g.layout_b);
+  t.batch_stride_a = g.batch_stride_b;
   t.b = g.a;
   t.ldb = g.lda;
   t.layout_b = flip(g.layout_a);
+  t.batch_stride_b = g.batch_stride_a;
   return t;
 }
 
-template <Precision P, Layout LA, Layout LB>  // the problem's layouts (the few-row kernel runs the flipped ones)
+template <Precision P, Layout LA, Layout LB, bool kAny>  // the problem's layouts (the few-row kernel runs the flipped ones)
 KernelStatus run_columns(const GemmArgs& g) {
   const GemmArgs t = transposed(g);
-  Split s = plan_split<P>(t);
+  Split s = plan_split<P, kAny>(t);
   s.transposed_d = true;
-  return run_split<P, flip(LB), flip(LA)>(t, s);
+  return run_split<P, flip(LB), flip(LA), kAny>(t, s);
 }
 
-template <Precision P>
+template <Precision P, bool kAny>
 size_t workspace_bytes_columns(const GemmArgs& g) {
-  return workspace_bytes<P>(transposed(g));
+  return workspace_bytes<P, kAny>(transposed(g));
 }
 
 // The skinny-M and skinny-N builds check their layouts with one message table.
@@ -469,15 +608,26 @@ constexpr const char* kLayoutMessage =
         : (LB == Layout::kRowMajor ? "streaming mma kernel (cr) takes column-major A and row-major B only"
                                    : "streaming mma kernel (cc) takes column-major A and B only");
 
+// What the skinny-M and skinny-N builds both check: layouts, 32-bit sizes, the batch.
+template <Layout LA, Layout LB>
+KernelStatus can_implement_common(const GemmArgs& g) {
+  if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kLayoutMessage<LA, LB>};
+  if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) {
+    return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
+  }
+  if (g.batch > kMaxBatch) {
+    return {KernelStatus::kNotSupported, "streaming mma kernel takes batches of at most 65535 matrices"};
+  }
+  return {};
+}
+
 template <Precision P, Layout LA, Layout LB>
 KernelStatus can_implement(const GemmArgs& g) {
-  if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kLayoutMessage<LA, LB>};
+  const KernelStatus common = can_implement_common<LA, LB>(g);
+  if (!common.ok()) return common;
   if (g.m > Shape<P>::kMaxM) {
     return {KernelStatus::kNotSupported, Shape<P>::kMaxM == 256 ? "skinny-M mma kernel takes M <= 256 only"
                                                                 : "skinny-M mma kernel (TF32) takes M <= 16 only"};
-  }
-  if (g.n > INT_MAX || g.k > INT_MAX) {
-    return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
   }
   return {};
 }
@@ -485,51 +635,59 @@ KernelStatus can_implement(const GemmArgs& g) {
 template <Precision P, Layout LA, Layout LB>
 KernelStatus can_implement_columns(const GemmArgs& g) {
   static_assert(Shape<P>::kMaxM == 256, "16-bit only");
-  if (g.layout_a != LA || g.layout_b != LB) return {KernelStatus::kNotSupported, kLayoutMessage<LA, LB>};
+  const KernelStatus common = can_implement_common<LA, LB>(g);
+  if (!common.ok()) return common;
   if (g.n > Shape<P>::kMaxM) return {KernelStatus::kNotSupported, "skinny-N mma kernel takes N <= 256 only"};
-  if (g.m > INT_MAX || g.k > INT_MAX) {
-    return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
-  }
   return {};
 }
 
-template <Precision P, Layout LA, Layout LB>
+// Alignments (elements) of A, B and D: 16-byte chunks and element pairs, or any.
+template <Precision P, bool kAny>
+constexpr int kAlignAB = kAny ? 1 : Shape<P>::kVec;
+template <bool kAny>
+constexpr int kAlignD = kAny ? 1 : 2;
+
+template <Precision P, Layout LA, Layout LB, bool kAny = false>
 KernelInfo skinny_mma_info(const char* name) {
-  constexpr int kVec = Shape<P>::kVec, kMaxRows = Shape<P>::kMaxRows;
-  KernelInfo info = make_info({name, kConfig, P, /*align_a=*/kVec, /*align_b=*/kVec, /*align_d=*/2, kMaxRows, kBN, kBK,
-                               Cfg<P, kMaxRows / 16>::kSmemBytes, &can_implement<P, LA, LB>, &run<P, LA, LB>});
+  constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
+  KernelInfo info = make_info({name, kConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kMaxRows, kBN,
+                               kBK, Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement<P, LA, LB>,
+                               &run<P, LA, LB, kAny>});
   info.layout_a = LA;
   info.layout_b = LB;
-  info.workspace_bytes = &workspace_bytes<P>;
+  info.workspace_bytes = &workspace_bytes<P, kAny>;
   info.max_m = Shape<P>::kMaxM;
   info.role = Role::kProduct;
   info.math = MathClass::kMma;
   info.mainloop = Mainloop::kStreaming;
   info.threads = kThreads;
+  info.batched = true;
   return info;
 }
 
 // The skinny-N kernels: a tile of 32 rows of D (a block's 32 columns of D^T) by up to 64
 // columns, 64 columns to a block (one block row of D^T), at most 256.
-template <Precision P, Layout LA, Layout LB>
+template <Precision P, Layout LA, Layout LB, bool kAny = false>
 KernelInfo skinny_n_info(const char* name) {
-  constexpr int kVec = Shape<P>::kVec, kMaxRows = Shape<P>::kMaxRows;
-  KernelInfo info = make_info({name, kColumnsConfig, P, /*align_a=*/kVec, /*align_b=*/kVec, /*align_d=*/2, kBN, kMaxRows,
-                               kBK, Cfg<P, kMaxRows / 16>::kSmemBytes, &can_implement_columns<P, LA, LB>,
-                               &run_columns<P, LA, LB>});
+  constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
+  KernelInfo info = make_info({name, kColumnsConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kBN,
+                               kMaxRows, kBK, Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement_columns<P, LA, LB>,
+                               &run_columns<P, LA, LB, kAny>});
   info.layout_a = LA;
   info.layout_b = LB;
-  info.workspace_bytes = &workspace_bytes_columns<P>;
+  info.workspace_bytes = &workspace_bytes_columns<P, kAny>;
   info.max_n = Shape<P>::kMaxM;
   info.role = Role::kProduct;
   info.math = MathClass::kMma;
   info.mainloop = Mainloop::kStreaming;
   info.threads = kThreads;
+  info.batched = true;
   return info;
 }
 
 constexpr Precision kF16 = Precision::kF16, kBF16 = Precision::kBF16, kTF32 = Precision::kTF32;
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
+constexpr bool kAnyAlignment = true;
 
 const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_mma_info<kBF16, kRow, kRow>("handwritten_sm80_bf16_rr_skinny_m_mma")),
@@ -550,6 +708,23 @@ const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_n_info<kF16, kRow, kCol>("handwritten_sm80_f16_rc_skinny_n_mma")),
     KernelRegistrar(skinny_n_info<kF16, kCol, kRow>("handwritten_sm80_f16_cr_skinny_n_mma")),
     KernelRegistrar(skinny_n_info<kF16, kCol, kCol>("handwritten_sm80_f16_cc_skinny_n_mma")),
+    // Any alignment: element-pair loads through registers, element stores.
+    KernelRegistrar(skinny_mma_info<kBF16, kRow, kRow, kAnyAlignment>("handwritten_sm80_bf16_rr_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_mma_info<kBF16, kRow, kCol, kAnyAlignment>("handwritten_sm80_bf16_rc_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_mma_info<kBF16, kCol, kRow, kAnyAlignment>("handwritten_sm80_bf16_cr_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_mma_info<kBF16, kCol, kCol, kAnyAlignment>("handwritten_sm80_bf16_cc_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_mma_info<kF16, kRow, kRow, kAnyAlignment>("handwritten_sm80_f16_rr_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_mma_info<kF16, kRow, kCol, kAnyAlignment>("handwritten_sm80_f16_rc_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_mma_info<kF16, kCol, kRow, kAnyAlignment>("handwritten_sm80_f16_cr_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_mma_info<kF16, kCol, kCol, kAnyAlignment>("handwritten_sm80_f16_cc_skinny_m_mma_a1")),
+    KernelRegistrar(skinny_n_info<kBF16, kRow, kRow, kAnyAlignment>("handwritten_sm80_bf16_rr_skinny_n_mma_a1")),
+    KernelRegistrar(skinny_n_info<kBF16, kRow, kCol, kAnyAlignment>("handwritten_sm80_bf16_rc_skinny_n_mma_a1")),
+    KernelRegistrar(skinny_n_info<kBF16, kCol, kRow, kAnyAlignment>("handwritten_sm80_bf16_cr_skinny_n_mma_a1")),
+    KernelRegistrar(skinny_n_info<kBF16, kCol, kCol, kAnyAlignment>("handwritten_sm80_bf16_cc_skinny_n_mma_a1")),
+    KernelRegistrar(skinny_n_info<kF16, kRow, kRow, kAnyAlignment>("handwritten_sm80_f16_rr_skinny_n_mma_a1")),
+    KernelRegistrar(skinny_n_info<kF16, kRow, kCol, kAnyAlignment>("handwritten_sm80_f16_rc_skinny_n_mma_a1")),
+    KernelRegistrar(skinny_n_info<kF16, kCol, kRow, kAnyAlignment>("handwritten_sm80_f16_cr_skinny_n_mma_a1")),
+    KernelRegistrar(skinny_n_info<kF16, kCol, kCol, kAnyAlignment>("handwritten_sm80_f16_cc_skinny_n_mma_a1")),
 };
 
 }  // namespace

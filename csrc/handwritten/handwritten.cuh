@@ -179,13 +179,16 @@ struct SliceLoader {
 
 // ---- split-K: the slabs' sum ------------------------------------------------------------
 // Kernels that split K over blocks write each slab's fp32 partial sums to a workspace laid
-// out [split][M][N]; this adds them into D, slab 0 first: the same order every run, so the
-// result is deterministic (no atomics).
+// out [split][M][N] (for a batch, [matrix][split][M][N], the matrix along gridDim.y); this adds
+// them into D, slab 0 first: the same order every run, so the result is deterministic (no
+// atomics).
 template <Precision P>
 __global__ void __launch_bounds__(256)
-    sum_slabs(Problem<typename ElementTraits<P>::Element> p, const float* ws, int64_t splits) {
+    sum_slabs(Problem<typename ElementTraits<P>::Element> p, const float* ws, int64_t splits, int64_t batch_stride_d) {
   const int64_t mn = int64_t{p.m} * p.n, i = int64_t{blockIdx.x} * 256 + threadIdx.x;
   if (i >= mn) return;
+  ws += int64_t{blockIdx.y} * splits * mn;
+  p.d += int64_t{blockIdx.y} * batch_stride_d;
   float sum = ws[i];
   // Unrolled so several loads are in flight; the adds still go slab 0, 1, 2, ...
 #pragma unroll 8
@@ -195,8 +198,9 @@ __global__ void __launch_bounds__(256)
 
 template <Precision P>
 void launch_sum_slabs(const Problem<typename ElementTraits<P>::Element>& p, const float* ws, int64_t splits,
-                      cudaStream_t stream) {
-  sum_slabs<P><<<static_cast<unsigned>(ceil_div(int64_t{p.m} * p.n, 256)), 256, 0, stream>>>(p, ws, splits);
+                      cudaStream_t stream, int64_t batch = 1, int64_t batch_stride_d = 0) {
+  const dim3 grid(static_cast<unsigned>(ceil_div(int64_t{p.m} * p.n, 256)), static_cast<unsigned>(batch));
+  sum_slabs<P><<<grid, 256, 0, stream>>>(p, ws, splits, batch_stride_d);
 }
 
 // ---- streaming B: the L2 policy ----------------------------------------------------------
