@@ -162,7 +162,8 @@ Split plan_split(const GemmArgs& g) {
   splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
-  s.evict_first = s.row_blocks == 1 && stream_b_evict_first(g, Shape<P>::kBytes);  // B is read once
+  // B is read once, unless several block rows or the matrices of a batch share it.
+  s.evict_first = s.row_blocks == 1 && !(g.batch > 1 && g.batch_stride_b == 0) && stream_b_evict_first(g, Shape<P>::kBytes);
   return s;
 }
 
