@@ -38,12 +38,16 @@ def round_up(x: int, to: int) -> int:
 def aligned_shape(kernel, m, n, k):
     """(m, n, k) with N and K rounded up to what a forced kernel declares. Contiguous extents: K
     for A and for a column-major B, N for a row-major B and for the output, M for a column-major
-    A (the only case where M is rounded)."""
+    A (the only case where M is rounded). N, K and a column-major A's M of 1 become 2: a matrix of
+    one row or column is a vector, whose layout the planner reads as it likes (a 1 x K
+    column-major A is a row-major one; an M x 1 output turns the problem around), so a kernel of
+    one layout is not forced on it."""
     align_a, align_b, align_d = kernel.alignment
     col_major_a, col_major_b = kernel.layouts[0] == "c", kernel.layouts[1] == "c"
     align_k = max(align_a, align_b if col_major_b else 1)
     align_n = max(align_d, 1 if col_major_b else align_b)
-    return round_up(m, align_a if col_major_a else 1), round_up(n, align_n), round_up(k, align_k)
+    m = max(round_up(m, align_a), 2) if col_major_a else m
+    return m, max(round_up(n, align_n), 2), max(round_up(k, align_k), 2)
 
 
 def assert_matches_reference(ours: torch.Tensor, a: torch.Tensor, b: torch.Tensor, precision: str,

@@ -128,7 +128,7 @@ def test_every_misalignment(kernel):
     several, K inside one block and split over blocks."""
     for offset in range(8):
         for m, n, k in [(1, 1001, 1023), (5, 40, 4101), (33, 263, 777), (250, 31, 2049)]:
-            check_forced(kernel, m, n, k, offset=offset)
+            check_forced(kernel, *aligned_shape(kernel, m, n, k), offset=offset)
 
 
 def batch_of(batch, rows, cols, dtype, layout, pad, shared=False):
