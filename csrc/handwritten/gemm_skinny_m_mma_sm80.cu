@@ -157,8 +157,14 @@ Split plan_split(const GemmArgs& g) {
   s.col_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.n, kBN)));
   const int64_t k_steps = ceil_div(g.k, kBK);
   // Split K over blocks only while the output's blocks alone leave more than half the SMs
-  // idle, and never below two stages per warp, nor into more than 64 slabs.
-  int64_t splits = std::max<int64_t>(1, g.sm_count / (int64_t{s.row_blocks} * s.col_blocks * std::max<int64_t>(1, g.batch)));
+  // idle, and never below two stages per warp, nor into more than 64 slabs. The any-alignment
+  // builds are one stage ahead of their warps, not three or four, so a warp waits out a load's
+  // latency every stage: they split until every SM holds the blocks it can run (two at 16 rows).
+  // Before, bf16 5x2262x2544 "cc" ran 71 blocks of 10 stages per warp in 20.5 us, where
+  // CUTLASS 2.x's 64x64 alignment-1 tile split 8 ways took 7.2 (H100 sweep, 2026-11-25).
+  int64_t target = g.sm_count;
+  if constexpr (kAny) target *= s.m_tiles == 1 ? Cfg<P, 1, true>::kMinBlocks : Cfg<P, 2, true>::kMinBlocks;
+  int64_t splits = std::max<int64_t>(1, target / (int64_t{s.row_blocks} * s.col_blocks * std::max<int64_t>(1, g.batch)));
   splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
