@@ -343,3 +343,32 @@ def test_demo_runs_and_routes_every_matmul():
         assert r.fallbacks == 0
         # bf16 results of different kernels: agreement to bf16 rounding, not to the bit.
         assert r.max_out_diff < 5e-2 and r.max_grad_diff < 1e-1
+
+
+BACKWARD_FIRST_IN_ITS_THREAD = """
+import torch, cutlass_ops
+x = torch.randn(1024, 1024, dtype=torch.bfloat16, device="cuda", requires_grad=True)
+w = torch.randn(1024, 1024, dtype=torch.bfloat16, device="cuda", requires_grad=True)
+y = cutlass_ops.mm(x, w)
+g = torch.randn_like(y)
+cutlass_ops.reset_stats()
+gx, gw = torch.autograd.grad(y, (x, w), g)
+torch.cuda.synchronize()
+for ours, ref in ((gx, g.double() @ w.double().t()), (gw, x.double().t() @ g.double())):
+    err = (ours.double() - ref).abs().max().item()
+    assert err <= 0.05 * ref.abs().max().item(), err
+print(" ".join(cutlass_ops.stats()["kernels"]))
+"""
+
+
+def test_tma_kernels_run_in_a_fresh_autograd_thread():
+    """A fresh process whose autograd device thread makes no CUDA runtime call before the
+    backward's products: the TMA kernels' descriptors need the device's context current in
+    that thread (csrc/ops/mm.cpp, bind_device_context). Without it the driver refused them and
+    the kernel died on an illegal instruction."""
+    done = subprocess.run([sys.executable, "-c", BACKWARD_FIRST_IN_ITS_THREAD], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "Failed to initialize the TMA descriptor" not in done.stdout + done.stderr
+    kernels = done.stdout.split()
+    assert any(k.startswith(("cutlass3x_", "handwritten_sm90_")) for k in kernels), kernels  # a TMA kernel ran

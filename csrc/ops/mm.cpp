@@ -15,6 +15,7 @@
 #include <ATen/ops/bmm_meta_dispatch.h>
 #include <ATen/ops/mm_cuda_dispatch.h>
 #include <ATen/ops/mm_meta_dispatch.h>
+#include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
@@ -260,6 +261,22 @@ StagedOperands stage_operands(const Plan& plan, const at::Tensor& self, const at
   return s;
 }
 
+// The TMA kernels (CUTLASS 3.x, the hand-written step 6) build their descriptors with a driver
+// call, cuTensorMapEncodeTiled, which needs the device's context current in the calling thread.
+// The runtime makes it current on a thread's first runtime call, but a thread can reach a
+// kernel launch without one: PyTorch's autograd device threads set their device only when
+// cudaGetDevice names another (pytorch/pytorch#124565). There the driver answered
+// CUDA_ERROR_INVALID_CONTEXT, CUTLASS printed "Failed to initialize the TMA descriptor 201"
+// and launched anyway, and the kernel died on an illegal instruction (a bf16 bmm's backward
+// whose first product ran on a CUTLASS 3.x kernel, H100, 2026-11-25). cudaSetDevice makes the
+// device's primary context current; once per thread and device.
+void bind_device_context(int device) {
+  thread_local int bound = -1;
+  if (bound == device) return;
+  C10_CUDA_CHECK(cudaSetDevice(device));
+  bound = device;
+}
+
 }  // namespace
 
 Plan normalized_plan(Precision precision, const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out) {
@@ -325,6 +342,7 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
     workspace = at::empty({static_cast<int64_t>(workspace_bytes)}, out.options().dtype(at::kByte));
     args.workspace = workspace.data_ptr();
   }
+  bind_device_context(device);
   status = kernel.run(args);
   TORCH_CHECK(status.ok(), "cutlass_ops.mm: kernel ", kernel.name, " failed on the ", plan.m, "x", plan.n, "x",
               plan.k, " problem: ", status.message);
