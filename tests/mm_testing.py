@@ -144,3 +144,29 @@ class planned:
         for entry in self.saved:
             cutlass_ops._extension._C.tuning_insert(entry)
         return False
+
+
+# ---- batches (bmm) ------------------------------------------------------------------------------
+
+def batch_of(batch, rows, cols, dtype, layout, pad, shared=False):
+    """A (batch, rows, cols) view whose matrices are `layout` ('r' or 'c') and `pad` elements
+    further apart than packed (or all one matrix: batch stride 0)."""
+    size = rows * cols
+    stride_batch = 0 if shared else size + pad
+    storage = size + (batch - 1) * stride_batch
+    base = torch.randn(storage, dtype=dtype, device="cuda")
+    strides = (stride_batch, cols, 1) if layout == "r" else (stride_batch, 1, rows)
+    return base.as_strided((batch, rows, cols), strides)
+
+
+def assert_batch_matches_reference(out, a, b, kernel, context=""):
+    """Every matrix of a forced kernel's batch against the reference (torch's own product with
+    TF32 allowed for a TF32 kernel)."""
+    previous = torch.backends.cuda.matmul.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
+    try:
+        for i in range(out.shape[0]):
+            assert_matches_reference(out[i], a[i], b[i], forced_precision(kernel), context=f"{context}, matrix {i}")
+    finally:
+        torch.backends.cuda.matmul.allow_tf32 = previous
+

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, aligned_shape, assert_matches_reference, forced_precision
+from mm_testing import KERNEL_DTYPES, aligned_shape, assert_batch_matches_reference, batch_of
 
 pytestmark = pytest.mark.gpu
 
@@ -26,17 +26,6 @@ def kernels_here(batched):
 
 def by_name(name):
     return next(k for k in cutlass_ops.list_kernels() if k.name == name)
-
-
-def batch_of(batch, rows, cols, dtype, layout, pad, shared=False):
-    """A (batch, rows, cols) view whose matrices are `layout` ('r' or 'c') and `pad` elements
-    further apart than packed (or all one matrix: batch stride 0)."""
-    size = rows * cols
-    stride_batch = 0 if shared else size + pad
-    storage = size + (batch - 1) * stride_batch
-    base = torch.randn(storage, dtype=dtype, device="cuda")
-    strides = (stride_batch, cols, 1) if layout == "r" else (stride_batch, 1, rows)
-    return base.as_strided((batch, rows, cols), strides)
 
 
 @pytest.mark.parametrize("kernel", kernels_here(True), ids=lambda k: k["name"])
@@ -60,14 +49,7 @@ def test_batched_kernel(kernel, m, n, k, shared):
         assert any(limit in str(refusal) for limit in ("aligned to", "rows (M)", "columns (N)", "row length")), refusal
         pytest.skip(f"{info.name}: {refusal}")
     assert out.shape == (batch, m, n)
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = info.dtype == "tf32"
-    try:
-        for i in range(batch):
-            assert_matches_reference(out[i], a[i], b[i], forced_precision(info),
-                                     context=f"{info.name} batch {i} {m}x{n}x{k} shared {shared}")
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
+    assert_batch_matches_reference(out, a, b, info, context=f"{info.name} {m}x{n}x{k} shared {shared}")
 
 
 @pytest.mark.parametrize("kernel", kernels_here(False)[:8], ids=lambda k: k["name"])

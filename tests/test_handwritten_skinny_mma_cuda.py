@@ -14,8 +14,8 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import (KERNEL_DTYPES, aligned_shape, assert_matches_reference, check_forced, check_forced_padded_out,
-                        forced_operands, forced_precision, poison_allocator)
+from mm_testing import (KERNEL_DTYPES, aligned_shape, assert_batch_matches_reference, assert_matches_reference, batch_of,
+                        check_forced, check_forced_padded_out, forced_operands, poison_allocator)
 
 pytestmark = pytest.mark.gpu
 
@@ -131,14 +131,6 @@ def test_every_misalignment(kernel):
             check_forced(kernel, *aligned_shape(kernel, m, n, k), offset=offset)
 
 
-def batch_of(batch, rows, cols, dtype, layout, pad, shared=False):
-    """A (batch, rows, cols) view of `layout` ('r' or 'c') matrices `pad` elements further apart
-    than packed, or one matrix for the whole batch (batch stride 0)."""
-    stride = 0 if shared else rows * cols + pad
-    base = torch.randn(rows * cols + (batch - 1) * stride, dtype=dtype, device="cuda")
-    return base.as_strided((batch, rows, cols), (stride, cols, 1) if layout == "r" else (stride, 1, rows))
-
-
 def check_batch(kernel, batch, m, n, k, shared=""):
     """kernel forced on a bmm of `batch` matrices (one of A, B shared if named), every matrix
     against the reference."""
@@ -149,14 +141,8 @@ def check_batch(kernel, batch, m, n, k, shared=""):
     b = batch_of(batch, k, n, dtype, kernel.layouts[1], 3 * pad, shared == "b")
     poison_allocator(batch * m * n, dtype)
     out = cutlass_ops._extension._C.bmm_with_kernel(a, b, kernel.name)
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
-    try:
-        for i in range(batch):
-            assert_matches_reference(out[i], a[i], b[i], forced_precision(kernel),
-                                     context=f"{kernel.name} matrix {i} of {batch}, {m}x{n}x{k}, shared {shared!r}")
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
+    assert out.shape == (batch, m, n)
+    assert_batch_matches_reference(out, a, b, kernel, context=f"{kernel.name} {batch}x{m}x{n}x{k}, shared {shared!r}")
 
 
 @pytest.mark.parametrize("kernel", mma_kernels(), ids=lambda k: k.name)
