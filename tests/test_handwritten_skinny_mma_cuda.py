@@ -152,3 +152,12 @@ def test_batches(kernel, shared):
     matrix) and batches that fill the GPU (no split), with several block rows."""
     for batch, m, n, k in [(3, 5, 40, 8192), (7, 16, 264, 1000), (2, min(100, kernel.max_m), 72, 4096), (40, 1, 8, 24)]:
         check_batch(kernel, batch, m, n, k, shared)
+
+
+@pytest.mark.parametrize("kernel", [k for k in mma_kernels() if k.name.endswith("_a1")], ids=lambda k: k.name)
+def test_output_at_any_alignment(kernel):
+    """out= a view at an odd offset with an odd leading dim: the any-alignment builds store D
+    element by element (one slab, and K split over blocks); the padding keeps its NaNs."""
+    for m, n, k in [(7, 1001, 64), (7, 1001, 8191), (33, 263, 777), (250, 31, 2049)]:
+        check_forced_padded_out(kernel, m, n, k, 1)
+

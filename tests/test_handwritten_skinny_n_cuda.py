@@ -115,3 +115,12 @@ def test_batches(kernel, shared):
     """Batches of few-column products: K split over blocks per matrix, and batches that fill the GPU."""
     for batch, m, n, k in [(3, 40, 5, 8192), (7, 264, 16, 1000), (2, 72, 100, 4096), (40, 8, 3, 24)]:
         check_batch(kernel, batch, m, n, k, shared)
+
+
+@pytest.mark.parametrize("kernel", [k for k in skinny_n_kernels() if k.name.endswith("_a1")], ids=lambda k: k.name)
+def test_output_at_any_alignment(kernel):
+    """out= a view at an odd offset with an odd leading dim: the any-alignment builds store D
+    element by element (one slab, and K split over blocks); the padding keeps its NaNs."""
+    for m, n, k in [(1001, 7, 64), (1001, 7, 8191), (263, 33, 777), (31, 250, 2049)]:
+        check_forced_padded_out(kernel, m, n, k, 1)
+
