@@ -207,7 +207,11 @@ def both16(layouts: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 FUSED_WHY = """Also built with the bias and activation fused into the epilogue (kernel names end in
 "_bias_act"), for linear and addmm in the layouts of F.linear (rc) and x @ W (rr). The configs are
 the ones the sweep found fastest most often for 16-bit problems of 64 rows or more in those layouts
-(benchmarks/sweep, bf16: 128x256 coop, 128x128 ping-pong, 64x128 ping-pong, 128x128 stream-K)."""
+(benchmarks/sweep, bf16: 128x256 coop, 128x128 ping-pong, 64x128 ping-pong, 128x128 stream-K),
+and the swapped 144-row tiles that run row counts just past a multiple of 128 (257 tokens), whose
+bias is CUTLASS's per-row one (they compute D^T). Without a fused build the planner adds the bias
+in a pass over D (ops/epilogue.cu): at 257x4096 -> 4096 that pass, or the fused 128x128 tile
+chosen instead, cost 1.29x the plain product (H100, 2026-11-25)."""
 
 
 _SWAPPED_144 = """Row counts just past a multiple of 128 (257, 777, 2049 tokens through a model's
@@ -226,6 +230,19 @@ module's CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED (setup.py): without it CuTe's sel
 eighteen N = 8 WGMMAs per K step instead of one N = 144, the kernel is bound by shared memory
 (Nsight Compute: L1 96%, compute 36%) and ran at 0.40-0.64x torch.mm; with it, 0.88-1.06x at
 257 rows (benchmarks/probes/row_tiles_probe.py, RESULTS.md)."""
+_SWAPPED_WAVES = """Mid-size 16-bit products in the layouts of x @ W and F.linear whose row count leaves
+128- and 256-row tiles a ragged last wave (777, 1500, 2049, 3000 tokens): there the best kernel
+built before these reached 0.89x torch.mm (bf16 model problems of 777 and 2049 rows, H100 sweep,
+2026-11-24). cuBLAS runs tiles whose sides fit the problem: 192x192 with a 2x1 cluster on
+2049x4608x3584 "rc" (benchmarks/probes/cublas_choices_probe.py, RESULTS.md), where 128x256 tiles
+make 306 = 2.3 waves. Swapped, as the 144-row tiles are, the row tile goes along WGMMA's N side:
+192 rows x 128 columns (CUTLASS runs 128x192, a default WGMMA N) make that problem 11 x 36 = 396
+tiles, three full waves; 176 rows x 256 columns (CUTLASS runs 256x176, 176 accumulators per
+consumer thread, an extended WGMMA N) cover 1500-3000 rows with wide N in fewer, fuller waves.
+Chosen by a what-if over the stored sweep (each problem's 144-row swapped time scaled by the
+tiles' wave and padding arithmetic, ten row heights x two widths): these two gained most
+(estimated bf16 model problems of the test split 0.946x -> 0.956x torch.mm for the best built
+kernel; measured in RESULTS.md)."""
 _PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the
 other warpgroup on the CTA's next tile), in three widths so that few rows still give close to a
 wave of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
@@ -376,9 +393,12 @@ cooperative) lost to the 128x128 stream-K tile from 128 rows: the register-sourc
 transposes B^T on its way to the registers, which costs more on a narrow tile than the split-K
 fix-up does."""),
     Sm90((144, 128, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_144),
-    Sm90((144, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_144),
-    Sm90((144, 128, 64), cluster=(2, 1), scheduler="streamk", swap_ab=True, builds=both16(("rr", "rc")),
+    Sm90((144, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), fused=both16(("rr", "rc")),
          why=_SWAPPED_144),
+    Sm90((144, 128, 64), cluster=(2, 1), scheduler="streamk", swap_ab=True, builds=both16(("rr", "rc")),
+         fused=both16(("rr", "rc")), why=_SWAPPED_144),
+    Sm90((192, 128, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
+    Sm90((176, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
     Sm90((128, 128, 32), cluster=(2, 1), variant="presplit", promote_k_tiles=2, builds={"3xtf32": LAYOUTS},
          why=_PRESPLIT),
     Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,

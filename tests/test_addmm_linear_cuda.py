@@ -148,7 +148,8 @@ def test_linear_runs_a_fused_kernel_on_hopper(dtype, activation):
                     reason="the fused-epilogue kernels are built for sm_90a")
 @pytest.mark.parametrize("activation", list(ACTIVATIONS))
 def test_every_fused_kernel_runs_an_aligned_and_a_ragged_problem(activation):
-    """Each fused build, named, on an aligned and a ragged problem, against float64."""
+    """Each fused build, named, on an aligned and a ragged problem and on 257 rows with a long K
+    (few output tiles: the stream-K scheduler's builds split K there), against float64."""
     from cutlass_ops import _extension
 
     fused = [k for k in cutlass_ops.list_kernels((9, 0)) if k.fuses_epilogue]
@@ -156,7 +157,7 @@ def test_every_fused_kernel_runs_an_aligned_and_a_ragged_problem(activation):
     act = ACTIVATIONS[activation]
     for k in fused:
         dtype = torch_dtype(k.dtype)
-        for m, n, kk in ((512, 1024, 256), (333, 264, 136)):
+        for m, n, kk in ((512, 1024, 256), (333, 264, 136), (257, 256, 6144)):
             a = matrix(m, kk, dtype=dtype)
             b = matrix(n, kk, dtype=dtype).t() if k.layouts == "rc" else matrix(kk, n, dtype=dtype)
             bias = matrix(n, dtype=dtype)

@@ -51,6 +51,8 @@ enum class ConfigId : int16_t {
   kSm90_144x128x64_2x1x1_Coop_SwapAB,
   kSm90_144x256x64_2x1x1_Coop_SwapAB,
   kSm90_144x128x64_2x1x1_CoopStreamK_SwapAB,
+  kSm90_192x128x64_2x1x1_Coop_SwapAB,
+  kSm90_176x256x64_2x1x1_Coop_SwapAB,
   kSm90_128x128x32_2x1x1_Coop_Presplit,
   kSm90_128x128x32_1x1x1_CoopStreamK_Presplit,
   kSm80_128x256x64_64x64x64_3s,
@@ -86,7 +88,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x50D02581C628F82BULL;
+inline constexpr uint64_t kConfigTableHash = 0x0D57B99BA37CB6A1ULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -116,6 +118,8 @@ inline constexpr const char* kConfigNames[] = {
     "144x128x64_2x1x1_coop_swapab",
     "144x256x64_2x1x1_coop_swapab",
     "144x128x64_2x1x1_coop_streamk_swapab",
+    "192x128x64_2x1x1_coop_swapab",
+    "176x256x64_2x1x1_coop_swapab",
     "128x128x32_2x1x1_coop_presplit",
     "128x128x32_1x1x1_coop_streamk_presplit",
     "128x256x64_3s",
@@ -586,6 +590,41 @@ struct Sm90_144x128x64_2x1x1_CoopStreamK_SwapAB {
   static constexpr bool kSwapAB = true;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
+};
+
+// Mid-size 16-bit products in the layouts of x @ W and F.linear whose row count leaves 128- and
+// 256-row tiles a ragged last wave (777, 1500, 2049, 3000 tokens): there the best kernel built
+// before these reached 0.89x torch.mm (bf16 model problems of 777 and 2049 rows, H100 sweep,
+// 2026-11-24). cuBLAS runs tiles whose sides fit the problem: 192x192 with a 2x1 cluster on
+// 2049x4608x3584 "rc" (benchmarks/probes/cublas_choices_probe.py, RESULTS.md), where 128x256
+// tiles make 306 = 2.3 waves. Swapped, as the 144-row tiles are, the row tile goes along WGMMA's
+// N side: 192 rows x 128 columns (CUTLASS runs 128x192, a default WGMMA N) make that problem 11
+// x 36 = 396 tiles, three full waves; 176 rows x 256 columns (CUTLASS runs 256x176, 176
+// accumulators per consumer thread, an extended WGMMA N) cover 1500-3000 rows with wide N in
+// fewer, fuller waves. Chosen by a what-if over the stored sweep (each problem's 144-row swapped
+// time scaled by the tiles' wave and padding arithmetic, ten row heights x two widths): these
+// two gained most (estimated bf16 model problems of the test split 0.946x -> 0.956x torch.mm for
+// the best built kernel; measured in RESULTS.md).
+struct Sm90_192x128x64_2x1x1_Coop_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_192x128x64_2x1x1_Coop_SwapAB;
+  static constexpr const char* kName = "192x128x64_2x1x1_coop_swapab";
+  static constexpr int kTileM = 192, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_176x256x64_2x1x1_Coop_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_176x256x64_2x1x1_Coop_SwapAB;
+  static constexpr const char* kName = "176x256x64_2x1x1_coop_swapab";
+  static constexpr int kTileM = 176, kTileN = 256, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
 // 3xTF32 on Hopper (float32 accuracy from TF32 WGMMA; fp32 mode "3xtf32"): each operand is split
