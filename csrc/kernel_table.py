@@ -500,6 +500,18 @@ for any 16-bit shape; dispatch takes anything faster."""),
 
 # ---- hand-written (csrc/handwritten; their translation units are written by hand) ---------
 
+_FITTED_N = """The ladder's step-6 kernel on tiles of 128 rows by 192, 208, 224 and 240 columns, bf16 and f16,
+F.linear's layout (B column-major; kernel names end in _n<N>): tiles whose width fits the problem,
+as cuBLAS's do (128x200 at 777x8192x8192 "rc", 128x160 and 128x192 at 2049 rows: H100,
+benchmarks/probes/cublas_choices_probe.py, RESULTS.md), so that N fills whole tiles and the
+tiles whole waves of 132 SMs: at 777 x 8192, 224 tiles of 128x256 (1.7 waves: two, the second
+70% full) or 259 of 128x224 (two, 96% full), an eighth less work per SM. D leaves in 64-column TMA boxes and a narrower unswizzled last
+one (16, 32 or 48 columns). Chosen by a what-if over the stored sweep (each problem's time on the
+128x256 build scaled by the tiles' wave and padding arithmetic, a smaller tile's lower rate
+included): on the bf16 "rc" problems of a wave or more, the best built kernel from 0.953x to
+about 0.97x torch.mm (test split); measured in RESULTS.md. Compiled like the step itself (no
+CuTe), so four widths cost the build seconds, where CUTLASS tiles cost minutes."""
+
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step
 1: one thread per output element, reading A and B from global memory, in blocks of 8x32 threads
@@ -524,6 +536,9 @@ four-stage cp.async ring, 128x256x32 CTA tile (csrc/ladder/gemm_5_mma_sync_sm80.
 128x256x64 tiles, 4 stages, TMA-store epilogue; bf16/f16, A row-major, B row- or column-major,
 8-element alignment. Measured (H100, autotuner): faster than the CUTLASS 128x256 cooperative
 kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
+    *[Handwritten((128, n, 64), struct_name=f"Handwritten_6_WgmmaTma_128x{n}x64",
+                  config_name=f"6_wgmma_tma_128x{n}x64_4s", role="product", arch=90, why=_FITTED_N)
+      for n in (192, 208, 224, 240)],
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyM", config_name="skinny_m_streaming", role="product",
                 why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read
 once in 16-byte loads, K split over the SMs with a deterministic two-pass sum; rr and rc, fp32

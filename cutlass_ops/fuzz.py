@@ -16,8 +16,8 @@ against the float64 result of the same op beside torch's own.
 A quarter of the cases are batches (bmm: 2-5 matrices each in its layout, with padding between
 the matrices or one matrix shared by the whole batch, batch stride 0), checked matrix by matrix.
 
-`--curated` runs a fixed edge-case set (>= 200 cases, small shapes, batches among them) instead:
-the set `scripts/sanitize.sh` runs under compute-sanitizer.
+`--curated` runs a fixed edge-case set (>= 200 cases, small shapes, batches, addmm and linear
+among them) instead: the set `scripts/sanitize.sh` runs under compute-sanitizer.
 """
 
 from __future__ import annotations
@@ -141,6 +141,21 @@ def curated() -> list[Case]:
                                       out=OUT_FORMS[i % len(OUT_FORMS)], seed=i, batch=3,
                                       shared=("", "a", "b")[i % 3]))
                     i += 1
+    # addmm and linear: every precision, each addmm input shape, beta = 0 among the betas, each
+    # activation, with and without a bias; 16-byte aligned shapes the fused-epilogue builds take
+    # (257 rows: the swapped 144-row tiles) beside odd ones and K = 0.
+    inputs, activations = ["n", "1n", "m1", "mn"], list(ACTIVATIONS)
+    c = 0  # counts the pairs, so that each choice cycles through all its values
+    for precision in PRECISIONS:
+        for j, (m, n, k) in enumerate([(1, 1, 1), (7, 9, 13), (128, 256, 64), (257, 264, 136), (33, 8, 0),
+                                       (200, 17, 1000)]):
+            cases.append(Case(m, n, k, precision, "r", "rc"[j % 2], offset_a=1 if c % 3 == 0 else 0,
+                              out=("none", "contiguous", "column_major", "strided", "wrong_shape")[c % 5], seed=i,
+                              op="addmm", input=inputs[c % 4], beta=(1.0, 0.0, 0.5, -2.0)[(c // 2) % 4],
+                              alpha=(1.0, 0.5, -1.5)[c % 3]))
+            cases.append(Case(m, n, k, precision, "r", "cr"[j % 2], offset_b=1 if c % 3 == 1 else 0, seed=i + 1,
+                              op="linear", input=("n", "")[c % 2], activation=activations[c % len(activations)]))
+            i, c = i + 2, c + 1
     return cases
 
 

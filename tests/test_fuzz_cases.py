@@ -71,6 +71,12 @@ def test_curated_set_is_large_and_small():
     assert {c.out for c in cases} == set(fuzz.OUT_FORMS)
     assert all(c.m * c.n * c.k <= 300 * 300 * 1000 for c in cases)
     assert {(c.batch > 1, c.shared) for c in cases} >= {(True, ""), (True, "a"), (True, "b"), (False, "")}
+    epilogues = [c for c in cases if c.op != "mm"]
+    assert {c.precision for c in epilogues} == {"f16", "bf16", "tf32", "f32", "f64"}
+    assert {c.input for c in epilogues if c.op == "addmm"} == {"n", "1n", "m1", "mn"}
+    assert 0.0 in {c.beta for c in epilogues if c.op == "addmm"}
+    assert {c.activation for c in epilogues if c.op == "linear"} == set(fuzz.ACTIVATIONS)
+    assert {c.input for c in epilogues if c.op == "linear"} == {"n", ""}
 
 
 def _tf32(x: torch.Tensor) -> torch.Tensor:

@@ -1,5 +1,6 @@
 """Step 6 of the hand-written ladder (csrc/handwritten/gemm_6_wgmma_tma_sm90.cu): TMA + wgmma,
-warp-specialised and persistent, forced with kernel= on shapes that stress its edges.
+warp-specialised and persistent, forced with kernel= on shapes that stress its edges; and its
+N-fitted builds (128 x 192-240 tiles, B column-major), whose last box of D is narrower.
 
 TMA zero-fills the parts of a box outside the matrix and the epilogue clips at M and N, so
 every size is legal as long as the 8-element (16-byte) alignment holds: K % 8 for a row-major
@@ -10,16 +11,20 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, check_forced_padded_out, matrix
 
 pytestmark = pytest.mark.gpu
 
 NAMES = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("rr", "rc")]
+FITTED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_n{n}" for p in ("f16", "bf16") for n in (192, 208, 224, 240)]
+NAMES += FITTED
 
 # (M, N, K): tiny, single tile, partial tiles in every dimension, M = 1, K below one k-tile,
 # K not a multiple of the 64-wide k-tile, and more tiles than SMs (the persistent loop).
 SHAPES = [(8, 8, 8), (1, 8, 64), (1, 264, 1000), (136, 8, 1000), (129, 264, 72), (97, 88, 8), (200, 520, 8),
-          (128, 256, 64), (1000, 1000, 4096), (4104, 4112, 4120)]
+          (128, 256, 64), (1000, 1000, 4096), (4104, 4112, 4120),
+          # N ending inside, at and past the narrower last box of each fitted width; a wave and more
+          (130, 200, 136), (130, 216, 136), (130, 232, 136), (130, 248, 136), (257, 440, 520), (777, 8192, 256)]
 
 
 def available():
@@ -53,3 +58,14 @@ def test_wgmma_kernel_padded_leading_dims(name):
     out = cutlass_ops.mm(a, b, kernel=name)
     assert_matches_reference(out, a, b, name.split("_")[2], context=name)
 
+
+
+@pytest.mark.parametrize("name", FITTED)
+@pytest.mark.parametrize("m,n", [(300, 440), (129, 1000), (64, 232)])
+def test_fitted_builds_write_only_the_output(name, m, n):
+    """out= a view whose rows are padded (the padding NaN): the last, narrower box of every tile
+    is clipped at N and writes none of it."""
+    kernel = next((k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name == name), None)
+    if kernel is None:
+        pytest.skip(f"{name} is not built or does not run on this GPU")
+    check_forced_padded_out(kernel, m, n, 264, 8)

@@ -80,6 +80,10 @@ enum class ConfigId : int16_t {
   kHandwritten_4_Wmma_128x128x32,
   kHandwritten_5_MmaSync_128x256x32,
   kHandwritten_6_WgmmaTma_128x256x64,
+  kHandwritten_6_WgmmaTma_128x192x64,
+  kHandwritten_6_WgmmaTma_128x208x64,
+  kHandwritten_6_WgmmaTma_128x224x64,
+  kHandwritten_6_WgmmaTma_128x240x64,
   kHandwritten_SkinnyM,
   kHandwritten_SkinnyMMma,
   kHandwritten_SkinnyNMma,
@@ -88,7 +92,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x0D57B99BA37CB6A1ULL;
+inline constexpr uint64_t kConfigTableHash = 0xCBF47DB4CFAEBAC9ULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -147,6 +151,10 @@ inline constexpr const char* kConfigNames[] = {
     "4_wmma_128x128x32_64x32",
     "5_mma_sync_128x256x32_4s",
     "6_wgmma_tma_128x256x64_4s",
+    "6_wgmma_tma_128x192x64_4s",
+    "6_wgmma_tma_128x208x64_4s",
+    "6_wgmma_tma_128x224x64_4s",
+    "6_wgmma_tma_128x240x64_4s",
     "skinny_m_streaming",
     "skinny_m_mma_streaming",
     "skinny_n_mma_streaming",
@@ -1031,6 +1039,46 @@ struct Handwritten_6_WgmmaTma_128x256x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x256x64;
   static constexpr const char* kName = "6_wgmma_tma_128x256x64_4s";
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+// The ladder's step-6 kernel on tiles of 128 rows by 192, 208, 224 and 240 columns, bf16 and
+// f16, F.linear's layout (B column-major; kernel names end in _n<N>): tiles whose width fits the
+// problem, as cuBLAS's do (128x200 at 777x8192x8192 "rc", 128x160 and 128x192 at 2049 rows:
+// H100, benchmarks/probes/cublas_choices_probe.py, RESULTS.md), so that N fills whole tiles and
+// the tiles whole waves of 132 SMs: at 777 x 8192, 224 tiles of 128x256 (1.7 waves: two, the
+// second 70% full) or 259 of 128x224 (two, 96% full), an eighth less work per SM. D leaves in
+// 64-column TMA boxes and a narrower unswizzled last one (16, 32 or 48 columns). Chosen by a
+// what-if over the stored sweep (each problem's time on the 128x256 build scaled by the tiles'
+// wave and padding arithmetic, a smaller tile's lower rate included): on the bf16 "rc" problems
+// of a wave or more, the best built kernel from 0.953x to about 0.97x torch.mm (test split);
+// measured in RESULTS.md. Compiled like the step itself (no CuTe), so four widths cost the build
+// seconds, where CUTLASS tiles cost minutes.
+struct Handwritten_6_WgmmaTma_128x192x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x192x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x192x64_4s";
+  static constexpr int kTileM = 128, kTileN = 192, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Handwritten_6_WgmmaTma_128x208x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x208x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x208x64_4s";
+  static constexpr int kTileM = 128, kTileN = 208, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Handwritten_6_WgmmaTma_128x224x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x224x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x224x64_4s";
+  static constexpr int kTileM = 128, kTileN = 224, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Handwritten_6_WgmmaTma_128x240x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x240x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x240x64_4s";
+  static constexpr int kTileM = 128, kTileN = 240, kTileK = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 

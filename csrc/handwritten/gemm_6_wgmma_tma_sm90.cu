@@ -24,6 +24,11 @@
 // 20 with L2 flushed, cublasGemmEx in the same process. Storing D straight from registers
 // instead of through shared memory + TMA gave 701 TFLOP/s at 4096^3 (0.88x). A 2x1 cluster
 // multicasting B measured the same as this within the noise, so clusters wait for a later step.
+//
+// Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 192, 208,
+// 224 and 240, B column-major, kernel names ending in _n<N>), so that the planner can fit a
+// problem's columns and waves the way cuBLAS's tile set does; D then leaves in 64-column boxes
+// and a narrower last one.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -47,22 +52,31 @@ namespace cutlass_ops::handwritten_sm90 {
 __host__ __device__ constexpr int ceil_div(int64_t a, int64_t b) { return static_cast<int>((a + b - 1) / b); }
 
 // Tile and pipeline shape, one source of truth for the kernel, the launcher and KernelInfo.
+// kN: the tile's width. The ladder's step is 256, wgmma's largest N; the N-fitted builds take
+// 192-240 (multiples of 16: whole 64-column boxes of D and a narrower last one), so that a
+// problem's columns fill whole tiles and its tiles whole waves.
+template <int kN = 256>
 struct Config {
   static constexpr int kTileM = 128;    // two consumer warpgroups x 64 rows (wgmma's M)
-  static constexpr int kTileN = 256;    // wgmma's largest N
+  static constexpr int kTileN = kN;
   static constexpr int kTileK = 64;     // 64 x 16-bit = one 128-byte swizzle row
-  static constexpr int kStages = 4;     // 4 x 48 KiB; a fifth would exceed the 227 KiB opt-in limit
+  static constexpr int kStages = 4;     // 4 x 48 KiB at N = 256; a fifth would exceed the 227 KiB opt-in limit
   static constexpr int kThreads = 384;  // producer warpgroup + 2 consumer warpgroups
+  static constexpr int kAccumulators = kTileN / 2;  // per consumer thread: 64 x N over 128 threads
   static constexpr int kABytes = kTileM * kTileK * 2;
   static constexpr int kBBytes = kTileN * kTileK * 2;
   static constexpr int kStageBytes = kABytes + kBBytes;
+  // D leaves in boxes of 64 rows: kFullBoxes of 64 columns, then one of kTailColumns.
+  static constexpr int kFullBoxes = kTileN / 64;
+  static constexpr int kTailColumns = kTileN % 64;
   // Epilogue staging for TMA stores: per consumer warpgroup, two 64 x 64 buffers (one being
   // filled while the previous one is stored), 128-byte swizzled like the operands.
   static constexpr int kDBoxBytes = 64 * 64 * 2;
   static constexpr int kDStagingBytes = 2 * 2 * kDBoxBytes;
   // Stages, staging, 2 mbarriers per stage, and 1024 bytes to align it all on the swizzle
-  // atom: 230464 bytes, just under the 232448-byte (227 KiB) opt-in limit.
+  // atom: 230464 bytes at N = 256, just under the 232448-byte (227 KiB) opt-in limit.
   static constexpr int kSmemBytes = kStages * kStageBytes + kDStagingBytes + 2 * kStages * 8 + 1024;
+  static_assert(kTileN % 16 == 0 && kTileN >= 64 && kTileN <= 256, "wgmma N, and D's boxes of 16-byte rows");
   // Tile rows walked together before moving right: 132 CTAs then cover about 8 x 16 tiles,
   // so A and B panels are shared in L2. 4, 8, 16 and 32 measured the same within noise.
   static constexpr int kBandRows = 8;
@@ -88,63 +102,86 @@ __device__ __forceinline__ TileCoord tile_coord(int t, int rows, int cols, int b
 template <Precision P>
 using OutputT = std::conditional_t<P == Precision::kBF16, __nv_bfloat16, __half>;
 
-template <Precision P, bool kTransB>
-__device__ __forceinline__ void wgmma_tile_k16(float (&acc)[128], uint64_t desc_a, uint64_t desc_b) {
-  if constexpr (P == Precision::kBF16) {
-    wgmma_m64n256k16_bf16<kTransB ? 1 : 0>(acc, desc_a, desc_b);
+template <Precision P, bool kTransB, int kN>
+__device__ __forceinline__ void wgmma_tile_k16(float (&acc)[kN / 2], uint64_t desc_a, uint64_t desc_b) {
+  wgmma_m64nk16<kN, kTransB ? 1 : 0, P == Precision::kBF16>(acc, desc_a, desc_b);
+}
+
+// Two accumulators of n8 block j (columns j * 8 + (lane % 4) * 2 and the next one, row half h)
+// converted to D's type and packed in 32 bits.
+template <Precision P, int kAcc>
+__device__ __forceinline__ uint32_t packed_pair(const float (&acc)[kAcc], int j, int h) {
+  if constexpr (std::is_same_v<OutputT<P>, __nv_bfloat16>) {
+    const __nv_bfloat162 v = __floats2bfloat162_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    return *reinterpret_cast<const uint32_t*>(&v);
   } else {
-    wgmma_m64n256k16_f16<kTransB ? 1 : 0>(acc, desc_a, desc_b);
+    const __half2 v = __floats2half2_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
+    return *reinterpret_cast<const uint32_t*>(&v);
   }
 }
 
-// Epilogue through shared memory: the warpgroup's 64 x 256 accumulators go out as four 64 x 64
-// boxes, each converted into a 128-byte swizzled staging buffer (two buffers, alternating)
-// and written by one TMA store, which clips at the M/N edges and runs on while the next box,
-// or the next tile's main loop, proceeds. The swizzle makes the fragment writes conflict-free:
-// the 8 rows a warp writes at once land in 8 different 16-byte chunks.
-template <Precision P>
-__device__ __forceinline__ void store_tile_tma(const float (&acc)[128], uint8_t* staging, const CUtensorMap* map_d,
-                                               int row0, int n0, int warp, int lane, int consumer, bool leader) {
-  using Out = OutputT<P>;
+// One box of the epilogue: columns q * 64 to q * 64 + kColumns of the warpgroup's 64 x N
+// accumulators, converted into a staging buffer and written by one TMA store, which clips at
+// the M/N edges and runs on while the next box, or the next tile's main loop, proceeds. Two
+// buffers, used in turn (`boxes` counts the boxes this warpgroup has staged). A 64-column box
+// is 128-byte swizzled, which makes the fragment writes conflict-free (the 8 rows a warp
+// writes at once land in 8 different 16-byte chunks); a narrower one is unswizzled.
+template <Precision P, int kN, int kColumns>
+__device__ __forceinline__ void store_box(const float (&acc)[kN / 2], int q, uint8_t* staging, uint32_t& boxes,
+                                          const CUtensorMap* map, int row0, int n0, int warp, int lane, int consumer,
+                                          bool leader) {
+  constexpr bool kSwizzled = kColumns == 64;
+  uint8_t* buf = staging + (boxes++ & 1) * Config<kN>::kDBoxBytes;
+  // The store issued two boxes ago read this buffer; it must be done reading.
+  if (leader) bulk_wait_read<1>();
+  named_barrier_sync(1 + consumer, 128);
 #pragma unroll
-  for (int q = 0; q < 4; ++q) {
-    uint8_t* buf = staging + (q & 1) * Config::kDBoxBytes;
-    // The store issued two boxes ago read this buffer; it must be done reading.
-    if (leader) bulk_wait_read<1>();
-    named_barrier_sync(1 + consumer, 128);
+  for (int jj = 0; jj < kColumns / 8; ++jj) {
+    const int j = q * 8 + jj;
 #pragma unroll
-    for (int jj = 0; jj < 8; ++jj) {
-      const int j = q * 8 + jj;
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const int r = warp * 16 + lane / 4 + h * 8;
-        uint32_t packed;
-        if constexpr (std::is_same_v<Out, __nv_bfloat16>) {
-          const __nv_bfloat162 v = __floats2bfloat162_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-          packed = *reinterpret_cast<const uint32_t*>(&v);
-        } else {
-          const __half2 v = __floats2half2_rn(acc[4 * j + 2 * h], acc[4 * j + 2 * h + 1]);
-          packed = *reinterpret_cast<const uint32_t*>(&v);
-        }
-        *reinterpret_cast<uint32_t*>(buf + r * 128 + ((jj ^ (r & 7)) << 4) + (lane % 4) * 4) = packed;
-      }
+    for (int h = 0; h < 2; ++h) {
+      const int r = warp * 16 + lane / 4 + h * 8;
+      const int row_chunk = kSwizzled ? r * 128 + ((jj ^ (r & 7)) << 4) : r * (kColumns * 2) + (jj << 4);
+      *reinterpret_cast<uint32_t*>(buf + row_chunk + (lane % 4) * 4) = packed_pair<P>(acc, j, h);
     }
-    fence_proxy_async_shared();
-    named_barrier_sync(1 + consumer, 128);
-    if (leader) {
-      tma_store_2d(map_d, buf, n0 + q * 64, row0);
-      bulk_commit();
-    }
+  }
+  fence_proxy_async_shared();
+  named_barrier_sync(1 + consumer, 128);
+  if (leader) {
+    tma_store_2d(map, buf, n0 + q * 64, row0);
+    bulk_commit();
   }
 }
 
-// D (m x n, row-major, ldd) = A (m x k, row-major) * B, B row-major (kBRowMajor) or column-major.
-template <Precision P, bool kBRowMajor>
-__global__ void __launch_bounds__(Config::kThreads, 1)
+// The epilogue: the warpgroup's 64 x N accumulators go out as 64 x 64 boxes, and a narrower
+// last one (map_d_tail) when N is not a multiple of 64.
+template <Precision P, int kN>
+__device__ __forceinline__ void store_tile_tma(const float (&acc)[kN / 2], uint8_t* staging, const CUtensorMap* map_d,
+                                               const CUtensorMap* map_d_tail, int row0, int n0, int warp, int lane,
+                                               int consumer, bool leader, uint32_t& boxes) {
+  using C = Config<kN>;
+#pragma unroll
+  for (int q = 0; q < C::kFullBoxes; ++q) {
+    store_box<P, kN, 64>(acc, q, staging, boxes, map_d, row0, n0, warp, lane, consumer, leader);
+  }
+  if constexpr (C::kTailColumns > 0) {
+    store_box<P, kN, C::kTailColumns>(acc, C::kFullBoxes, staging, boxes, map_d_tail, row0, n0, warp, lane, consumer,
+                                      leader);
+  }
+}
+
+// D (m x n, row-major, ldd) = A (m x k, row-major) * B, B row-major (kBRowMajor) or column-major;
+// tiles of 128 x kN. map_d_tail: D in boxes of the last kTailColumns columns of a tile (when N
+// is not a multiple of 64).
+template <Precision P, bool kBRowMajor, int kN>
+__global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
-                 const __grid_constant__ CUtensorMap map_d, int m, int n, int k, int band_rows) {
+                 const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_d_tail, int m,
+                 int n, int k, int band_rows) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
-  using C = Config;
+  using C = Config<kN>;
+  // A row-major B is loaded in 64-column boxes.
+  static_assert(!kBRowMajor || C::kTailColumns == 0, "row-major B: N a multiple of 64");
   extern __shared__ uint8_t smem_raw[];
   // 128-byte swizzle repeats every 1024 bytes; TMA and the wgmma descriptors (base offset 0)
   // both assume each tile starts on such a boundary.
@@ -188,9 +225,9 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
           mbar_arrive_expect_tx(&full[stage], C::kStageBytes);
           tma_load_2d(a_dst, &map_a, &full[stage], k0, m0);
           if constexpr (kBRowMajor) {
-            // Four boxes of 64 n x 64 k (128 bytes of n per k-row), 8 KiB apart.
+            // Boxes of 64 n x 64 k (128 bytes of n per k-row), 8 KiB apart.
 #pragma unroll
-            for (int box = 0; box < 4; ++box) {
+            for (int box = 0; box < C::kTileN / 64; ++box) {
               tma_load_2d(b_dst + box * 8192, &map_b, &full[stage], n0 + box * 64, k0);
             }
           } else {
@@ -213,15 +250,16 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
     const uint32_t smem_base = smem_addr(smem);
     uint8_t* staging = d_staging + consumer * 2 * C::kDBoxBytes;
 
-    float acc[128];
+    float acc[C::kAccumulators];
     int stage = 0;
     uint32_t phase = 0;
+    uint32_t boxes = 0;  // D boxes this warpgroup has staged (store_tile_tma)
     for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
       const TileCoord tc = tile_coord(t, tiles_m, tiles_n, band_rows);
       const int m0 = tc.m * C::kTileM;
       const int n0 = tc.n * C::kTileN;
 #pragma unroll
-      for (int i = 0; i < 128; ++i) acc[i] = 0.0f;
+      for (int i = 0; i < C::kAccumulators; ++i) acc[i] = 0.0f;
 
       int previous = -1;
       for (int kt = 0; kt < k_iters; ++kt) {
@@ -237,7 +275,7 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
           // MN-major B: the next 16 k are the next 16 rows of 128 bytes; n blocks are 8 KiB apart.
           const uint64_t desc_b = kBRowMajor ? make_smem_desc(b_addr + kk * 2048, 8192, 1024)
                                              : make_smem_desc(b_addr + kk * 32, 16, 1024);
-          wgmma_tile_k16<P, kBRowMajor>(acc, desc_a, desc_b);
+          wgmma_tile_k16<P, kBRowMajor, kN>(acc, desc_a, desc_b);
         }
         wgmma_commit();
         // Keep one group in flight: the tensor cores go on to this stage while the previous
@@ -255,7 +293,8 @@ __global__ void __launch_bounds__(Config::kThreads, 1)
       fence_accumulators(acc);
       if (previous >= 0 && leader) mbar_arrive(&empty[previous]);
 
-      store_tile_tma<P>(acc, staging, &map_d, m0 + consumer * 64, n0, warp, lane, consumer, leader);
+      store_tile_tma<P, kN>(acc, staging, &map_d, &map_d_tail, m0 + consumer * 64, n0, warp, lane, consumer, leader,
+                            boxes);
     }
     // The last TMA stores must be complete before the CTA, and its shared memory, goes away.
     if (leader) bulk_wait_all();
@@ -289,10 +328,10 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 }
 
 // A 2-D tensor map over a matrix whose rows are `inner` contiguous 16-bit elements,
-// `outer` rows `ld` elements apart, read in boxes of box_inner x box_outer with 128-byte swizzle.
-// Out-of-range elements of a box read as zero (FLOAT_OOB_FILL_NONE).
+// `outer` rows `ld` elements apart, read in boxes of box_inner x box_outer with 128-byte swizzle
+// (or none). Out-of-range elements of a box read as zero (FLOAT_OOB_FILL_NONE).
 inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t inner, int64_t outer, int64_t ld,
-                       int box_inner, int box_outer) {
+                       int box_inner, int box_outer, CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_128B) {
   const cuuint64_t dims[2] = {static_cast<cuuint64_t>(inner), static_cast<cuuint64_t>(outer)};
   const cuuint64_t strides[1] = {static_cast<cuuint64_t>(ld) * 2};
   const cuuint32_t box[2] = {static_cast<cuuint32_t>(box_inner), static_cast<cuuint32_t>(box_outer)};
@@ -300,18 +339,18 @@ inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t 
   const CUresult r = encode_tiled()(
       map, p == Precision::kBF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 : CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2,
       const_cast<void*>(base), dims, strides, box, element_strides, CU_TENSOR_MAP_INTERLEAVE_NONE,
-      CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   return r == CUDA_SUCCESS;
 }
 
-template <Precision P, Layout LB>
+template <Precision P, Layout LB, int kN = 256>
 struct Gemm6 {
-  using C = Config;
+  using C = Config<kN>;
   static constexpr bool kBRowMajor = LB == Layout::kRowMajor;
   // TMA: global addresses and row strides must be 16-byte multiples.
   static constexpr int kAlignment = 8;
 
-  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor>; }
+  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN>; }
 
   static size_t workspace_bytes(const GemmArgs&) { return 0; }
 
@@ -322,7 +361,7 @@ struct Gemm6 {
     // Tile indices and TMA box coordinates are 32-bit.
     constexpr int64_t kMaxExtent = INT_MAX - C::kTileN;
     if (g.m > kMaxExtent || g.n > kMaxExtent || g.k > kMaxExtent || g.m < 0 || g.n < 0 || g.k < 0) {
-      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: M, N and K must be below 2^31 - 256"};
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: M, N and K must be below 2^31 - its tile width"};
     }
     if (static_cast<int64_t>(ceil_div(g.m, C::kTileM)) * ceil_div(g.n, C::kTileN) > INT_MAX) {
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: more than 2^31 output tiles"};
@@ -353,11 +392,14 @@ struct Gemm6 {
               "handwritten wgmma kernel: the CUDA driver does not provide cuTensorMapEncodeTiled (needs 12.0+)"};
     }
     // Built per call (about a microsecond each) and passed by value as __grid_constant__.
-    CUtensorMap map_a, map_b, map_d;
+    CUtensorMap map_a, map_b, map_d, map_d_tail;
     const bool ok = encode_map(&map_a, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileM) &&
                     (kBRowMajor ? encode_map(&map_b, P, g.b, g.n, g.k, g.ldb, 64, C::kTileK)
                                 : encode_map(&map_b, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileN)) &&
-                    encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64);
+                    encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
+                    (C::kTailColumns == 0 ? encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, 64, 64)
+                                          : encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, C::kTailColumns, 64,
+                                                       CU_TENSOR_MAP_SWIZZLE_NONE));
     if (!ok) {
       return {KernelStatus::kLaunchFailed, "handwritten wgmma kernel: cuTensorMapEncodeTiled rejected an operand"};
     }
@@ -373,8 +415,9 @@ struct Gemm6 {
     }
     const int num_tiles = ceil_div(g.m, C::kTileM) * ceil_div(g.n, C::kTileN);
     const int grid = std::max(1, std::min(num_tiles, sm_count));
-    gemm6_kernel<P, kBRowMajor><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
-        map_a, map_b, map_d, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k), C::kBandRows);
+    gemm6_kernel<P, kBRowMajor, kN><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
+        map_a, map_b, map_d, map_d_tail, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k),
+        C::kBandRows);
     return from_cuda(cudaGetLastError());
   }
 
@@ -383,7 +426,7 @@ struct Gemm6 {
         .name = name,
         .config_id = config,
         .origin = Origin::kHandwritten,
-        .role = Role::kProduct,  // dispatch runs it where its 128x256 tiles fill the SMs
+        .role = Role::kProduct,  // dispatch runs it where its tiles fill the SMs
         .precision = P,
         .layout_a = Layout::kRowMajor,
         .layout_b = LB,
@@ -415,18 +458,50 @@ namespace {
 namespace hw = cutlass_ops::handwritten_sm90;
 using cutlass_ops::Layout;
 using cutlass_ops::Precision;
-// Its row of the kernel table (csrc/kernel_table.py), and the tile it describes.
-using Registered = cutlass_ops::configs::Handwritten_6_WgmmaTma_128x256x64;
-static_assert(Registered::kTileM == hw::Config::kTileM && Registered::kTileN == hw::Config::kTileN &&
-                  Registered::kTileK == hw::Config::kTileK,
-              "the kernel table describes this file's tile");
-constexpr cutlass_ops::configs::ConfigId kConfig = Registered::kId;
+namespace configs = cutlass_ops::configs;
+
+// Each build's row of the kernel table (csrc/kernel_table.py) describes its tile.
+template <class Row, int kN>
+constexpr configs::ConfigId config_of() {
+  static_assert(Row::kTileM == hw::Config<kN>::kTileM && Row::kTileN == hw::Config<kN>::kTileN &&
+                    Row::kTileK == hw::Config<kN>::kTileK,
+                "the kernel table describes this file's tile");
+  return Row::kId;
+}
+
+// The ladder's step: 128 x 256 tiles, B row- or column-major.
+constexpr configs::ConfigId kStep = config_of<configs::Handwritten_6_WgmmaTma_128x256x64, 256>();
 const cutlass_ops::KernelRegistrar bf16_rr(
-    hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info("handwritten_sm90_bf16_rr_6_wgmma_tma", kConfig));
+    hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info("handwritten_sm90_bf16_rr_6_wgmma_tma", kStep));
 const cutlass_ops::KernelRegistrar bf16_rc(
-    hw::Gemm6<Precision::kBF16, Layout::kColMajor>::info("handwritten_sm90_bf16_rc_6_wgmma_tma", kConfig));
+    hw::Gemm6<Precision::kBF16, Layout::kColMajor>::info("handwritten_sm90_bf16_rc_6_wgmma_tma", kStep));
 const cutlass_ops::KernelRegistrar f16_rr(
-    hw::Gemm6<Precision::kF16, Layout::kRowMajor>::info("handwritten_sm90_f16_rr_6_wgmma_tma", kConfig));
+    hw::Gemm6<Precision::kF16, Layout::kRowMajor>::info("handwritten_sm90_f16_rr_6_wgmma_tma", kStep));
 const cutlass_ops::KernelRegistrar f16_rc(
-    hw::Gemm6<Precision::kF16, Layout::kColMajor>::info("handwritten_sm90_f16_rc_6_wgmma_tma", kConfig));
+    hw::Gemm6<Precision::kF16, Layout::kColMajor>::info("handwritten_sm90_f16_rc_6_wgmma_tma", kStep));
+
+// The N-fitted builds: the same kernel on 128 x N tiles, in F.linear's layout (B column-major).
+template <Precision P, int kN, class Row>
+cutlass_ops::KernelInfo fitted(const char* name) {
+  return hw::Gemm6<P, Layout::kColMajor, kN>::info(name, config_of<Row, kN>());
+}
+constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
+const cutlass_ops::KernelRegistrar fitted_builds[] = {
+    cutlass_ops::KernelRegistrar(fitted<kBF16, 192, configs::Handwritten_6_WgmmaTma_128x192x64>(
+        "handwritten_sm90_bf16_rc_6_wgmma_tma_n192")),
+    cutlass_ops::KernelRegistrar(fitted<kBF16, 208, configs::Handwritten_6_WgmmaTma_128x208x64>(
+        "handwritten_sm90_bf16_rc_6_wgmma_tma_n208")),
+    cutlass_ops::KernelRegistrar(fitted<kBF16, 224, configs::Handwritten_6_WgmmaTma_128x224x64>(
+        "handwritten_sm90_bf16_rc_6_wgmma_tma_n224")),
+    cutlass_ops::KernelRegistrar(fitted<kBF16, 240, configs::Handwritten_6_WgmmaTma_128x240x64>(
+        "handwritten_sm90_bf16_rc_6_wgmma_tma_n240")),
+    cutlass_ops::KernelRegistrar(fitted<kF16, 192, configs::Handwritten_6_WgmmaTma_128x192x64>(
+        "handwritten_sm90_f16_rc_6_wgmma_tma_n192")),
+    cutlass_ops::KernelRegistrar(fitted<kF16, 208, configs::Handwritten_6_WgmmaTma_128x208x64>(
+        "handwritten_sm90_f16_rc_6_wgmma_tma_n208")),
+    cutlass_ops::KernelRegistrar(fitted<kF16, 224, configs::Handwritten_6_WgmmaTma_128x224x64>(
+        "handwritten_sm90_f16_rc_6_wgmma_tma_n224")),
+    cutlass_ops::KernelRegistrar(fitted<kF16, 240, configs::Handwritten_6_WgmmaTma_128x240x64>(
+        "handwritten_sm90_f16_rc_6_wgmma_tma_n240")),
+};
 }  // namespace

@@ -654,16 +654,12 @@ constexpr int kAlignAB = kAny ? 1 : Shape<P>::kVec;
 template <bool kAny>
 constexpr int kAlignD = kAny ? 1 : 2;
 
-template <Precision P, Layout LA, Layout LB, bool kAny = false>
-KernelInfo skinny_mma_info(const char* name) {
-  constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
-  KernelInfo info = make_info({name, kConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kMaxRows, kBN,
-                               kBK, Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement<P, LA, LB>,
-                               &run<P, LA, LB, kAny>});
+// What the skinny-M and skinny-N builds' KernelInfo share besides make_info's fields.
+template <Layout LA, Layout LB>
+KernelInfo streaming_mma_info(KernelInfo info, size_t (*workspace_bytes)(const GemmArgs&)) {
   info.layout_a = LA;
   info.layout_b = LB;
-  info.workspace_bytes = &workspace_bytes<P, kAny>;
-  info.max_m = Shape<P>::kMaxM;
+  info.workspace_bytes = workspace_bytes;
   info.role = Role::kProduct;
   info.math = MathClass::kMma;
   info.mainloop = Mainloop::kStreaming;
@@ -672,23 +668,28 @@ KernelInfo skinny_mma_info(const char* name) {
   return info;
 }
 
+template <Precision P, Layout LA, Layout LB, bool kAny = false>
+KernelInfo skinny_mma_info(const char* name) {
+  constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
+  KernelInfo info = streaming_mma_info<LA, LB>(
+      make_info({name, kConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kMaxRows, kBN, kBK,
+                 Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement<P, LA, LB>, &run<P, LA, LB, kAny>}),
+      &workspace_bytes<P, kAny>);
+  info.max_m = Shape<P>::kMaxM;
+  return info;
+}
+
 // The skinny-N kernels: a tile of 32 rows of D (a block's 32 columns of D^T) by up to 64
 // columns, 64 columns to a block (one block row of D^T), at most 256.
 template <Precision P, Layout LA, Layout LB, bool kAny = false>
 KernelInfo skinny_n_info(const char* name) {
   constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
-  KernelInfo info = make_info({name, kColumnsConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kBN,
-                               kMaxRows, kBK, Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement_columns<P, LA, LB>,
-                               &run_columns<P, LA, LB, kAny>});
-  info.layout_a = LA;
-  info.layout_b = LB;
-  info.workspace_bytes = &workspace_bytes_columns<P, kAny>;
+  KernelInfo info = streaming_mma_info<LA, LB>(
+      make_info({name, kColumnsConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kBN, kMaxRows, kBK,
+                 Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement_columns<P, LA, LB>,
+                 &run_columns<P, LA, LB, kAny>}),
+      &workspace_bytes_columns<P, kAny>);
   info.max_n = Shape<P>::kMaxM;
-  info.role = Role::kProduct;
-  info.math = MathClass::kMma;
-  info.mainloop = Mainloop::kStreaming;
-  info.threads = kThreads;
-  info.batched = true;
   return info;
 }
 
