@@ -430,7 +430,7 @@ class Plan:
     a: Optional[OperandPlan] = None
     b: Optional[OperandPlan] = None
     out: Optional[OperandPlan] = None
-    candidates: tuple[Candidate, ...] = ()  # every way to run it, cheapest predicted first
+    candidates: tuple[Candidate, ...] = ()  # every way to run it, cheapest predicted first (unmeasured last)
     refused: tuple[tuple[str, str], ...] = ()  # (kernel, why it is no candidate in place)
     calibration: str = ""  # the cost model's constants: a calibration file, or "" (the device's peak rates)
     tuning_key: Optional[dict] = None  # the tuning table's key for the call (cutlass_ops.tuning.pin)
@@ -488,7 +488,10 @@ class Plan:
                 copy = f" incl. {c.copy_us:.1f} copies" if c.copy_us else ""
                 # The factor the sweep's errors on nearby training problems apply (cost_model.h).
                 residual = f" (x{c.residual:.2f} measured nearby)" if abs(c.residual - 1) >= 0.005 else ""
-                lines.append(f"  {mark} {c.predicted_us:10.1f} us{copy}{residual}  {c.label()}")
+                # Under a calibration, a candidate it never timed ranks after the timed ones (cost_model.h).
+                unmeasured = " [not in the calibration: after the measured ones]" if self.calibration and \
+                    not c.calibrated else ""
+                lines.append(f"  {mark} {c.predicted_us:10.1f} us{copy}{residual}  {c.label()}{unmeasured}")
             if len(self.candidates) > len(shown):
                 lines.append(f"    ... {len(self.candidates) - len(shown)} more")
         if self.refused:

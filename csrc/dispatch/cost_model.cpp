@@ -550,11 +550,17 @@ Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc&
 
 std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device) {
   std::vector<Ranked> ranked;
+  bool measured = false;  // some candidate's constants come from the device's calibration
   for (const Candidate& c : enumerate_candidates(normalized, device)) {
     ranked.push_back({c, predict(normalized, c, device)});
+    measured = measured || ranked.back().prediction.calibrated;
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const Ranked& x, const Ranked& y) { return x.prediction.us < y.prediction.us; });
+  // Where the calibration measured some candidates, the ones it never measured follow them
+  // (cost_model.h: a kernel joins dispatch once a sweep has timed it).
+  std::stable_sort(ranked.begin(), ranked.end(), [measured](const Ranked& x, const Ranked& y) {
+    if (measured && x.prediction.calibrated != y.prediction.calibrated) return x.prediction.calibrated;
+    return x.prediction.us < y.prediction.us;
+  });
   return ranked;
 }
 
@@ -568,8 +574,14 @@ std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDes
   };
   std::vector<Entry> entries;
   const std::vector<Candidate> candidates = enumerate_candidates(normalized, device);
+  bool measured = false;  // as in rank_candidates: then only measured candidates are in the running
   for (size_t i = 0; i < candidates.size(); ++i) {
     Prediction plain = plain_prediction(normalized, candidates[i], device, cal);
+    if (plain.calibrated && !measured) {
+      measured = true;
+      entries.clear();  // the unmeasured ones before it
+    }
+    if (measured && !plain.calibrated) continue;
     const ResidualField* field = residual_field(cal, normalized, candidates[i]);
     const double bound =
         plain.us * (field == nullptr ? 1.0 : std::exp(field->least_correction(residual_coordinates(normalized, candidates[i]))));

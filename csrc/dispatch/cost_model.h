@@ -31,7 +31,13 @@
 //
 // Compute and memory overlap, so they meet in a smooth maximum (a 4-norm) rather than a sum.
 // Kernels with no fitted constants for the device (a GPU never calibrated, a kernel added
-// since) take constants derived from the device's peak rates (property_coefficients).
+// since) take constants derived from the device's peak rates (property_coefficients). On a
+// device whose calibration measured some of a problem's candidates, those it never measured
+// (a kernel, or a kernel's K decomposition, added since the sweep) rank after all the measured
+// ones, whatever their predictions: peak-rate constants are optimistic beside fitted ones, so a
+// new kernel would otherwise take every problem it can run, untimed. It joins dispatch once the
+// sweep has timed it (`python -m cutlass_ops sweep --add-kernels`, then `fit`); until then it
+// runs when forced (explain() lists it, marked).
 //
 // What the nine terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
 // streaming kernels' K split; CUTLASS's stream-K heuristics) varies smoothly with the shape, and
@@ -194,7 +200,8 @@ struct Ranked {
   Prediction prediction;
 };
 
-// Every candidate with its prediction, cheapest first (ties keep enumeration order).
+// Every candidate with its prediction, cheapest first (ties keep enumeration order); where the
+// calibration measured some, the unmeasured ones after them (see above).
 std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device);
 
 // rank_candidates(...).front(), for the planner: the residual correction, the model's costliest
