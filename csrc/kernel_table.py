@@ -509,8 +509,13 @@ tiles whole waves of 132 SMs: at 777 x 8192, 224 tiles of 128x256 (1.7 waves: tw
 one (16, 32 or 48 columns). Chosen by a what-if over the stored sweep (each problem's time on the
 128x256 build scaled by the tiles' wave and padding arithmetic, a smaller tile's lower rate
 included): on the bf16 "rc" problems of a wave or more, the best built kernel from 0.953x to
-about 0.97x torch.mm (test split); measured in RESULTS.md. Compiled like the step itself (no
-CuTe), so four widths cost the build seconds, where CUTLASS tiles cost minutes."""
+about 0.97x torch.mm (test split), an estimate. Forced on seven bf16 F.linear shapes (H200,
+2026-11-27, d9f8a5a, do_bench medians of three alternated rounds): ahead of the model's pick at
+777x8192x8192 (128x224: 0.93x torch.mm, the pick 0.84x) and 1000x14336x4096 (0.98x against
+0.91x), behind it at 1000x4096x4096, 2049x8192x8192, 3000x4096x11008, 257x8192x28672 and 4096^3.
+Not yet in the H100 sweep: the planner ranks them after the measured candidates until `sweep
+--add-kernels` times them. Compiled like the step itself (no CuTe), so four widths cost the
+build seconds, where CUTLASS tiles cost minutes."""
 
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step

@@ -1051,9 +1051,14 @@ struct Handwritten_6_WgmmaTma_128x256x64 {
 // 64-column TMA boxes and a narrower unswizzled last one (16, 32 or 48 columns). Chosen by a
 // what-if over the stored sweep (each problem's time on the 128x256 build scaled by the tiles'
 // wave and padding arithmetic, a smaller tile's lower rate included): on the bf16 "rc" problems
-// of a wave or more, the best built kernel from 0.953x to about 0.97x torch.mm (test split);
-// measured in RESULTS.md. Compiled like the step itself (no CuTe), so four widths cost the build
-// seconds, where CUTLASS tiles cost minutes.
+// of a wave or more, the best built kernel from 0.953x to about 0.97x torch.mm (test split), an
+// estimate. Forced on seven bf16 F.linear shapes (H200, 2026-11-27, d9f8a5a, do_bench medians of
+// three alternated rounds): ahead of the model's pick at 777x8192x8192 (128x224: 0.93x torch.mm,
+// the pick 0.84x) and 1000x14336x4096 (0.98x against 0.91x), behind it at 1000x4096x4096,
+// 2049x8192x8192, 3000x4096x11008, 257x8192x28672 and 4096^3. Not yet in the H100 sweep: the
+// planner ranks them after the measured candidates until `sweep --add-kernels` times them.
+// Compiled like the step itself (no CuTe), so four widths cost the build seconds, where CUTLASS
+// tiles cost minutes.
 struct Handwritten_6_WgmmaTma_128x192x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x192x64;
   static constexpr const char* kName = "6_wgmma_tma_128x192x64_4s";
