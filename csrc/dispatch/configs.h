@@ -1055,10 +1055,13 @@ struct Handwritten_6_WgmmaTma_128x256x64 {
 // estimate. Forced on seven bf16 F.linear shapes (H200, 2026-11-27, d9f8a5a, do_bench medians of
 // three alternated rounds): ahead of the model's pick at 777x8192x8192 (128x224: 0.93x torch.mm,
 // the pick 0.84x) and 1000x14336x4096 (0.98x against 0.91x), behind it at 1000x4096x4096,
-// 2049x8192x8192, 3000x4096x11008, 257x8192x28672 and 4096^3. Not yet in the H100 sweep: the
-// planner ranks them after the measured candidates until `sweep --add-kernels` times them.
-// Compiled like the step itself (no CuTe), so four widths cost the build seconds, where CUTLASS
-// tiles cost minutes.
+// 2049x8192x8192, 3000x4096x11008, 257x8192x28672 and 4096^3. Swept on the H100 (2026-11-27,
+// `sweep --add-kernels` on every 16-bit "rc" row): the fastest candidate on 198 bf16 and 52 f16
+// rows, up to 1.23x faster than the best kernel before them (8191x1600x1600; 777x3072x1024
+// 1.15x, test split); the best built kernel on the test split's bf16 model problems from 0.952x
+// to 0.959x torch.mm, f16 0.952x to 0.958x, its bf16 "rc" problems 0.996x to 1.003x: less than
+// the what-if's estimate. Compiled like the step itself (no CuTe), so four widths cost the build
+// seconds, where CUTLASS tiles cost minutes.
 struct Handwritten_6_WgmmaTma_128x192x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x192x64;
   static constexpr const char* kName = "6_wgmma_tma_128x192x64_4s";
