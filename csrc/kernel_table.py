@@ -517,7 +517,11 @@ Swept on the H100 (2026-11-27, `sweep --add-kernels` on every 16-bit "rc" row): 
 candidate on 198 bf16 and 52 f16 rows, up to 1.23x faster than the best kernel before them
 (8191x1600x1600; 777x3072x1024 1.15x, test split); the best built kernel on the test split's
 bf16 model problems from 0.952x to 0.959x torch.mm, f16 0.952x to 0.958x, its bf16 "rc" problems
-0.996x to 1.003x: less than the what-if's estimate. Compiled like the step itself (no CuTe), so four widths cost the
+0.996x to 1.003x: less than the what-if's estimate. Also built with linear's bias and activation
+fused (names ending in _bias_act, applied to the accumulators before D is stored), as is the
+128x256 step in "rc": at 1000 x 4096 -> 14336, 3000 and 4096 x 4096 -> 14336 the plain
+product runs an N-fitted tile, and without a fused build a biased one ran the CUTLASS 128x256
+tile (0.87-0.97x torch's F.linear, linear_epilogue_probe, H100, a3b68e5). Compiled like the step itself (no CuTe), so four widths cost the
 build seconds, where CUTLASS tiles cost minutes."""
 
 HANDWRITTEN = [

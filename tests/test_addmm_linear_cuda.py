@@ -169,6 +169,32 @@ def test_every_fused_kernel_runs_an_aligned_and_a_ragged_problem(activation):
             assert_close_to_reference(got, theirs, act(z), f"{k.name} {m}x{n}x{kk} {activation}")
 
 
+@pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0),
+                    reason="the fused-epilogue kernels are built for sm_90a")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_a_biased_linear_runs_the_fused_twin_of_the_plain_products_kernel(dtype):
+    """Where the plain product's kernel has a fused build (the CUTLASS configs of FUSED_WHY, the
+    hand-written TMA + WGMMA step and its N-fitted tiles), linear with a bias runs that build:
+    priced alike, the fused twin saves the elementwise pass. Projections whose plain product
+    runs an N-fitted tile on the H100's calibration among them (1000 and 3000 x 4096 -> 14336)."""
+    names = {k.name for k in cutlass_ops.list_kernels((9, 0))}
+    twins = 0
+    for m, k, n in ((1000, 4096, 14336), (3000, 4096, 14336), (777, 1024, 3072), (4096, 4096, 4096), (333, 264, 136)):
+        x, w, bias = matrix(m, k, dtype=dtype), matrix(n, k, dtype=dtype), matrix(n, dtype=dtype)
+        cutlass_ops.reset_stats()
+        cutlass_ops.mm(x, w.t())
+        (plain,) = cutlass_ops.stats()["kernels"]
+        if plain + "_bias_act" not in names:
+            continue
+        twins += 1
+        cutlass_ops.reset_stats()
+        ours = cutlass_ops.linear(x, w, bias, activation="gelu")
+        assert cutlass_ops.stats()["kernels"] == {plain + "_bias_act": 1}, (m, k, n, plain, cutlass_ops.stats())
+        z = x.double() @ w.double().t() + bias.double()
+        assert_close_to_reference(ours, F.gelu(F.linear(x, w, bias)), F.gelu(z), f"{plain} {m}x{k}->{n}")
+    assert twins >= 2, twins
+
+
 # ---- autograd, autocast, compile ------------------------------------------------------------
 
 @pytest.mark.parametrize("input_kind", ["row", "col", "full"])

@@ -22,6 +22,7 @@
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/gemm/kernel/tile_scheduler.hpp"
 
+#include "common/activation.cuh"
 #include "common/launch.h"
 #include "dispatch/configs.h"
 #include "dispatch/kernel.h"
@@ -136,28 +137,9 @@ struct WithPromotion<
 
 // The activation of a fused epilogue, chosen per call (EpilogueArgs::activation) rather than
 // per kernel: one kernel serves all five. CUTLASS's Sm90Compute hands a functor that declares
-// `Arguments` its arguments with every fragment; the switch is taken once per fragment.
-//
-// The formulas are torch's (aten/src/ATen/native/cuda/ActivationGeluKernel.cu,
-// ActivationSiluKernel.cu), in float, with the hardware's approximate tanh and exp2 (MUFU,
-// relative error about 2^-11 and 2^-22) and a fast reciprocal where torch calls tanhf, expf and
-// divides: the fused kernels store 16-bit D, whose rounding (2^-9 for bf16, 2^-12 for f16) is as
-// large or larger. The epilogue is not hidden behind the main loop in cooperative kernels, so
-// its instruction count shows in the GEMM's time.
-struct ActivationMath {
-  CUTLASS_DEVICE static float tanh_approx(float x) {
-    float y;
-    asm("tanh.approx.f32 %0, %1;" : "=f"(y) : "f"(x));
-    return y;
-  }
-  CUTLASS_DEVICE static float relu(float x) { return x <= 0.0f ? 0.0f : x; }  // NaN stays NaN, as in torch.relu
-  CUTLASS_DEVICE static float gelu(float x) { return 0.5f * x * (1.0f + erff(x * 0.70710678118654752f)); }
-  CUTLASS_DEVICE static float gelu_tanh(float x) {
-    return 0.5f * x * (1.0f + tanh_approx(0.79788456080286535f * fmaf(0.044715f * x, x * x, x)));
-  }
-  CUTLASS_DEVICE static float silu(float x) { return __fdividef(x, 1.0f + exp2f(-1.4426950408889634f * x)); }
-};
-
+// `Arguments` its arguments with every fragment; the switch is taken once per fragment. The
+// formulas: common/activation.cuh. The epilogue is not hidden behind the main loop in
+// cooperative kernels, so its instruction count shows in the GEMM's time.
 template <class T>
 struct RuntimeActivation {
   struct Arguments {
@@ -179,14 +161,7 @@ struct RuntimeActivation<cutlass::Array<float, N>> {
   }
 
   CUTLASS_DEVICE Fragment operator()(Fragment const& x, Arguments const& args) const {
-    switch (static_cast<Activation>(args.kind)) {
-      case Activation::kNone: return x;
-      case Activation::kReLU: return map(x, ActivationMath::relu);
-      case Activation::kGELU: return map(x, ActivationMath::gelu);
-      case Activation::kGELUTanh: return map(x, ActivationMath::gelu_tanh);
-      case Activation::kSiLU: return map(x, ActivationMath::silu);
-    }
-    return x;
+    return ActivationMath::with(static_cast<Activation>(args.kind), [&](auto fn) { return map(x, fn); });
   }
 };
 

@@ -28,7 +28,9 @@
 // Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 192, 208,
 // 224 and 240, B column-major, kernel names ending in _n<N>), so that the planner can fit a
 // problem's columns and waves the way cuBLAS's tile set does; D then leaves in 64-column boxes
-// and a narrower last one.
+// and a narrower last one. The "rc" builds are also built with linear's epilogue fused (names
+// ending in _bias_act): D = activation(alpha * A @ B + bias), applied to the accumulators in
+// registers before they are stored.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -42,6 +44,7 @@
 #include <cuda_runtime_api.h>
 #include <cudaTypedefs.h>  // PFN_cuTensorMapEncodeTiled: the driver call is found at run time
 
+#include "common/activation.cuh"
 #include "common/smem_opt_in.h"
 #include "dispatch/configs.h"
 #include "dispatch/kernel.h"
@@ -120,6 +123,42 @@ __device__ __forceinline__ uint32_t packed_pair(const float (&acc)[kAcc], int j,
   }
 }
 
+// A fused build's epilogue (EpilogueArgs): D = activation(alpha * acc + bias[column]), in float.
+struct FusedEpilogue {
+  float alpha = 1.0f;
+  const void* bias = nullptr;  // N elements of D's type, or null
+  Activation activation = Activation::kNone;
+};
+
+__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
+__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
+
+// Applied to the warpgroup's accumulators of one box of D (n8 blocks j0 to j0 + kBlocks) just
+// before it is staged: box by box, so that the bias loads are not all hoisted ahead of the first
+// store (at N = 192 that spilled registers). A thread's accumulator 4j + 2h + c is column
+// j * 8 + (lane % 4) * 2 + c of the tile (row half h, as in packed_pair): each bias element is
+// read once per thread and serves both row halves; columns past N read none (TMA clips them
+// from D). One switch on the activation, then a loop specialised to it.
+template <Precision P, int kN, int kBlocks>
+__device__ __forceinline__ void apply_epilogue(float (&acc)[kN / 2], int j0, const FusedEpilogue& e, int n0, int n,
+                                               int lane) {
+  const OutputT<P>* bias = static_cast<const OutputT<P>*>(e.bias);
+  const float alpha = e.alpha;
+  ActivationMath::with(e.activation, [&](auto fn) {
+#pragma unroll
+    for (int j = j0; j < j0 + kBlocks; ++j) {
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int column = n0 + j * 8 + (lane % 4) * 2 + c;
+        const float b = bias != nullptr && column < n ? to_float(bias[column]) : 0.0f;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) acc[4 * j + 2 * h + c] = fn(fmaf(alpha, acc[4 * j + 2 * h + c], b));
+      }
+    }
+    return 0;
+  });
+}
+
 // One box of the epilogue: columns q * 64 to q * 64 + kColumns of the warpgroup's 64 x N
 // accumulators, converted into a staging buffer and written by one TMA store, which clips at
 // the M/N edges and runs on while the next box, or the next tile's main loop, proceeds. Two
@@ -154,17 +193,21 @@ __device__ __forceinline__ void store_box(const float (&acc)[kN / 2], int q, uin
 }
 
 // The epilogue: the warpgroup's 64 x N accumulators go out as 64 x 64 boxes, and a narrower
-// last one (map_d_tail) when N is not a multiple of 64.
-template <Precision P, int kN>
-__device__ __forceinline__ void store_tile_tma(const float (&acc)[kN / 2], uint8_t* staging, const CUtensorMap* map_d,
+// last one (map_d_tail) when N is not a multiple of 64; a fused build applies `epilogue` to each
+// box's accumulators first (n: D's columns, for the bias).
+template <Precision P, int kN, bool kFused>
+__device__ __forceinline__ void store_tile_tma(float (&acc)[kN / 2], uint8_t* staging, const CUtensorMap* map_d,
                                                const CUtensorMap* map_d_tail, int row0, int n0, int warp, int lane,
-                                               int consumer, bool leader, uint32_t& boxes) {
+                                               int consumer, bool leader, uint32_t& boxes,
+                                               const FusedEpilogue& epilogue, int n) {
   using C = Config<kN>;
 #pragma unroll
   for (int q = 0; q < C::kFullBoxes; ++q) {
+    if constexpr (kFused) apply_epilogue<P, kN, 8>(acc, q * 8, epilogue, n0, n, lane);
     store_box<P, kN, 64>(acc, q, staging, boxes, map_d, row0, n0, warp, lane, consumer, leader);
   }
   if constexpr (C::kTailColumns > 0) {
+    if constexpr (kFused) apply_epilogue<P, kN, C::kTailColumns / 8>(acc, C::kFullBoxes * 8, epilogue, n0, n, lane);
     store_box<P, kN, C::kTailColumns>(acc, C::kFullBoxes, staging, boxes, map_d_tail, row0, n0, warp, lane, consumer,
                                       leader);
   }
@@ -172,12 +215,12 @@ __device__ __forceinline__ void store_tile_tma(const float (&acc)[kN / 2], uint8
 
 // D (m x n, row-major, ldd) = A (m x k, row-major) * B, B row-major (kBRowMajor) or column-major;
 // tiles of 128 x kN. map_d_tail: D in boxes of the last kTailColumns columns of a tile (when N
-// is not a multiple of 64).
-template <Precision P, bool kBRowMajor, int kN>
+// is not a multiple of 64). kFused: `epilogue` applied before D is stored (else unused).
+template <Precision P, bool kBRowMajor, int kN, bool kFused>
 __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_d_tail, int m,
-                 int n, int k, int band_rows) {
+                 int n, int k, int band_rows, FusedEpilogue epilogue) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Config<kN>;
   // A row-major B is loaded in 64-column boxes.
@@ -292,9 +335,8 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
       wgmma_wait<0>();
       fence_accumulators(acc);
       if (previous >= 0 && leader) mbar_arrive(&empty[previous]);
-
-      store_tile_tma<P, kN>(acc, staging, &map_d, &map_d_tail, m0 + consumer * 64, n0, warp, lane, consumer, leader,
-                            boxes);
+      store_tile_tma<P, kN, kFused>(acc, staging, &map_d, &map_d_tail, m0 + consumer * 64, n0, warp, lane, consumer,
+                                    leader, boxes, epilogue, n);
     }
     // The last TMA stores must be complete before the CTA, and its shared memory, goes away.
     if (leader) bulk_wait_all();
@@ -343,14 +385,14 @@ inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t 
   return r == CUDA_SUCCESS;
 }
 
-template <Precision P, Layout LB, int kN = 256>
+template <Precision P, Layout LB, int kN = 256, bool kFused = false>
 struct Gemm6 {
   using C = Config<kN>;
   static constexpr bool kBRowMajor = LB == Layout::kRowMajor;
   // TMA: global addresses and row strides must be 16-byte multiples.
   static constexpr int kAlignment = 8;
 
-  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN>; }
+  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN, kFused>; }
 
   static size_t workspace_bytes(const GemmArgs&) { return 0; }
 
@@ -378,6 +420,9 @@ struct Gemm6 {
     }
     if (g.decomposition != Decomposition::kDataParallel) {
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: only the data-parallel decomposition"};
+    }
+    if (kFused && g.k == 0) {  // the epilogue runs after the main loop, and K = 0 launches none
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: a fused epilogue needs K > 0"};
     }
     return {};
   }
@@ -415,9 +460,11 @@ struct Gemm6 {
     }
     const int num_tiles = ceil_div(g.m, C::kTileM) * ceil_div(g.n, C::kTileN);
     const int grid = std::max(1, std::min(num_tiles, sm_count));
-    gemm6_kernel<P, kBRowMajor, kN><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
+    FusedEpilogue epilogue;
+    if constexpr (kFused) epilogue = {g.epilogue.alpha, g.epilogue.bias, g.epilogue.activation};
+    gemm6_kernel<P, kBRowMajor, kN, kFused><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
         map_a, map_b, map_d, map_d_tail, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k),
-        C::kBandRows);
+        C::kBandRows, epilogue);
     return from_cuda(cudaGetLastError());
   }
 
@@ -445,6 +492,7 @@ struct Gemm6 {
         .smem_bytes = C::kSmemBytes,
         .persistent = true,
         .decompositions = decomposition_bit(Decomposition::kDataParallel),
+        .fuses_epilogue = kFused,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,
@@ -480,28 +528,31 @@ const cutlass_ops::KernelRegistrar f16_rr(
 const cutlass_ops::KernelRegistrar f16_rc(
     hw::Gemm6<Precision::kF16, Layout::kColMajor>::info("handwritten_sm90_f16_rc_6_wgmma_tma", kStep));
 
-// The N-fitted builds: the same kernel on 128 x N tiles, in F.linear's layout (B column-major).
-template <Precision P, int kN, class Row>
-cutlass_ops::KernelInfo fitted(const char* name) {
-  return hw::Gemm6<P, Layout::kColMajor, kN>::info(name, config_of<Row, kN>());
+// The N-fitted builds: the same kernel on 128 x N tiles, in F.linear's layout (B column-major);
+// and the builds of that layout with linear's bias and activation fused, so that a linear with a
+// bias runs the tile its plain product would (the CUTLASS fused builds cover the other tiles:
+// csrc/kernel_table.py FUSED_WHY). A fused build is priced by its plain build's constants.
+template <Precision P, int kN, bool kFused, class Row>
+cutlass_ops::KernelInfo rc_build(const char* name) {
+  return hw::Gemm6<P, Layout::kColMajor, kN, kFused>::info(name, config_of<Row, kN>());
 }
 constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
+// The plain and the fused build of one precision (p: its name) and tile width N.
+#define CUTLASS_OPS_FITTED(P, p, N)                                                                       \
+  cutlass_ops::KernelRegistrar(rc_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64>(      \
+      "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N)),                                                    \
+      cutlass_ops::KernelRegistrar(rc_build<P, N, true, configs::Handwritten_6_WgmmaTma_128x##N##x64>(    \
+          "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N "_bias_act"))
 const cutlass_ops::KernelRegistrar fitted_builds[] = {
-    cutlass_ops::KernelRegistrar(fitted<kBF16, 192, configs::Handwritten_6_WgmmaTma_128x192x64>(
-        "handwritten_sm90_bf16_rc_6_wgmma_tma_n192")),
-    cutlass_ops::KernelRegistrar(fitted<kBF16, 208, configs::Handwritten_6_WgmmaTma_128x208x64>(
-        "handwritten_sm90_bf16_rc_6_wgmma_tma_n208")),
-    cutlass_ops::KernelRegistrar(fitted<kBF16, 224, configs::Handwritten_6_WgmmaTma_128x224x64>(
-        "handwritten_sm90_bf16_rc_6_wgmma_tma_n224")),
-    cutlass_ops::KernelRegistrar(fitted<kBF16, 240, configs::Handwritten_6_WgmmaTma_128x240x64>(
-        "handwritten_sm90_bf16_rc_6_wgmma_tma_n240")),
-    cutlass_ops::KernelRegistrar(fitted<kF16, 192, configs::Handwritten_6_WgmmaTma_128x192x64>(
-        "handwritten_sm90_f16_rc_6_wgmma_tma_n192")),
-    cutlass_ops::KernelRegistrar(fitted<kF16, 208, configs::Handwritten_6_WgmmaTma_128x208x64>(
-        "handwritten_sm90_f16_rc_6_wgmma_tma_n208")),
-    cutlass_ops::KernelRegistrar(fitted<kF16, 224, configs::Handwritten_6_WgmmaTma_128x224x64>(
-        "handwritten_sm90_f16_rc_6_wgmma_tma_n224")),
-    cutlass_ops::KernelRegistrar(fitted<kF16, 240, configs::Handwritten_6_WgmmaTma_128x240x64>(
-        "handwritten_sm90_f16_rc_6_wgmma_tma_n240")),
+    CUTLASS_OPS_FITTED(kBF16, bf16, 192), CUTLASS_OPS_FITTED(kBF16, bf16, 208),
+    CUTLASS_OPS_FITTED(kBF16, bf16, 224), CUTLASS_OPS_FITTED(kBF16, bf16, 240),
+    CUTLASS_OPS_FITTED(kF16, f16, 192),   CUTLASS_OPS_FITTED(kF16, f16, 208),
+    CUTLASS_OPS_FITTED(kF16, f16, 224),   CUTLASS_OPS_FITTED(kF16, f16, 240),
+    // The step's fused builds (its plain ones are registered above).
+    cutlass_ops::KernelRegistrar(rc_build<kBF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
+        "handwritten_sm90_bf16_rc_6_wgmma_tma_bias_act")),
+    cutlass_ops::KernelRegistrar(rc_build<kF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
+        "handwritten_sm90_f16_rc_6_wgmma_tma_bias_act")),
 };
+#undef CUTLASS_OPS_FITTED
 }  // namespace
