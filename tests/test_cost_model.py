@@ -208,11 +208,8 @@ def test_kernels_the_calibration_never_timed_rank_after_the_timed_ones():
         _C.clear_calibrations()
         store.install_shipped()
     assert cutlass_ops.explain(a, w.t(), device="h100").kernel == shipped.kernel
-    # Without calibration data (an A100 here) no candidate is measured: predictions alone.
-    a100 = cutlass_ops.explain(torch.empty(777, 8192, dtype=torch.float16, device="meta"),
-                               torch.empty(8192, 8192, dtype=torch.float16, device="meta").t(), device="a100")
-    times = [c.predicted_us for c in a100.candidates]
-    assert times == sorted(times) and not any(c.calibrated for c in a100.candidates)
+    # (Without calibration data every candidate is ranked by its prediction alone:
+    # test_planner.py's test_the_plan_is_the_cheapest_candidate on the A100.)
 
 
 @needs_sm90

@@ -615,6 +615,9 @@ void log_to_python(const char* line) {
 PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.doc() = "cutlass_ops entry module: the op registrations, the kernel registry and the planner.";
   m.attr("KERNEL_ABI_VERSION") = cutlass_ops::kKernelAbiVersion;
+  // The cost model's smooth-maximum exponent (cost_model.h), which the fit's vectorised copy of
+  // kernel_time_us reads from here.
+  m.attr("SMOOTH_MAX_POWER") = cutlass_ops::kSmoothMaxPower;
   m.def("mm", &cutlass_ops::mm, "The cutlass_ops::mm family through the dispatcher (cutlass_ops.mm's fast path).",
         py::arg("self"), py::arg("mat2"), py::arg("out"), py::arg("kernel"));
   m.def(

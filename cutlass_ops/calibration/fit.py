@@ -52,7 +52,7 @@ NEAR = 1.5
 # within noise; 0.3 kept. (It was first picked on the test split, which must not decide it.)
 NEAR_WEIGHT = 0.3
 DECOMPOSITIONS = sweep_files.DECOMPOSITIONS
-SMOOTH_MAX_POWER = 1.5  # cost_model.h kSmoothMaxPower (its comment: how it was chosen)
+SMOOTH_MAX_POWER = _C.SMOOTH_MAX_POWER  # cost_model.h kSmoothMaxPower (its comment: how it was chosen)
 
 # The residual correction's settings that cross-validation chooses among (log2 units; weight
 # of one coincident training problem), and its folds.
