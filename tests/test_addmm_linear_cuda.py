@@ -148,8 +148,10 @@ def test_linear_runs_a_fused_kernel_on_hopper(dtype, activation):
                     reason="the fused-epilogue kernels are built for sm_90a")
 @pytest.mark.parametrize("activation", list(ACTIVATIONS))
 def test_every_fused_kernel_runs_an_aligned_and_a_ragged_problem(activation):
-    """Each fused build, named, on an aligned and a ragged problem and on 257 rows with a long K
-    (few output tiles: the stream-K scheduler's builds split K there), against float64."""
+    """Each fused build, named, on an aligned and a ragged problem, on 257 rows with a long K
+    (few output tiles: the stream-K scheduler's builds split K there), and on more tiles than
+    the GPU has SMs with ragged columns (the persistent builds run several tiles per CTA, each
+    with its own slice of the bias), with a bias and without one, against float64."""
     from cutlass_ops import _extension
 
     fused = [k for k in cutlass_ops.list_kernels((9, 0)) if k.fuses_epilogue]
@@ -157,16 +159,17 @@ def test_every_fused_kernel_runs_an_aligned_and_a_ragged_problem(activation):
     act = ACTIVATIONS[activation]
     for k in fused:
         dtype = torch_dtype(k.dtype)
-        for m, n, kk in ((512, 1024, 256), (333, 264, 136), (257, 256, 6144)):
+        for m, n, kk in ((512, 1024, 256), (333, 264, 136), (257, 256, 6144), (1500, 3000, 128)):
             a = matrix(m, kk, dtype=dtype)
             b = matrix(n, kk, dtype=dtype).t() if k.layouts == "rc" else matrix(kk, n, dtype=dtype)
-            bias = matrix(n, dtype=dtype)
-            cutlass_ops.reset_stats()
-            got = _extension._C.mm_epilogue(a, b, bias, 0.5, activation or "none", k.name)
-            assert cutlass_ops.stats()["kernels"] == {k.name: 1}, (k.name, cutlass_ops.stats()["kernels"])
-            z = bias.double() + 0.5 * (a.double() @ b.double())
-            theirs = act(torch.addmm(bias, a, b, alpha=0.5))
-            assert_close_to_reference(got, theirs, act(z), f"{k.name} {m}x{n}x{kk} {activation}")
+            for bias in (matrix(n, dtype=dtype), None) if m == 1500 else (matrix(n, dtype=dtype),):
+                cutlass_ops.reset_stats()
+                got = _extension._C.mm_epilogue(a, b, bias, 0.5, activation or "none", k.name)
+                assert cutlass_ops.stats()["kernels"] == {k.name: 1}, (k.name, cutlass_ops.stats()["kernels"])
+                z = 0.5 * (a.double() @ b.double()) + (0 if bias is None else bias.double())
+                theirs = act(0.5 * (a @ b) if bias is None else torch.addmm(bias, a, b, alpha=0.5))
+                assert_close_to_reference(got, theirs, act(z),
+                                          f"{k.name} {m}x{n}x{kk} {activation} {'no bias' if bias is None else 'bias'}")
 
 
 @pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.get_device_capability() != (9, 0),
