@@ -81,6 +81,7 @@ struct Config {
   // Stages, staging, 2 mbarriers per stage, the bias, and 1024 bytes to align it all on the
   // swizzle atom: 231488 bytes at N = 256, just under the 232448-byte (227 KiB) opt-in limit.
   static constexpr int kSmemBytes = kStages * kStageBytes + kDStagingBytes + 2 * kStages * 8 + kBiasBytes + 1024;
+  static_assert(kSmemBytes <= 232448, "the opt-in shared memory of one H100/H200 CTA (227 KiB)");
   static_assert(kTileN % 16 == 0 && kTileN >= 64 && kTileN <= 256, "wgmma N, and D's boxes of 16-byte rows");
   // Tile rows walked together before moving right: 132 CTAs then cover about 8 x 16 tiles,
   // so A and B panels are shared in L2. 4, 8, 16 and 32 measured the same within noise.
@@ -138,7 +139,7 @@ __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 // Applied to the warpgroup's accumulators of one box of D (n8 blocks j0 to j0 + kBlocks) just
 // before it is staged. A thread's accumulator 4j + 2h + c is column j * 8 + (lane % 4) * 2 + c
 // of the tile (row half h, as in packed_pair); `bias` is the tile's slice of the bias in shared
-// memory (stage_bias), or null: each element is read once per thread and serves both row
+// memory (StagedBias), or null: each element is read once per thread and serves both row
 // halves. One switch on the activation, then a loop specialised to it.
 template <Precision P, int kN, int kBlocks>
 __device__ __forceinline__ void apply_epilogue(float (&acc)[kN / 2], int j0, const FusedEpilogue& e,
