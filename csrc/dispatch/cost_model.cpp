@@ -548,17 +548,25 @@ Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc&
   return out;
 }
 
+namespace {
+
+// Where the device's calibration measured some of a problem's candidates, the ones it never
+// measured follow them all (cost_model.h: a kernel joins dispatch once a sweep has timed it):
+// a candidate is in the first group if it was measured, or if none was.
+bool in_first_group(const Prediction& p, bool any_measured) { return p.calibrated || !any_measured; }
+
+}  // namespace
+
 std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device) {
   std::vector<Ranked> ranked;
-  bool measured = false;  // some candidate's constants come from the device's calibration
+  bool any_measured = false;
   for (const Candidate& c : enumerate_candidates(normalized, device)) {
     ranked.push_back({c, predict(normalized, c, device)});
-    measured = measured || ranked.back().prediction.calibrated;
+    any_measured = any_measured || ranked.back().prediction.calibrated;
   }
-  // Where the calibration measured some candidates, the ones it never measured follow them
-  // (cost_model.h: a kernel joins dispatch once a sweep has timed it).
-  std::stable_sort(ranked.begin(), ranked.end(), [measured](const Ranked& x, const Ranked& y) {
-    if (measured && x.prediction.calibrated != y.prediction.calibrated) return x.prediction.calibrated;
+  std::stable_sort(ranked.begin(), ranked.end(), [any_measured](const Ranked& x, const Ranked& y) {
+    const bool x_first = in_first_group(x.prediction, any_measured), y_first = in_first_group(y.prediction, any_measured);
+    if (x_first != y_first) return x_first;
     return x.prediction.us < y.prediction.us;
   });
   return ranked;
@@ -574,19 +582,19 @@ std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDes
   };
   std::vector<Entry> entries;
   const std::vector<Candidate> candidates = enumerate_candidates(normalized, device);
-  bool measured = false;  // as in rank_candidates: then only measured candidates are in the running
+  bool any_measured = false;
   for (size_t i = 0; i < candidates.size(); ++i) {
     Prediction plain = plain_prediction(normalized, candidates[i], device, cal);
-    if (plain.calibrated && !measured) {
-      measured = true;
-      entries.clear();  // the unmeasured ones before it
-    }
-    if (measured && !plain.calibrated) continue;
+    any_measured = any_measured || plain.calibrated;
     const ResidualField* field = residual_field(cal, normalized, candidates[i]);
     const double bound =
         plain.us * (field == nullptr ? 1.0 : std::exp(field->least_correction(residual_coordinates(normalized, candidates[i]))));
     entries.push_back({i, {candidates[i], plain}, field, bound});
   }
+  // Only the first group is in the running (rank_candidates puts it first).
+  entries.erase(std::remove_if(entries.begin(), entries.end(),
+                               [any_measured](const Entry& e) { return !in_first_group(e.ranked.prediction, any_measured); }),
+                entries.end());
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
     return x.bound < y.bound || (x.bound == y.bound && x.index < y.index);
   });
