@@ -406,9 +406,9 @@ inline PFN_cuTensorMapEncodeTiled_v12000 encode_tiled() {
 
 // How much of L2 a box's load brings in with each line it reads. Rows on 128-byte boundaries: a
 // box row is one 128-byte line and 256-byte promotion brings the next K step's line with it.
-// Rows only 16-byte aligned (K = 8 mod 64 in F.linear's layout, say): each box row straddles two
-// lines, and 256-byte promotion then fetches lines no box needs soon; 128 bytes (CUTLASS's
-// default) does not. Measured (H200, 2026-11-27, bf16 "rc", the n256 build against torch.mm,
+// Rows off 128-byte boundaries (K not a multiple of 64 in F.linear's layout): each box row
+// straddles two lines, and 256-byte promotion then fetches lines no box needs soon; 128 bytes
+// (CUTLASS's default) does not. Measured (H200, 2026-11-27, bf16 "rc", the n256 build against torch.mm,
 // alternated): K = 920, 3032, 4328, 8664, 792, 4104: 0.72, 0.76, 0.72, 0.63, 0.71, 0.76x with
 // 256-byte promotion, 0.82, 0.89, 0.81, 0.69, 0.82, 0.87x with 128-byte; with K = 4096, 256-byte
 // promotion was 0.2-6% faster.
