@@ -584,17 +584,19 @@ std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDes
   const std::vector<Candidate> candidates = enumerate_candidates(normalized, device);
   bool any_measured = false;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    Prediction plain = plain_prediction(normalized, candidates[i], device, cal);
-    any_measured = any_measured || plain.calibrated;
-    const ResidualField* field = residual_field(cal, normalized, candidates[i]);
-    const double bound =
-        plain.us * (field == nullptr ? 1.0 : std::exp(field->least_correction(residual_coordinates(normalized, candidates[i]))));
-    entries.push_back({i, {candidates[i], plain}, field, bound});
+    entries.push_back({i, {candidates[i], plain_prediction(normalized, candidates[i], device, cal)}, nullptr, 0});
+    any_measured = any_measured || entries.back().ranked.prediction.calibrated;
   }
-  // Only the first group is in the running (rank_candidates puts it first).
+  // Only the first group is in the running (rank_candidates puts it first); then each one's bound.
   entries.erase(std::remove_if(entries.begin(), entries.end(),
                                [any_measured](const Entry& e) { return !in_first_group(e.ranked.prediction, any_measured); }),
                 entries.end());
+  for (Entry& e : entries) {
+    e.field = residual_field(cal, normalized, e.ranked.candidate);
+    const double least =
+        e.field == nullptr ? 0.0 : e.field->least_correction(residual_coordinates(normalized, e.ranked.candidate));
+    e.bound = e.ranked.prediction.us * std::exp(least);
+  }
   std::sort(entries.begin(), entries.end(), [](const Entry& x, const Entry& y) {
     return x.bound < y.bound || (x.bound == y.bound && x.index < y.index);
   });

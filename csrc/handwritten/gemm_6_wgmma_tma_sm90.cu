@@ -126,13 +126,6 @@ __device__ __forceinline__ uint32_t packed_pair(const float (&acc)[kAcc], int j,
   }
 }
 
-// A fused build's epilogue (EpilogueArgs): D = activation(alpha * acc + bias[column]), in float.
-struct FusedEpilogue {
-  float alpha = 1.0f;
-  const void* bias = nullptr;  // N elements of D's type, or null
-  Activation activation = Activation::kNone;
-};
-
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 
@@ -142,7 +135,7 @@ __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 // memory (StagedBias), or null: each element is read once per thread and serves both row
 // halves. One switch on the activation, then a loop specialised to it.
 template <Precision P, int kN, int kBlocks>
-__device__ __forceinline__ void apply_epilogue(float (&acc)[kN / 2], int j0, const FusedEpilogue& e,
+__device__ __forceinline__ void apply_epilogue(float (&acc)[kN / 2], int j0, const EpilogueArgs& e,
                                                const OutputT<P>* bias, int lane) {
   const float alpha = e.alpha;
   ActivationMath::with(e.activation, [&](auto fn) {
@@ -228,7 +221,7 @@ template <Precision P, int kN, bool kFused>
 __device__ __forceinline__ void store_tile_tma(float (&acc)[kN / 2], uint8_t* staging, const CUtensorMap* map_d,
                                                const CUtensorMap* map_d_tail, int row0, int n0, int warp, int lane,
                                                int consumer, bool leader, uint32_t& boxes,
-                                               const FusedEpilogue& epilogue, const OutputT<P>* bias) {
+                                               const EpilogueArgs& epilogue, const OutputT<P>* bias) {
   using C = Config<kN>;
 #pragma unroll
   for (int q = 0; q < C::kFullBoxes; ++q) {
@@ -249,7 +242,7 @@ template <Precision P, bool kBRowMajor, int kN, bool kFused>
 __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_d_tail, int m,
-                 int n, int k, int band_rows, FusedEpilogue epilogue) {
+                 int n, int k, int band_rows, EpilogueArgs epilogue) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Config<kN>;
   // A row-major B is loaded in 64-column boxes.
@@ -508,8 +501,7 @@ struct Gemm6 {
     }
     const int num_tiles = ceil_div(g.m, C::kTileM) * ceil_div(g.n, C::kTileN);
     const int grid = std::max(1, std::min(num_tiles, sm_count));
-    FusedEpilogue epilogue;
-    if constexpr (kFused) epilogue = {g.epilogue.alpha, g.epilogue.bias, g.epilogue.activation};
+    const EpilogueArgs epilogue = kFused ? g.epilogue : EpilogueArgs{};
     gemm6_kernel<P, kBRowMajor, kN, kFused><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
         map_a, map_b, map_d, map_d_tail, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k),
         C::kBandRows, epilogue);

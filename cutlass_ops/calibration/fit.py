@@ -97,8 +97,9 @@ def constants_key(kernel: str) -> str:
     return key
 
 
-def predict(features, c) -> float:
-    """cost_model.cpp kernel_time_us, for the fit."""
+def predict(features, c):
+    """cost_model.cpp kernel_time_us, for the fit: one sample's nine features, or nine arrays of
+    them (the samples' time each)."""
     compute = c[4] * features[4]
     memory = c[5] * features[5] + c[6] * features[6] + c[8] * features[8]
     overlap = (compute ** SMOOTH_MAX_POWER + memory ** SMOOTH_MAX_POWER) ** (1.0 / SMOOTH_MAX_POWER)
@@ -142,10 +143,7 @@ def _fit_kernel(samples, start) -> tuple[list[float], float]:
     def model(x):
         c = np.zeros(NUM_FEATURES)
         c[used] = x
-        compute = c[4] * f[:, 4]
-        memory = c[5] * f[:, 5] + c[6] * f[:, 6] + c[8] * f[:, 8]
-        overlap = (compute ** SMOOTH_MAX_POWER + memory ** SMOOTH_MAX_POWER) ** (1.0 / SMOOTH_MAX_POWER)
-        return c[0] * f[:, 0] + c[1] * f[:, 1] + c[2] * f[:, 2] + c[3] * f[:, 3] + c[7] * f[:, 7] + overlap
+        return predict(f.T, c)  # every sample at once: each feature a column of them
 
     def residual(x):
         return weight * (np.log(np.maximum(model(x), 1e-6)) - np.log(t))
