@@ -524,6 +524,17 @@ product runs an N-fitted tile, and without a fused build a biased one ran the CU
 tile (0.87-0.97x torch's F.linear, linear_epilogue_probe, H100, a3b68e5). Compiled like the step itself (no CuTe), so four widths cost the
 build seconds, where CUTLASS tiles cost minutes."""
 
+_FITTED_M = """The step-6 kernel on the transposed problem, D^T = W @ x^T, in F.linear's layout: tiles of
+192-256 rows of x (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64 box
+of D^T written into a staging box of D and sent by one TMA store). Rows of x then fill tiles of
+the width that fits them, where the plain step pads them to a multiple of 128: 777 rows in four
+tiles of 208 (93% filled) instead of seven of 128 (87%), 1500 in eight of 192 (98%) instead of
+twelve of 128 (98%) but with a third fewer tiles, 2049 in ten of 208 (98.5%) instead of seventeen
+of 128 (94%). On the sweep's bf16 "rc" model problems the best built kernel reaches 0.912x
+torch.mm at 777 rows, 0.931x at 2049, 0.948x at 500 and 0.949x at 1500 (0.985x at 8191): the
+token counts these builds are for. Not yet measured; the planner ranks them after the measured
+kernels until `sweep --add-kernels` times them."""
+
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step
 1: one thread per output element, reading A and B from global memory, in blocks of 8x32 threads
@@ -551,6 +562,9 @@ kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
     *[Handwritten((128, n, 64), struct_name=f"Handwritten_6_WgmmaTma_128x{n}x64",
                   config_name=f"6_wgmma_tma_128x{n}x64_4s", role="product", arch=90, why=_FITTED_N)
       for n in (192, 208, 224, 240)],
+    *[Handwritten((m, 128, 64), struct_name=f"Handwritten_6_WgmmaTmaSwapAB_{m}x128x64",
+                  config_name=f"6_wgmma_tma_swapab_{m}x128x64_4s", role="product", arch=90, why=_FITTED_M)
+      for m in (192, 208, 224, 240, 256)],
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyM", config_name="skinny_m_streaming", role="product",
                 why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read
 once in 16-byte loads, K split over the SMs with a deterministic two-pass sum; rr and rc, fp32

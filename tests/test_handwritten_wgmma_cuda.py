@@ -17,14 +17,18 @@ pytestmark = pytest.mark.gpu
 
 NAMES = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("rr", "rc")]
 FITTED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_n{n}" for p in ("f16", "bf16") for n in (192, 208, 224, 240)]
-NAMES += FITTED
+# The swapped builds: D^T = B^T A^T on tiles of 192-256 rows by 128 columns, D stored transposed.
+SWAPPED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_swapab_m{m}" for p in ("f16", "bf16") for m in (192, 208, 224, 240, 256)]
+NAMES += FITTED + SWAPPED
 
 # (M, N, K): tiny, single tile, partial tiles in every dimension, M = 1, K below one k-tile,
 # K not a multiple of the 64-wide k-tile, and more tiles than SMs (the persistent loop).
 SHAPES = [(8, 8, 8), (1, 8, 64), (1, 264, 1000), (136, 8, 1000), (129, 264, 72), (97, 88, 8), (200, 520, 8),
           (128, 256, 64), (1000, 1000, 4096), (4104, 4112, 4120),
           # N ending inside, at and past the narrower last box of each fitted width; a wave and more
-          (130, 200, 136), (130, 216, 136), (130, 232, 136), (130, 248, 136), (257, 440, 520), (777, 8192, 256)]
+          (130, 200, 136), (130, 216, 136), (130, 232, 136), (130, 248, 136), (257, 440, 520), (777, 8192, 256),
+          # the swapped builds' M the same way, and their persistent loop
+          (200, 130, 136), (216, 130, 136), (232, 130, 136), (248, 130, 136), (2049, 777, 264)]
 
 
 def available():
@@ -60,11 +64,12 @@ def test_wgmma_kernel_padded_leading_dims(name):
 
 
 
-@pytest.mark.parametrize("name", FITTED)
-@pytest.mark.parametrize("m,n", [(300, 440), (129, 1000), (64, 232)])
+@pytest.mark.parametrize("name", FITTED + SWAPPED)
+@pytest.mark.parametrize("m,n", [(300, 440), (129, 1000), (64, 232), (232, 64), (440, 300)])
 def test_fitted_builds_write_only_the_output(name, m, n):
     """out= a view whose rows are padded (the padding NaN): the last, narrower box of every tile
-    is clipped at N and writes none of it."""
+    is clipped at N (at M for the swapped builds, whose boxes are rows of D) and writes none of
+    it."""
     kernel = next((k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name == name), None)
     if kernel is None:
         pytest.skip(f"{name} is not built or does not run on this GPU")

@@ -126,6 +126,16 @@ __device__ __forceinline__ uint32_t packed_pair(const float (&acc)[kAcc], int j,
   }
 }
 
+// One accumulator converted to D's type (round to nearest).
+template <Precision P>
+__device__ __forceinline__ OutputT<P> to_output(float x) {
+  if constexpr (std::is_same_v<OutputT<P>, __nv_bfloat16>) {
+    return __float2bfloat16_rn(x);
+  } else {
+    return __float2half_rn(x);
+  }
+}
+
 __device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
 __device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
 
@@ -235,10 +245,65 @@ __device__ __forceinline__ void store_tile_tma(float (&acc)[kN / 2], uint8_t* st
   }
 }
 
+// The swapped builds' epilogue (kTransposedD): the kernel computed D^T, so the warpgroup's 64 x N
+// accumulators are 64 columns of D (rows of D^T) by N rows of D. Each 64-column slice of them
+// becomes one box of D, kRows (64, or the tail) rows of 64 elements, 128-byte swizzled, written
+// element by element (a thread's two adjacent accumulators belong to two rows of D) and sent by
+// one TMA store. col0: the warpgroup's first column of D; row0: the tile's first row of D.
+template <Precision P, int kN, int kRows>
+__device__ __forceinline__ void store_box_transposed(const float (&acc)[kN / 2], int q, uint8_t* staging,
+                                                    uint32_t& boxes, const CUtensorMap* map, int col0, int row0,
+                                                    int warp, int lane, int consumer, bool leader) {
+  uint8_t* buf = staging + (boxes++ & 1) * Config<kN>::kDBoxBytes;
+  // The store issued two boxes ago read this buffer; it must be done reading.
+  if (leader) bulk_wait_read<1>();
+  named_barrier_sync(1 + consumer, 128);
+#pragma unroll
+  for (int jj = 0; jj < kRows / 8; ++jj) {
+    const int j = q * 8 + jj;
+#pragma unroll
+    for (int h = 0; h < 2; ++h) {
+      const int column = warp * 16 + lane / 4 + h * 8;  // of the box: D^T's row within the warpgroup's 64
+#pragma unroll
+      for (int c = 0; c < 2; ++c) {
+        const int row = jj * 8 + (lane % 4) * 2 + c;  // of the box: D^T's column
+        // 128-byte swizzle: the 16-byte chunk (8 columns) of a row moves by the row's index mod 8.
+        const int offset = row * 128 + (((column >> 3) ^ (row & 7)) << 4) + (column & 7) * 2;
+        *reinterpret_cast<OutputT<P>*>(buf + offset) = to_output<P>(acc[4 * j + 2 * h + c]);
+      }
+    }
+  }
+  fence_proxy_async_shared();
+  named_barrier_sync(1 + consumer, 128);
+  if (leader) {
+    tma_store_2d(map, buf, col0, row0 + q * 64);
+    bulk_commit();
+  }
+}
+
+template <Precision P, int kN>
+__device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2], uint8_t* staging,
+                                                     const CUtensorMap* map_d, const CUtensorMap* map_d_tail,
+                                                     int col0, int row0, int warp, int lane, int consumer, bool leader,
+                                                     uint32_t& boxes) {
+  using C = Config<kN>;
+#pragma unroll
+  for (int q = 0; q < C::kFullBoxes; ++q) {
+    store_box_transposed<P, kN, 64>(acc, q, staging, boxes, map_d, col0, row0, warp, lane, consumer, leader);
+  }
+  if constexpr (C::kTailColumns > 0) {
+    store_box_transposed<P, kN, C::kTailColumns>(acc, C::kFullBoxes, staging, boxes, map_d_tail, col0, row0, warp,
+                                                 lane, consumer, leader);
+  }
+}
+
 // D (m x n, row-major, ldd) = A (m x k, row-major) * B, B row-major (kBRowMajor) or column-major;
 // tiles of 128 x kN. map_d_tail: D in boxes of the last kTailColumns columns of a tile (when N
 // is not a multiple of 64). kFused: `epilogue` applied before D is stored (else unused).
-template <Precision P, bool kBRowMajor, int kN, bool kFused>
+// kTransposedD: the product computed is D^T (the swapped builds: A = W, B = x), stored into D
+// (n x m, row-major) by store_tile_transposed; map_d_tail then holds boxes of the last
+// kTailColumns rows of D.
+template <Precision P, bool kBRowMajor, int kN, bool kFused, bool kTransposedD = false>
 __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_d_tail, int m,
@@ -247,6 +312,7 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
   using C = Config<kN>;
   // A row-major B is loaded in 64-column boxes.
   static_assert(!kBRowMajor || C::kTailColumns == 0, "row-major B: N a multiple of 64");
+  static_assert(!(kTransposedD && (kFused || kBRowMajor)), "the swapped builds: plain, F.linear's layout");
   extern __shared__ uint8_t smem_raw[];
   // 128-byte swizzle repeats every 1024 bytes; TMA and the wgmma descriptors (base offset 0)
   // both assume each tile starts on such a boundary.
@@ -363,8 +429,13 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
       fence_accumulators(acc);
       if (previous >= 0 && leader) mbar_arrive(&empty[previous]);
       if (bias != nullptr) staged_bias.publish(bias_slice, tid & 127, consumer);
-      store_tile_tma<P, kN, kFused>(acc, staging, &map_d, &map_d_tail, m0 + consumer * 64, n0, warp, lane, consumer,
-                                    leader, boxes, epilogue, bias != nullptr ? bias_slice : nullptr);
+      if constexpr (kTransposedD) {
+        store_tile_transposed<P, kN>(acc, staging, &map_d, &map_d_tail, m0 + consumer * 64, n0, warp, lane, consumer,
+                                     leader, boxes);
+      } else {
+        store_tile_tma<P, kN, kFused>(acc, staging, &map_d, &map_d_tail, m0 + consumer * 64, n0, warp, lane, consumer,
+                                      leader, boxes, epilogue, bias != nullptr ? bias_slice : nullptr);
+      }
     }
     // The last TMA stores must be complete before the CTA, and its shared memory, goes away.
     if (leader) bulk_wait_all();
@@ -426,14 +497,21 @@ inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t 
   return r == CUDA_SUCCESS;
 }
 
-template <Precision P, Layout LB, int kN = 256, bool kFused = false>
+// kSwap: the swapped build (F.linear's layout only): the kernel computes D^T = B^T A^T, its A the
+// problem's B (N x K, K-major) and its B the problem's A (M x K, K-major), on tiles of 128 of N by
+// kN of M, and stores D^T transposed into D.
+template <Precision P, Layout LB, int kN = 256, bool kFused = false, bool kSwap = false>
 struct Gemm6 {
   using C = Config<kN>;
   static constexpr bool kBRowMajor = LB == Layout::kRowMajor;
+  static_assert(!kSwap || (LB == Layout::kColMajor && !kFused), "the swapped builds: plain, F.linear's layout");
   // TMA: global addresses and row strides must be 16-byte multiples.
   static constexpr int kAlignment = 8;
+  // The problem's rows and columns in tiles (the kernel's are the other way round when swapped).
+  static int64_t tiles_m(const GemmArgs& g) { return ceil_div(g.m, kSwap ? C::kTileN : C::kTileM); }
+  static int64_t tiles_n(const GemmArgs& g) { return ceil_div(g.n, kSwap ? C::kTileM : C::kTileN); }
 
-  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN, kFused>; }
+  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap>; }
 
   static size_t workspace_bytes(const GemmArgs&) { return 0; }
 
@@ -446,7 +524,7 @@ struct Gemm6 {
     if (g.m > kMaxExtent || g.n > kMaxExtent || g.k > kMaxExtent || g.m < 0 || g.n < 0 || g.k < 0) {
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: M, N and K must be below 2^31 - its tile width"};
     }
-    if (static_cast<int64_t>(ceil_div(g.m, C::kTileM)) * ceil_div(g.n, C::kTileN) > INT_MAX) {
+    if (tiles_m(g) * tiles_n(g) > INT_MAX) {
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: more than 2^31 output tiles"};
     }
     auto aligned = [](const void* p) { return reinterpret_cast<uintptr_t>(p) % 16 == 0; };
@@ -479,13 +557,23 @@ struct Gemm6 {
     }
     // Built per call (about a microsecond each) and passed by value as __grid_constant__.
     CUtensorMap map_a, map_b, map_d, map_d_tail;
-    const bool ok = encode_map(&map_a, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileM) &&
-                    (kBRowMajor ? encode_map(&map_b, P, g.b, g.n, g.k, g.ldb, 64, C::kTileK)
-                                : encode_map(&map_b, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileN)) &&
-                    encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
-                    (C::kTailColumns == 0 ? encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, 64, 64)
-                                          : encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, C::kTailColumns, 64,
-                                                       CU_TENSOR_MAP_SWIZZLE_NONE));
+    bool ok;
+    if constexpr (kSwap) {
+      // The kernel's A: the problem's B as N rows of K; its B: the problem's A as M rows of K. D in
+      // 64 x 64 boxes, and boxes of the tile's last kTailColumns rows of D (128-byte rows, swizzled).
+      ok = encode_map(&map_a, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileM) &&
+           encode_map(&map_b, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileN) &&
+           encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
+           encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, 64, C::kTailColumns == 0 ? 64 : C::kTailColumns);
+    } else {
+      ok = encode_map(&map_a, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileM) &&
+           (kBRowMajor ? encode_map(&map_b, P, g.b, g.n, g.k, g.ldb, 64, C::kTileK)
+                       : encode_map(&map_b, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileN)) &&
+           encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
+           (C::kTailColumns == 0 ? encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, 64, 64)
+                                 : encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, C::kTailColumns, 64,
+                                              CU_TENSOR_MAP_SWIZZLE_NONE));
+    }
     if (!ok) {
       return {KernelStatus::kLaunchFailed, "handwritten wgmma kernel: cuTensorMapEncodeTiled rejected an operand"};
     }
@@ -499,12 +587,13 @@ struct Gemm6 {
       const cudaError_t e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, g.device);
       if (e != cudaSuccess) return from_cuda(e);
     }
-    const int num_tiles = ceil_div(g.m, C::kTileM) * ceil_div(g.n, C::kTileN);
+    const int num_tiles = static_cast<int>(tiles_m(g) * tiles_n(g));
     const int grid = std::max(1, std::min(num_tiles, sm_count));
     const EpilogueArgs epilogue = kFused ? g.epilogue : EpilogueArgs{};
-    gemm6_kernel<P, kBRowMajor, kN, kFused><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
-        map_a, map_b, map_d, map_d_tail, static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k),
-        C::kBandRows, epilogue);
+    // The kernel's M and N: the problem's, or N and M when swapped.
+    const int kernel_m = static_cast<int>(kSwap ? g.n : g.m), kernel_n = static_cast<int>(kSwap ? g.m : g.n);
+    gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
+        map_a, map_b, map_d, map_d_tail, kernel_m, kernel_n, static_cast<int>(g.k), C::kBandRows, epilogue);
     return from_cuda(cudaGetLastError());
   }
 
@@ -524,13 +613,14 @@ struct Gemm6 {
         .max_cc = 90,
         .math = MathClass::kWgmma,
         .mainloop = Mainloop::kTmaWarpSpecialized,
-        .tile_m = C::kTileM,
-        .tile_n = C::kTileN,
+        .tile_m = kSwap ? C::kTileN : C::kTileM,  // in the problem's terms
+        .tile_n = kSwap ? C::kTileM : C::kTileN,
         .tile_k = C::kTileK,
         .stages = C::kStages,
         .threads = C::kThreads,
         .smem_bytes = C::kSmemBytes,
         .persistent = true,
+        .swap_ab = kSwap,
         .decompositions = decomposition_bit(Decomposition::kDataParallel),
         .fuses_epilogue = kFused,
         .workspace_bytes = &workspace_bytes,
@@ -595,4 +685,24 @@ const cutlass_ops::KernelRegistrar fitted_builds[] = {
         "handwritten_sm90_f16_rc_6_wgmma_tma_bias_act")),
 };
 #undef CUTLASS_OPS_FITTED
+
+// The swapped builds (D^T = W @ x^T, F.linear's layout): tiles of M (rows of x) by 128 of N,
+// M running along the WGMMA's N side.
+template <Precision P, int kM, class Row>
+cutlass_ops::KernelInfo swapped_build(const char* name) {
+  static_assert(Row::kTileM == kM && Row::kTileN == hw::Config<kM>::kTileM && Row::kTileK == hw::Config<kM>::kTileK,
+                "the kernel table describes this file's tile (in the problem's terms: M x N)");
+  return hw::Gemm6<P, Layout::kColMajor, kM, false, true>::info(name, Row::kId);
+}
+#define CUTLASS_OPS_SWAPPED(P, p, M)                                                                      \
+  cutlass_ops::KernelRegistrar(swapped_build<P, M, configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(  \
+      "handwritten_sm90_" #p "_rc_6_wgmma_tma_swapab_m" #M))
+const cutlass_ops::KernelRegistrar swapped_builds[] = {
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, 192), CUTLASS_OPS_SWAPPED(kBF16, bf16, 208),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, 224), CUTLASS_OPS_SWAPPED(kBF16, bf16, 240),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, 256), CUTLASS_OPS_SWAPPED(kF16, f16, 192),
+    CUTLASS_OPS_SWAPPED(kF16, f16, 208),   CUTLASS_OPS_SWAPPED(kF16, f16, 224),
+    CUTLASS_OPS_SWAPPED(kF16, f16, 240),   CUTLASS_OPS_SWAPPED(kF16, f16, 256),
+};
+#undef CUTLASS_OPS_SWAPPED
 }  // namespace
