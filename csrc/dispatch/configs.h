@@ -1108,12 +1108,15 @@ struct Handwritten_6_WgmmaTma_128x240x64 {
 // 192-256 rows of x (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64
 // box of D^T written into a staging box of D and sent by one TMA store). Rows of x then fill
 // tiles of the width that fits them, where the plain step pads them to a multiple of 128: 777
-// rows in four tiles of 208 (93% filled) instead of seven of 128 (87%), 1500 in eight of 192
-// (98%) instead of twelve of 128 (98%) but with a third fewer tiles, 2049 in ten of 208 (98.5%)
-// instead of seventeen of 128 (94%). On the sweep's bf16 "rc" model problems the best built
-// kernel reaches 0.912x torch.mm at 777 rows, 0.931x at 2049, 0.948x at 500 and 0.949x at 1500
-// (0.985x at 8191): the token counts these builds are for. Not yet measured; the planner ranks
-// them after the measured kernels until `sweep --add-kernels` times them.
+// rows in four tiles of 208 (93% filled) instead of seven of 128 (87%), 2049 in ten of 208
+// (98.5%) instead of seventeen of 128 (94%). Forced on ten bf16 F.linear shapes
+// (benchmarks/probes/swapped_rows_probe.py, H100, 2026-11-27): ahead of the best N-fitted build
+// at 777x8192x8192 (208 rows: 0.958x torch.mm against 0.903x) and 2049x8192x8192 (0.944x against
+// 0.916x), level at 1000-1500 rows, behind at 257 rows (0.58x against 0.73x: two tiles of 192
+// rows, most of the second empty) and where N is wide and M small. Swept on every 16-bit "rc"
+// row (`sweep --add-kernels`): the fastest candidate on 20 of the test split's 180 bf16 model
+// "rc" problems; there the best built kernel went from 0.961x to 0.965x torch.mm (2049 rows
+// 0.932x -> 0.967x).
 struct Handwritten_6_WgmmaTmaSwapAB_192x128x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTmaSwapAB_192x128x64;
   static constexpr const char* kName = "6_wgmma_tma_swapab_192x128x64_4s";
