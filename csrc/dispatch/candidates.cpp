@@ -49,15 +49,32 @@ std::vector<Variant> variants_for(const Plan& p, const DeviceDesc& dev) {
   return out;
 }
 
+namespace {
+// Registers a thread takes beyond its accumulators (see ctas_per_sm).
+constexpr int kRegistersBeyondAccumulatorsMma = 96;
+constexpr int kRegistersBeyondAccumulatorsSimt = 64;
+}  // namespace
+
 int ctas_per_sm(const KernelInfo& k, const DeviceDesc& dev) {
   if (k.persistent) return 1;
   const int threads = std::max(32, k.threads);
   // Threads per SM: 2048 on SM80 and SM90, 1536 on SM86 and SM89.
   const int max_threads = (dev.cc == 86 || dev.cc == 89) ? 1536 : 2048;
   // Registers: each thread holds its share of the accumulator tile (float64 takes two
-  // registers) and about 64 more for addresses and fragments, at most 255.
+  // registers) and some more for addresses, fragments and the pipeline, at most 255: 96 more
+  // for tensor-core kernels, 64 for CUDA-core ones. ptxas (nvcc 13.0, sm_90 machine code of the
+  // CUTLASS 2.x kernels): 64x64x32 tensor-core tiles of 128 threads, 32 accumulators each, take
+  // 90-102 registers at 4 stages and 124-128 at 2, 128x128x32 ones 226-255; the 128x128x8 SIMT
+  // tile of 256 threads (64 accumulators) 112-130. So the 2-stage 64x64x32 kernels fit 4 CTAs to
+  // an SM, not the 5 that 64 more registers gave, and CUTLASS's host code sums their split-K
+  // slices serially from 4 waves of slice blocks (46x429x26136 "cc": 48 us at 48 slices, 100 us
+  // at 64). The training split's cross-validation (H100 sweep, 2026-11-27), regret geomean
+  // (p95), with 64 more for all: 1.0162 (1.095); 80, 96, 128 more for all: 1.0157 (1.094),
+  // 1.0155 (1.091), 1.0160 (1.094); 96 for tensor-core kernels and 64 for SIMT (ptxas's
+  // figures, kept: the SIMT tiles take their accumulators and 48-66 more): 1.0158 (1.092).
   const int acc_words = (k.precision == Precision::kF64 ? 2 : 1) * k.tile_m * k.tile_n / threads;
-  const int regs = std::min(255, acc_words + 64);
+  const int beyond = k.math == MathClass::kSimt ? kRegistersBeyondAccumulatorsSimt : kRegistersBeyondAccumulatorsMma;
+  const int regs = std::min(255, acc_words + beyond);
   const int by_regs = 65536 / (threads * regs);
   // Shared memory: the device's opt-in per block plus the 1 KiB the driver reserves per block
   // is what one SM holds (A100 164 KiB, H100 228 KiB, SM86/89 100 KiB).

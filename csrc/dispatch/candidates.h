@@ -50,9 +50,9 @@ Plan variant_plan(const Plan& normalized, Variant variant);
 // row-major B, a K-major copy of B.
 std::vector<Variant> variants_for(const Plan& normalized, const DeviceDesc& device);
 
-// CTAs of `kernel` that run at once on one SM (persistent kernels: one). From the threads and
-// shared memory a CTA takes; registers are unknown here, so CTAs of more than 64 threads
-// are taken to fill an SM's register file from two (128 threads) or one (more).
+// CTAs of `kernel` that run at once on one SM (persistent kernels: one). From the threads, the
+// shared memory and an estimate of the registers a CTA takes (its accumulators and 96 more per
+// thread for tensor-core kernels, 64 for SIMT ones: ptxas figures in candidates.cpp).
 int ctas_per_sm(const KernelInfo& kernel, const DeviceDesc& device);
 
 // Output tiles of `kernel` on an m x n problem, whole clusters of them.
