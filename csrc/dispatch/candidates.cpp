@@ -71,7 +71,9 @@ int ctas_per_sm(const KernelInfo& k, const DeviceDesc& dev) {
   // at 64). The training split's cross-validation (H100 sweep, 2026-11-27), regret geomean
   // (p95), with 64 more for all: 1.0162 (1.095); 80, 96, 128 more for all: 1.0157 (1.094),
   // 1.0155 (1.091), 1.0160 (1.094); 96 for tensor-core kernels and 64 for SIMT (ptxas's
-  // figures, kept: the SIMT tiles take their accumulators and 48-66 more): 1.0158 (1.092).
+  // figures, kept: the SIMT tiles take their accumulators and 48-66 more): 1.0158 (1.092); 96
+  // for the two-stage (register-staged) tensor-core kernels only and 64 for the rest, nearer
+  // each kernel's ptxas figure still: 1.0158 (1.095).
   const int acc_words = (k.precision == Precision::kF64 ? 2 : 1) * k.tile_m * k.tile_n / threads;
   const int beyond = k.math == MathClass::kSimt ? kRegistersBeyondAccumulatorsSimt : kRegistersBeyondAccumulatorsMma;
   const int regs = std::min(255, acc_words + beyond);
