@@ -194,6 +194,15 @@ def cmd_sweep(args) -> int:
         known = problems.BATCHED_SIZES if args.batched else problems.SIZES
         print(f"--dtype: unknown {unknown}; choose from {list(known)}", file=sys.stderr)
         return 2
+    if args.occupancy:
+        from . import _extension
+
+        index = torch.cuda.current_device()
+        cc, sm_count = _extension._C.device_desc(index)[:2]
+        folder = Path(args.out) / sweep.device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
+        occupancy = sweep.record_occupancy(folder)
+        print(f"{len(occupancy)} kernels' CTAs per SM written to {folder / sweep.OCCUPANCY_FILE}")
+        return 0
     if args.add_kernels and args.retime:
         print("--add-kernels and --retime: one at a time", file=sys.stderr)
         return 2
@@ -419,6 +428,9 @@ def main(argv=None) -> int:
                    help="with --retime or --add-kernels: only the candidates of this K decomposition")
     p.add_argument("--batched", action="store_true",
                    help="the batched (bmm) problem set, into <dtype>-batched.jsonl.gz (bf16, f16)")
+    p.add_argument("--occupancy", action="store_true",
+                   help="only record each kernel's CTAs per SM on this GPU (CUDA's occupancy calculator) into "
+                        "<out>/<device>/occupancy.json, for fit")
     p.add_argument("--append", action="store_true",
                    help="resume a file recorded on another build: measure the problems it lacks (a problem set "
                         "grown since) on this one; its header lists the builds that appended rows")

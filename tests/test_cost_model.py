@@ -422,3 +422,36 @@ def test_every_problem_group_has_one_family():
     assert evaluate.family_of("random-any") == "random" and evaluate.family_of("batched-random-any") == "batched"
     with pytest.raises(ValueError, match="unknown problem group 'decode'"):
         evaluate.family_of("decode")
+
+
+def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
+    """`sweep --occupancy` records CTAs per SM by kernel (CUDA's occupancy calculator); fit hands
+    them to the cost model, whose features (the rounds of CTAs a split-K launch takes) then use
+    them instead of its register estimate, for the calibration's device only."""
+    kernel = "cutlass2x_sm80_bf16_cc_64x64x32_2s_a1"
+    if not any(k["name"] == kernel for k in _C.kernels()):
+        pytest.skip(f"{kernel} is not built")
+    h100 = fit.H100_DESC
+    row = ("bf16", "cc", [46, 429, 26136], [2, 8, 1])
+    cands = [["in-place", kernel, "split-k", 64]]
+
+    def rounds():
+        return _C.cost_rows(*row, cands, h100)[0][0][1]  # kFeatTileRounds
+
+    try:
+        _C.clear_calibrations()
+        estimated = rounds()  # 7 tiles x 64 slices over 132 SMs x the estimated CTAs per SM
+        for ctas, expected in ((1, 4), (2, 2), (4, 1)):
+            store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
+                           "ctas_per_sm": {kernel: ctas}}, "test")
+            assert rounds() == expected
+        assert estimated == 1
+        with pytest.raises(ValueError, match="ctas_per_sm"):
+            store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
+                           "ctas_per_sm": {kernel: 0}}, "test")
+        # The file the sweep writes, read back as fit reads it.
+        (tmp_path / sweep_files.OCCUPANCY_FILE).write_text(json.dumps({"ctas_per_sm": {kernel: 4}}))
+        assert sweep_files.read_occupancy(tmp_path) == {kernel: 4}
+        assert sweep_files.read_occupancy(tmp_path / "none") == {}
+    finally:
+        store.install_shipped()

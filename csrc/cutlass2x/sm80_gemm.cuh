@@ -216,6 +216,10 @@ struct Sm80Gemm {
     return from_cutlass(gemm.run(g.stream));
   }
 
+  // What CUTLASS's own host code uses to split stream-K work and to choose between summing K
+  // slices serially or in its workspace (GemmUniversalBase::init_device_props).
+  static int max_active_ctas() { return Gemm::maximum_active_blocks(); }
+
   static KernelInfo info(const char* name) {
     // The two-stage kernel loads through registers (MmaPipelined); more stages use cp.async.
     constexpr Mainloop kMainloop = Config::kStages == 2 ? Mainloop::kRegisterStaged : Mainloop::kCpAsyncMultistage;
@@ -245,6 +249,7 @@ struct Sm80Gemm {
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,
+        .max_active_ctas = &max_active_ctas,
     };
   }
 };

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "dispatch/cost_model.h"
 #include "dispatch/registry.h"
 
 namespace cutlass_ops {
@@ -57,6 +58,11 @@ constexpr int kRegistersBeyondAccumulatorsSimt = 64;
 
 int ctas_per_sm(const KernelInfo& k, const DeviceDesc& dev) {
   if (k.persistent) return 1;
+  // The figure the device's occupancy calculator gave, where the sweep recorded one.
+  if (const Calibration* cal = calibration_for(dev); cal != nullptr && !cal->ctas_per_sm.empty()) {
+    const auto it = cal->ctas_per_sm.find(k.name);
+    if (it != cal->ctas_per_sm.end() && it->second > 0) return it->second;
+  }
   const int threads = std::max(32, k.threads);
   // Threads per SM: 2048 on SM80 and SM90, 1536 on SM86 and SM89.
   const int max_threads = (dev.cc == 86 || dev.cc == 89) ? 1536 : 2048;

@@ -153,6 +153,10 @@ struct Calibration {
   double residual_shrink = 0.1;      // in units of the weight of one coincident training problem
   double residual_layout_distance = 2.0;  // squared log2 units added for a point of other layouts
   std::unordered_map<std::string, KernelResiduals> residuals;
+  // CTAs per SM by kernel name, as the device's occupancy calculator gave them when the sweep
+  // ran (`sweep --occupancy`; KernelInfo::max_active_ctas): ctas_per_sm() reads them in place of
+  // its estimate, so that the planner and the fit (on a machine without the GPU) agree.
+  std::unordered_map<std::string, int> ctas_per_sm;
 };
 
 // The device's calibration: an exact (compute capability, SM count) match, else one of the same

@@ -143,6 +143,11 @@ struct KernelInfo {
   size_t (*workspace_bytes)(const GemmArgs&) = nullptr;
   KernelStatus (*can_implement)(const GemmArgs&) = nullptr;
   KernelStatus (*run)(const GemmArgs&) = nullptr;
+  // CTAs of this kernel that one SM of the current device holds at once, by CUDA's occupancy
+  // calculator (the kernel's real registers and shared memory); null where the kernel does not
+  // say. `sweep --occupancy` records it with the device's sweep, and the cost model reads the
+  // recorded figure (Calibration::ctas_per_sm) in place of its estimate (ctas_per_sm()).
+  int (*max_active_ctas)() = nullptr;
 
   bool supports(Decomposition d) const { return (decompositions & decomposition_bit(d)) != 0; }
   const char* config() const { return configs::config_name(config_id); }

@@ -2,6 +2,7 @@
 // planner's explanation of a call. The ops themselves are reached through torch.ops.
 #include <torch/csrc/Exceptions.h>
 #include <torch/extension.h>
+#include <c10/cuda/CUDAGuard.h>
 #include <pybind11/gil_safe_call_once.h>
 
 #include <cmath>
@@ -276,7 +277,7 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
 }
 
 void add_calibration_dict(int cc, int sm_count, const std::string& source, const py::dict& copies,
-                          const py::dict& kernels, const py::object& residual) {
+                          const py::dict& kernels, const py::object& residual, const py::object& ctas_per_sm) {
   Calibration cal;
   cal.cc = cc;
   cal.sm_count = sm_count;
@@ -304,6 +305,13 @@ void add_calibration_dict(int cc, int sm_count, const std::string& source, const
     cal.kernels.emplace(kernel, constants);
   }
   if (!residual.is_none()) add_residuals(cal, residual.cast<py::dict>());
+  if (!ctas_per_sm.is_none()) {
+    for (const auto& [name, value] : ctas_per_sm.cast<py::dict>()) {
+      const int n = value.cast<int>();
+      if (n < 1) throw py::value_error("ctas_per_sm of '" + name.cast<std::string>() + "' must be >= 1");
+      cal.ctas_per_sm.emplace(name.cast<std::string>(), n);
+    }
+  }
   add_calibration(std::move(cal));
 }
 
@@ -476,6 +484,21 @@ void register_kernel_table(py::capsule capsule) {
 py::list kernels() {
   py::list out;
   for (const KernelInfo* k : Registry::instance().all()) out.append(kernel_dict(*k));
+  return out;
+}
+
+// {name: CTAs per SM} of the kernels that report it and run on `device` (made current while
+// CUTLASS's host code asks CUDA's occupancy calculator).
+py::dict kernel_occupancy(int device) {
+  c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device));
+  const DeviceDesc& d = cuda_device_desc(device);
+  py::dict out;
+  for (const KernelInfo* k : Registry::instance().all()) {
+    if (k->max_active_ctas == nullptr || d.cc < k->min_cc || d.cc > k->max_cc) continue;
+    const int n = k->max_active_ctas();
+    if (n < 1) throw std::runtime_error(std::string("kernel_occupancy: CUDA's occupancy calculator failed for ") + k->name);
+    out[py::str(k->name)] = n;
+  }
   return out;
 }
 
@@ -699,7 +722,11 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("add_calibration", &cutlass_ops::add_calibration_dict,
         "Load one device's fitted cost-model constants (and the training residuals that correct them).",
         py::arg("cc"), py::arg("sm_count"), py::arg("source"), py::arg("copies"), py::arg("kernels"),
-        py::arg("residual") = py::none());
+        py::arg("residual") = py::none(), py::arg("ctas_per_sm") = py::none());
+  m.def("kernel_occupancy", &cutlass_ops::kernel_occupancy,
+        "{kernel name: CTAs per SM} on a CUDA device, by CUDA's occupancy calculator, for the kernels that "
+        "report it (KernelInfo::max_active_ctas) and run there.",
+        py::arg("device"));
   m.def("clear_calibrations", &cutlass_ops::clear_calibrations, "Forget every loaded calibration.");
   m.def("plan_cache_size", [] { return cutlass_ops::PlanCache::instance().size(); },
         "Problems whose cost-model choice is cached.");

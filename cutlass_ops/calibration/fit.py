@@ -41,6 +41,7 @@ from .store import FORMAT, FORMAT_VERSION
 _C = _extension._C
 
 NUM_FEATURES = 9
+COPY_DEFAULTS = {"us_per_mb": 0.4, "transpose_us_per_mb": 1.0, "launch_us": 3.0}  # cost_model.h CopyCosts
 # NEAR, by the training split's cross-validation (fit prints it; H100 sweep with the N-fitted
 # step-6 tiles, 2026-11-27): 1.5 -> regret geomean 1.0176 (p95 1.105), 2.0 -> 1.0181 (1.107).
 # (Earlier, 2026-11-25: 1.25 -> 1.0174 (1.109), 1.5 -> 1.0170 (1.107), 2.0 -> 1.0176 (1.109),
@@ -175,7 +176,7 @@ def _fit_copies(variants, kernels: dict) -> dict:
         weight = 1.0 / us
         rows.append([work[0] * weight, work[1] * weight, work[2] * weight])
         target.append(max(extra, 0.0) * weight)
-    defaults = {"us_per_mb": 0.4, "transpose_us_per_mb": 1.0, "launch_us": 3.0}
+    defaults = dict(COPY_DEFAULTS)
     if len(rows) < 10:
         return defaults
     x, _ = nnls(np.array(rows), np.array(target))
@@ -196,6 +197,10 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     head = heads[0]
     device = device_of(head)
     _C.clear_calibrations()  # features and starting points from the device's properties alone
+    occupancy = sweep_files.read_occupancy(folder)
+    if occupancy:  # ...and the CTAs per SM the device's occupancy calculator gave, where recorded
+        store.install({"capability": head["capability"], "sm_count": head["sm_count"], "copies": dict(COPY_DEFAULTS),
+                       "kernels": {}, "ctas_per_sm": occupancy}, "fit")
     inplace, variants = training_samples(folder)
     kernels, report = {}, {}
     for (key, decomposition), samples in sorted(inplace.items()):
@@ -208,7 +213,7 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
         report[f"{key} {decomposition}"] = {"samples": len(samples), "rms_log": round(rms, 4)}
     copies = _fit_copies(variants, kernels)
     constants = {k: {d: [round(v, 7) for v in c] for d, c in sorted(by_d.items())} for k, by_d in sorted(kernels.items())}
-    residual, cv_report = fit_residuals(folder, head, constants, copies)
+    residual, cv_report = fit_residuals(folder, head, constants, copies, occupancy)
     calibration = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -225,15 +230,18 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
         "residual": residual,
         "fit": {**report, "residual cross-validation": cv_report},
     }
+    if occupancy:
+        calibration["ctas_per_sm"] = occupancy
     if out is not None:
         store.save(calibration, out)
     return calibration
 
 
-def _install(head: dict, constants: dict, copies: dict, residual: Optional[dict] = None) -> None:
+def _install(head: dict, constants: dict, copies: dict, residual: Optional[dict] = None,
+             occupancy: Optional[dict] = None) -> None:
     _C.clear_calibrations()
     store.install({"capability": head["capability"], "sm_count": head["sm_count"], "copies": copies,
-                   "kernels": constants, "residual": residual}, "fit")
+                   "kernels": constants, "residual": residual, "ctas_per_sm": occupancy or None}, "fit")
 
 
 def _fold(row: dict) -> int:
@@ -289,11 +297,12 @@ def residual_fields(rows: list[dict]) -> dict:
     return {key: dict(sorted(slots.items())) for key, slots in sorted(fields.items())}
 
 
-def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict) -> tuple[dict, dict]:
+def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
+                  occupancy: Optional[dict] = None) -> tuple[dict, dict]:
     """The residual fields of the training split, with the bandwidth, shrinkage and layout
     distance that plan the held-out folds best; and the cross-validation's figures."""
     device = device_of(head)
-    _install(head, constants, copies)
+    _install(head, constants, copies, occupancy=occupancy)
     rows = residual_rows(folder, device)
     folds = [residual_fields([r for r in rows if r["fold"] != f]) for f in range(CV_FOLDS)]
     report = {}
@@ -302,7 +311,7 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict) -> tu
         regrets = []
         for f in range(CV_FOLDS):
             _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance,
-                                               "fields": folds[f]})
+                                               "fields": folds[f]}, occupancy)
             for row in rows:
                 # The setting is chosen on single products (most of the rows); batches use it.
                 if row["fold"] != f or row["batch"] > 1:

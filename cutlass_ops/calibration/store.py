@@ -44,7 +44,7 @@ def install(data: dict, source: str = "") -> None:
     kernels this build lacks are kept: they are looked up by name and simply never asked for."""
     cc = data["capability"][0] * 10 + data["capability"][1]
     _C.add_calibration(cc, data["sm_count"], source or data.get("device", ""), data["copies"], data["kernels"],
-                       residual_fields(data.get("residual")))
+                       residual_fields(data.get("residual")), data.get("ctas_per_sm"))
 
 
 def save(data: dict, path: os.PathLike) -> None:

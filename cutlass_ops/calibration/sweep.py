@@ -387,6 +387,34 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     return done_counts
 
 
+OCCUPANCY_FILE = "occupancy.json"
+
+
+def record_occupancy(folder: Path) -> dict[str, int]:
+    """Write ``<folder>/occupancy.json``: the CTAs per SM that the current device's occupancy
+    calculator gives each kernel that reports it (CUTLASS 2.x's; the persistent kernels hold
+    one), with the device and build. `fit` hands them to the cost model in place of its
+    register estimate (cost_model.h, Calibration::ctas_per_sm). Returns them."""
+    index = torch.cuda.current_device()
+    occupancy = dict(sorted(_C.kernel_occupancy(index).items()))
+    head = header("")
+    record = {key: head[key] for key in ("format", "version", "device", "capability", "sm_count", "desc", "build_id",
+                                          "cutlass", "torch")}
+    record["recorded"] = head["started"]
+    record["ctas_per_sm"] = occupancy
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / OCCUPANCY_FILE).write_text(json.dumps(record, indent=1) + "\n")
+    return occupancy
+
+
+def read_occupancy(folder: Path) -> dict[str, int]:
+    """The CTAs per SM `record_occupancy` wrote into a sweep folder ({} if it holds none)."""
+    path = Path(folder) / OCCUPANCY_FILE
+    if not path.is_file():
+        return {}
+    return {name: int(n) for name, n in json.loads(path.read_text())["ctas_per_sm"].items()}
+
+
 def iter_rows(folder: Path, dtypes: Optional[Iterable[str]] = None) -> Iterator[tuple[dict, dict]]:
     """(header, row) for every row of the sweep files in one device folder."""
     for path in sorted(Path(folder).glob("*.jsonl.gz")):
