@@ -446,6 +446,9 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
                            "ctas_per_sm": {kernel: ctas}}, "test")
             assert rounds() == expected
         assert estimated == 1
+        # Another compute capability keeps the estimate (an A100: 108 SMs, 4 CTAs of it each).
+        a100 = (80, 108, 166912, 1410, 2039)
+        assert _C.cost_rows(*row, cands, a100)[0][0][1] == 2
         with pytest.raises(ValueError, match="ctas_per_sm"):
             store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
                            "ctas_per_sm": {kernel: 0}}, "test")
@@ -454,4 +457,5 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
         assert sweep_files.read_occupancy(tmp_path) == {kernel: 4}
         assert sweep_files.read_occupancy(tmp_path / "none") == {}
     finally:
+        _C.clear_calibrations()
         store.install_shipped()

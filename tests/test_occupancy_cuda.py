@@ -17,15 +17,18 @@ def test_every_cutlass2x_kernel_here_reports_an_occupancy_its_threads_and_smem_a
     cc, sm_count, smem_optin = _C.device_desc(index)[:3]
     occupancy = _C.kernel_occupancy(index)
     here = [k for k in _C.kernels()
-            if k["family"] == "cutlass2x" and k["min_cc"] <= cc and (k["max_cc"] is None or cc <= k["max_cc"])]
+            if k["family"] == "cutlass2x" and k["min_cc"] <= cc and (k["max_cc"] is None or cc <= k["max_cc"])
+            and k["smem_bytes"] <= smem_optin]
     assert here and {k["name"] for k in here} <= set(occupancy)
     for k in here:
         n = occupancy[k["name"]]
         assert 1 <= n <= 2048 // k["threads"], (k["name"], n)
         if k["smem_bytes"] > 0:
             assert n <= (smem_optin + 1024) // (k["smem_bytes"] + 1024), (k["name"], n, k["smem_bytes"])
-    # Kernels that do not report it (persistent CUTLASS 3.x, hand-written) are not listed.
-    assert not any(name.startswith("cutlass3x_") for name in occupancy)
+    # The 64x64x32 two-stage tiles: 128 threads, 16 KiB of shared memory; ptxas (nvcc 13.0) gives
+    # them 124-128 registers, so at most 4 CTAs fit an SM's 64 Ki registers.
+    two_stage = [n for name, n in occupancy.items() if "_64x64x32_2s_" in name]
+    assert two_stage and max(two_stage) <= 4, two_stage
 
 
 def test_sweep_records_it_and_the_planner_reads_it(tmp_path):
@@ -46,4 +49,5 @@ def test_sweep_records_it_and_the_planner_reads_it(tmp_path):
             rounds = _C.cost_rows(*row, cands, tuple(desc))[0][0][1]
             assert rounds == -(-7 * 64 // (desc[1] * ctas))
     finally:
+        _C.clear_calibrations()
         store.install_shipped()

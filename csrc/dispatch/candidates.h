@@ -50,9 +50,11 @@ Plan variant_plan(const Plan& normalized, Variant variant);
 // row-major B, a K-major copy of B.
 std::vector<Variant> variants_for(const Plan& normalized, const DeviceDesc& device);
 
-// CTAs of `kernel` that run at once on one SM (persistent kernels: one). From the threads, the
-// shared memory and an estimate of the registers a CTA takes (its accumulators and 96 more per
-// thread for tensor-core kernels, 64 for SIMT ones: ptxas figures in candidates.cpp).
+// CTAs of `kernel` that run at once on one SM (persistent kernels: one): the figure CUDA's
+// occupancy calculator gave on the device's sweep where its calibration records one
+// (Calibration::ctas_per_sm), else an estimate from the threads, the shared memory and the
+// registers a CTA takes (its accumulators and 96 more per thread for tensor-core kernels, 64 for
+// SIMT ones: ptxas figures in candidates.cpp).
 int ctas_per_sm(const KernelInfo& kernel, const DeviceDesc& device);
 
 // Output tiles of `kernel` on an m x n problem, whole clusters of them.

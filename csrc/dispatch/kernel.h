@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 12;
+inline constexpr int kKernelAbiVersion = 13;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.

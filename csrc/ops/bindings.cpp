@@ -488,15 +488,22 @@ py::list kernels() {
 }
 
 // {name: CTAs per SM} of the kernels that report it and run on `device` (made current while
-// CUTLASS's host code asks CUDA's occupancy calculator).
+// CUTLASS's host code asks CUDA's occupancy calculator): its compute capability, and shared
+// memory within the device's opt-in (the planner's own test, planner.cpp).
 py::dict kernel_occupancy(int device) {
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device));
   const DeviceDesc& d = cuda_device_desc(device);
   py::dict out;
   for (const KernelInfo* k : Registry::instance().all()) {
-    if (k->max_active_ctas == nullptr || d.cc < k->min_cc || d.cc > k->max_cc) continue;
+    if (k->max_active_ctas == nullptr || d.cc < k->min_cc || d.cc > k->max_cc || k->smem_bytes > d.smem_optin_bytes) {
+      continue;
+    }
     const int n = k->max_active_ctas();
-    if (n < 1) throw std::runtime_error(std::string("kernel_occupancy: CUDA's occupancy calculator failed for ") + k->name);
+    if (n < 1) {
+      const cudaError_t error = cudaGetLastError();  // clear it: a later launch check must not report it
+      throw std::runtime_error(std::string("kernel_occupancy: CUDA's occupancy calculator failed for ") + k->name +
+                               " (" + cudaGetErrorString(error) + ")");
+    }
     out[py::str(k->name)] = n;
   }
   return out;

@@ -196,7 +196,7 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
         raise SystemExit(f"{folder}: no sweep files (*.jsonl.gz)")
     head = heads[0]
     device = device_of(head)
-    _C.clear_calibrations()  # features and starting points from the device's properties alone
+    _C.clear_calibrations()  # features and starting points from the device's properties alone...
     occupancy = sweep_files.read_occupancy(folder)
     if occupancy:  # ...and the CTAs per SM the device's occupancy calculator gave, where recorded
         store.install({"capability": head["capability"], "sm_count": head["sm_count"], "copies": dict(COPY_DEFAULTS),
