@@ -60,7 +60,7 @@ int ctas_per_sm(const KernelInfo& k, const DeviceDesc& dev) {
   if (k.persistent) return 1;
   // The figure the device's occupancy calculator gave, where the sweep recorded one.
   if (const Calibration* cal = calibration_for(dev); cal != nullptr && !cal->ctas_per_sm.empty()) {
-    const auto it = cal->ctas_per_sm.find(k.name);
+    const auto it = cal->ctas_per_sm.find(std::string_view(k.name));
     if (it != cal->ctas_per_sm.end() && it->second > 0) return it->second;
   }
   const int threads = std::max(32, k.threads);

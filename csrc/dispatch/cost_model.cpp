@@ -260,8 +260,9 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   const double tiles =
       batch * static_cast<double>(round_up(ceil_div_i(m, tm), cm) * round_up(ceil_div_i(n, tn), cn));
   const int cluster = cm * cn;
+  const int ctas = ctas_per_sm(k, dev);
   const double slots = k.persistent ? std::max(1, dev.sm_count / cluster * cluster)
-                                    : static_cast<double>(std::max(1, dev.sm_count)) * ctas_per_sm(k, dev);
+                                    : static_cast<double>(std::max(1, dev.sm_count)) * ctas;
   const double k_tiles = ceil_div(static_cast<double>(depth), tk);
   const double tile_bytes = 4.0 * tm * tn;  // a float32 partial tile
   switch (p.decomposition) {
@@ -297,7 +298,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
       const bool separate_reduction =
           k.split_k_in_workspace &&
           cutlass2x_separate_reduction(ceil_div_i(slice_blocks, std::max(1, dev.sm_count)), slice_blocks,
-                                       static_cast<int64_t>(tiles), ctas_per_sm(k, dev));
+                                       static_cast<int64_t>(tiles), ctas);
       f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
       f[kFeatChain] = separate_reduction ? 1 : s - 1;
       break;
@@ -308,7 +309,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
         // stream-K blocks are launched first, the data-parallel tiles fill the CTA slots left
         // and the rounds after.
         const StreamKSplit split = cutlass2x_stream_k_split(
-            static_cast<int64_t>(tiles), static_cast<int64_t>(k_tiles), std::max(1, dev.sm_count), ctas_per_sm(k, dev));
+            static_cast<int64_t>(tiles), static_cast<int64_t>(k_tiles), std::max(1, dev.sm_count), ctas);
         const double blocks = static_cast<double>(split.sk_blocks + split.dp_tiles);
         const double rounds = ceil_div(blocks, slots);
         const double sk_iters = ceil_div(static_cast<double>(split.sk_tiles) * k_tiles,

@@ -56,6 +56,7 @@
 #include <optional>
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -155,8 +156,14 @@ struct Calibration {
   std::unordered_map<std::string, KernelResiduals> residuals;
   // CTAs per SM by kernel name, as the device's occupancy calculator gave them when the sweep
   // ran (`sweep --occupancy`; KernelInfo::max_active_ctas): ctas_per_sm() reads them in place of
-  // its estimate, so that the planner and the fit (on a machine without the GPU) agree.
-  std::unordered_map<std::string, int> ctas_per_sm;
+  // its estimate, so that the planner and the fit (on a machine without the GPU) agree. Looked
+  // up by the kernel's name as it stands (no string built per lookup: a plan reads it for every
+  // candidate).
+  struct NameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
+  };
+  std::unordered_map<std::string, int, NameHash, std::equal_to<>> ctas_per_sm;
 };
 
 // The device's calibration: an exact (compute capability, SM count) match, else one of the same
