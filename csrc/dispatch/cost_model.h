@@ -52,6 +52,8 @@
 #pragma once
 
 #include <array>
+#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <cstdint>
@@ -157,13 +159,9 @@ struct Calibration {
   // CTAs per SM by kernel name, as the device's occupancy calculator gave them when the sweep
   // ran (`sweep --occupancy`; KernelInfo::max_active_ctas): ctas_per_sm() reads them in place of
   // its estimate, so that the planner and the fit (on a machine without the GPU) agree. Looked
-  // up by the kernel's name as it stands (no string built per lookup: a plan reads it for every
-  // candidate).
-  struct NameHash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, int, NameHash, std::equal_to<>> ctas_per_sm;
+  // up by the kernel's name as it stands (std::less<>: no string built per lookup, and a plan
+  // reads it for every candidate).
+  std::map<std::string, int, std::less<>> ctas_per_sm;
 };
 
 // The device's calibration: an exact (compute capability, SM count) match, else one of the same
