@@ -90,6 +90,23 @@ def test_problem_sets_are_stable():
     assert 0.1 <= sum(p.split == "test" for p in long_k) / len(long_k) <= 0.4
 
 
+def test_a_larger_training_share_leaves_the_test_split_as_it_was(monkeypatch):
+    """TF32 keeps every training model's problem (SetSize.train_models) and 30% of the held-out
+    models': growing the set for the fit must not change what it is judged on."""
+    grown = problems.problem_set("tf32")
+    size = problems.SIZES["tf32"]
+    assert size.train_models == 1.0 and size.models < 1
+    monkeypatch.setitem(problems.SIZES, "tf32", dataclasses.replace(size, train_models=None))
+    before = problems.problem_set("tf32")
+    test_ids = lambda ps: {p.id for p in ps if p.split == "test"}
+    assert test_ids(grown) == test_ids(before) and test_ids(grown)
+    cap = 4 * size.max_flop
+    train_models = {p.id for p in problems.model_problems("tf32") if p.split == "train" and p.flop <= cap}
+    assert train_models <= {p.id for p in grown} and not train_models <= {p.id for p in before}
+    # The random problems are the same either way.
+    assert {p.id for p in grown if p.group != "model"} == {p.id for p in before if p.group != "model"}
+
+
 def test_an_extension_scales_new_times_by_the_drift_two_references_agree_on():
     """`sweep --add-kernels/--retime` brings times measured now onto a row's stored ones: by the
     median of the reference candidate's drift, torch.mm's and 1, so one outlier moves nothing."""
@@ -313,12 +330,14 @@ def test_evaluate_command_prints_the_split(capsys):
     assert "regret gm" in out and "bf16 model" in out and "regret" in out.splitlines()[-1]
 
 
-def test_rule_tree_picks_cover_the_sweep():
+def test_rule_tree_picks_cover_the_test_split():
+    """The "before" columns of the test-split table: the rule tree's pick, recorded by the first
+    sweep, for each held-out single product (the training split has grown since, for the fit)."""
     with gzip.open(H100 / "rule_tree_picks.json.gz", "rt") as f:
         picks = json.load(f)["picks"]
     # The rule tree ran single products only (it predates batches and the long-K problems).
     ids = {row["id"] for _, row in sweep_files.iter_rows(H100)
-           if row.get("batch", 1) == 1 and not row["group"].startswith("long-k")}
+           if row["split"] == "test" and row.get("batch", 1) == 1 and not row["group"].startswith("long-k")}
     assert len(ids & set(picks)) >= 0.99 * len(ids)
 
 
