@@ -246,6 +246,11 @@ def cmd_fit(args) -> int:
     print(f"residuals: {points} training points; cross-validation chose {cv['chosen']} "
           f"(regret geomean {cv[cv['chosen']]['regret_geomean']:.4f}, p95 {cv[cv['chosen']]['regret_p95']:.3f} "
           f"on held-out training folds)")
+    if "batched" in cv:
+        b = cv["batched"]
+        print(f"batched residuals: cross-validation chose {b['chosen']} (regret geomean "
+              f"{b[b['chosen']]['regret_geomean']:.4f}, p95 {b[b['chosen']]['regret_p95']:.3f} on {b[b['chosen']]['rows']} "
+              f"held-out batched rows)")
     print(f"written to {out}")
     return 0
 

@@ -380,13 +380,53 @@ def test_the_residual_correction_is_the_shrunk_weighted_mean_of_nearby_training_
 
 
 @needs_sm90
+def test_the_batched_field_has_its_own_bandwidth_and_shrinkage():
+    """Batched calls read the batched field with the calibration's batched_bandwidth and
+    batched_shrink (cross-validated on the batched rows); single products keep theirs."""
+    precision, layouts, (m, n, k), align = "bf16", "rr", [512, 512, 64], [8, 8, 8]
+    batch, device = 64, fit.H100_DESC
+    plain = {tuple(r[0]): r for r in _C.rank_problem(precision, layouts, [m, n, k], align, device, batch)}
+    target = next(c for c in plain if c[0] == "in-place" and c[2] == "data-parallel")
+    key, layout_index = fit.residual_key(target[1])
+    r = math.log(2.0)
+    # One coincident point, one a log2 unit away in M: their weights depend on the bandwidth.
+    points = [(m, n, k, batch, layout_index, r), (2 * m, n, k, batch, layout_index, r)]
+    data = store.load(H100_CALIBRATION)
+    fields = {key: {"batched/data-parallel": [v for p in points for v in p]}}
+
+    def factor(**settings):
+        data["residual"] = {"bandwidth": 0.5, "shrink": 1.0, "layout_distance": 4.0, "fields": fields, **settings}
+        try:
+            store.install(data, "a test's residuals")
+            return {tuple(row[0]): row[5] for row in _C.rank_problem(precision, layouts, [m, n, k], align, device, batch)}[target]
+        finally:
+            store.install_shipped()
+
+    def expected(bandwidth, shrink):
+        w = 1.0 + math.exp(-1.0 / (2 * bandwidth ** 2))
+        return math.exp(w * r / (w + shrink))
+
+    assert factor() == pytest.approx(expected(0.5, 1.0), rel=1e-5)  # the single products' when unset
+    assert factor(batched_bandwidth=1.5, batched_shrink=0.01) == pytest.approx(expected(1.5, 0.01), rel=1e-5)
+    assert expected(1.5, 0.01) > 1.05 * expected(0.5, 1.0)
+    with pytest.raises(ValueError, match="bandwidth"):
+        factor(batched_bandwidth=0.0)
+
+
+@needs_sm90
 def test_the_shipped_residuals_come_from_the_training_split_alone():
     data = store.load(H100_CALIBRATION)
     residual = data["residual"]
     assert residual["bandwidth"] in fit.RESIDUAL_BANDWIDTHS and residual["shrink"] in fit.RESIDUAL_SHRINKS
     assert residual["layout_distance"] in fit.RESIDUAL_LAYOUT_DISTANCES
     cv = data["fit"]["residual cross-validation"]
-    assert cv["chosen"] == min((s for s in cv if s != "chosen"), key=lambda s: cv[s]["regret_geomean"])
+    assert cv["chosen"] == min((s for s in cv if s not in ("chosen", "batched")), key=lambda s: cv[s]["regret_geomean"])
+    # The batched field's own bandwidth and shrinkage, chosen on the batched training rows.
+    batched = cv["batched"]
+    assert batched["chosen"] == min((s for s in batched if s != "chosen"), key=lambda s: batched[s]["regret_geomean"])
+    assert residual["batched_bandwidth"] in fit.RESIDUAL_BATCHED_BANDWIDTHS
+    assert residual["batched_shrink"] in fit.RESIDUAL_BATCHED_SHRINKS
+    assert batched["chosen"] == f"batched_bandwidth {residual['batched_bandwidth']} batched_shrink {residual['batched_shrink']}"
     # Kernels of one precision serve rows of another (float32 kernels time 3xTF32 rows that
     # cannot split), so points are matched to training rows by extents and layouts.
     train = {tuple(row["problem"]) + (row["layouts"],) for _, row in sweep_files.iter_rows(H100)

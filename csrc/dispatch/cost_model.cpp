@@ -536,7 +536,9 @@ void apply_residual(const Plan& normalized, const Candidate& c, const Calibratio
   if (field == nullptr) return;
   const std::array<double, 4> x = residual_coordinates(normalized, c);
   out.residual =
-      std::exp(field->correction(x, layout_index(*c.kernel), cal->residual_shrink, cal->residual_layout_distance));
+      std::exp(field->correction(x, layout_index(*c.kernel),
+                                 normalized.batch > 1 ? cal->batched_shrink : cal->residual_shrink,
+                                 cal->residual_layout_distance));
   out.us *= out.residual;
 }
 

@@ -155,6 +155,10 @@ struct Calibration {
   double residual_bandwidth = 0.75;  // log2 units
   double residual_shrink = 0.1;      // in units of the weight of one coincident training problem
   double residual_layout_distance = 2.0;  // squared log2 units added for a point of other layouts
+  // The batched field's own bandwidth and shrinkage (its training problems are fewer and
+  // farther apart: cross-validated on the batched rows alone); the single products' when unset.
+  double batched_bandwidth = 0.75;
+  double batched_shrink = 0.1;
   std::unordered_map<std::string, KernelResiduals> residuals;
   // CTAs per SM by kernel name, as the device's occupancy calculator gave them when the sweep
   // ran (`sweep --occupancy`; KernelInfo::max_active_ctas): ctas_per_sm() reads them in place of

@@ -7,7 +7,9 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <thread>
+#include <utility>
 
 #include "dispatch/cost_model.h"
 #include "dispatch/plan_cache.h"
@@ -236,10 +238,16 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
   cal.residual_bandwidth = residual["bandwidth"].cast<double>();
   cal.residual_shrink = residual["shrink"].cast<double>();
   cal.residual_layout_distance = residual["layout_distance"].cast<double>();
-  if (!(cal.residual_bandwidth > 0) || !(cal.residual_shrink >= 0) || !(cal.residual_layout_distance >= 0)) {
-    throw py::value_error("residual bandwidth must be > 0, shrink and layout_distance >= 0");
+  cal.batched_bandwidth =
+      residual.contains("batched_bandwidth") ? residual["batched_bandwidth"].cast<double>() : cal.residual_bandwidth;
+  cal.batched_shrink = residual.contains("batched_shrink") ? residual["batched_shrink"].cast<double>() : cal.residual_shrink;
+  if (!(cal.residual_bandwidth > 0) || !(cal.batched_bandwidth > 0) || !(cal.residual_shrink >= 0) ||
+      !(cal.batched_shrink >= 0) || !(cal.residual_layout_distance >= 0)) {
+    throw py::value_error("residual bandwidths must be > 0, shrinks and layout_distance >= 0");
   }
-  std::unordered_map<PyObject*, std::shared_ptr<const ResidualField>> made;
+  // One field per list of points (the 16-bit twins and the layouts of a config share theirs), per
+  // bandwidth.
+  std::map<std::pair<PyObject*, bool>, std::shared_ptr<const ResidualField>> made;
   for (const auto& [name, slots] : residual["fields"].cast<py::dict>()) {
     KernelResiduals& fields = cal.residuals[name.cast<std::string>()];
     for (const auto& [slot, values] : slots.cast<py::dict>()) {
@@ -250,7 +258,8 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
       const int index = key == "batched/data-parallel"
                             ? kBatchedResidualSlot
                             : residual_slot(parse_variant(key.substr(0, bar)), parse_decomposition(key.substr(bar + 1)));
-      auto found = made.find(values.ptr());
+      const bool batched = index == kBatchedResidualSlot;
+      auto found = made.find({values.ptr(), batched});
       if (found == made.end()) {
         const auto flat = values.cast<std::vector<double>>();
         constexpr size_t kPerPoint = 6;
@@ -268,8 +277,10 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
                             static_cast<float>(flat[i + 5]),
                             static_cast<int>(flat[i + 4])});
         }
-        found = made.emplace(values.ptr(),
-                             std::make_shared<const ResidualField>(std::move(points), cal.residual_bandwidth)).first;
+        found = made.emplace(std::make_pair(values.ptr(), batched),
+                             std::make_shared<const ResidualField>(
+                                 std::move(points), batched ? cal.batched_bandwidth : cal.residual_bandwidth))
+                    .first;
       }
       fields[index] = found->second;
     }

@@ -61,6 +61,11 @@ RESIDUAL_BANDWIDTHS = (0.5, 0.75, 1.0)
 RESIDUAL_SHRINKS = (0.03, 0.1)
 # Squared log2 distance added for a point of other operand layouts; 1000: layouts kept apart.
 RESIDUAL_LAYOUT_DISTANCES = (1.0, 2.0, 4.0, 1000.0)
+# The batched field's bandwidths (log2 units), cross-validated on the batched training rows: its
+# problems are fewer and farther apart than the single products' (H100, 357 rows: 0.5 -> regret
+# 1.0251, 1.0 -> 1.0231, 1.5 -> 1.0196, 2.0 -> 1.0219, 3.0 -> 1.0299, shrink 0.01-0.03).
+RESIDUAL_BATCHED_BANDWIDTHS = (0.75, 1.0, 1.5, 2.0)
+RESIDUAL_BATCHED_SHRINKS = (0.01, 0.03, 0.1)
 CV_FOLDS = 5
 LAYOUT_INDEX = {"rr": 0, "rc": 1, "cr": 2, "cc": 3}  # cost_model.h layout_index()
 
@@ -325,9 +330,35 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
             "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
     best = min(report, key=lambda s: report[s]["regret_geomean"])
     bandwidth, shrink, distance = (float(v) for v in best.split()[1::2])
+    # Then the batched field's bandwidth and shrinkage, on the batched rows alone (single products
+    # never read that field; the layout distance stays the single products').
+    batched_report = {}
+    for batched_bandwidth, batched_shrink in ((b, s) for b in RESIDUAL_BATCHED_BANDWIDTHS
+                                                      for s in RESIDUAL_BATCHED_SHRINKS):
+        regrets = []
+        for f in range(CV_FOLDS):
+            _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance,
+                                               "batched_bandwidth": batched_bandwidth,
+                                               "batched_shrink": batched_shrink, "fields": folds[f]}, occupancy)
+            for row in rows:
+                if row["fold"] != f or row["batch"] == 1:
+                    continue
+                pick = tuple(_C.rank_problem(*row["args"])[0][0])
+                if pick in row["measured"]:
+                    regrets.append(row["measured"][pick] / min(row["measured"].values()))
+        if regrets:
+            regrets.sort()
+            batched_report[f"batched_bandwidth {batched_bandwidth} batched_shrink {batched_shrink}"] = {
+                "regret_geomean": round(geomean(regrets), 5),
+                "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
+                "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
+    residual = {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}
+    if batched_report:
+        batched_best = min(batched_report, key=lambda s: batched_report[s]["regret_geomean"])
+        residual["batched_bandwidth"], residual["batched_shrink"] = (float(v) for v in batched_best.split()[1::2])
+        report["batched"] = {"chosen": batched_best, **batched_report}
     _C.clear_calibrations()
-    return ({"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance, "fields": residual_fields(rows)},
-            {"chosen": best, **report})
+    return {**residual, "fields": residual_fields(rows)}, {"chosen": best, **report}
 
 
 def geomean(values) -> float:

@@ -71,8 +71,12 @@ def residual_fields(residual: Optional[dict]) -> Optional[dict]:
         for p in ("f16", "bf16") if precision == "16bit" else (precision,):
             for layouts in LAYOUTS:
                 fields[f"{origin}_{arch}_{p}_{layouts}_{rest}"] = slots
-    return {"bandwidth": residual["bandwidth"], "shrink": residual["shrink"],
-            "layout_distance": residual["layout_distance"], "fields": fields}
+    out = {"bandwidth": residual["bandwidth"], "shrink": residual["shrink"],
+           "layout_distance": residual["layout_distance"], "fields": fields}
+    for key in ("batched_bandwidth", "batched_shrink"):  # the single products' where absent
+        if key in residual:
+            out[key] = residual[key]
+    return out
 
 
 def install_shipped() -> list[str]:
