@@ -482,7 +482,8 @@ double ResidualField::correction(const std::array<double, 4>& x, int layouts, do
       sum_wr += w * q.r;
     }
   });
-  return sum_wr / (sum_w + shrink);
+  // No point within reach and no shrinkage: no correction (not 0 / 0).
+  return sum_w + shrink > 0 ? sum_wr / (sum_w + shrink) : 0.0;
 }
 
 double ResidualField::least_correction(const std::array<double, 4>& x) const {

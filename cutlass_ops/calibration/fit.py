@@ -62,8 +62,8 @@ RESIDUAL_SHRINKS = (0.03, 0.1)
 # Squared log2 distance added for a point of other operand layouts; 1000: layouts kept apart.
 RESIDUAL_LAYOUT_DISTANCES = (1.0, 2.0, 4.0, 1000.0)
 # The batched field's bandwidths (log2 units), cross-validated on the batched training rows: its
-# problems are fewer and farther apart than the single products' (H100, 357 rows: 0.5 -> regret
-# 1.0251, 1.0 -> 1.0231, 1.5 -> 1.0196, 2.0 -> 1.0219, 3.0 -> 1.0299, shrink 0.01-0.03).
+# problems are fewer and farther apart than the single products' (H100, 357 rows, shrink 0.03:
+# 0.75 -> regret 1.0275, 1.0 -> 1.0253, 1.5 -> 1.0213, 2.0 -> 1.0235; 3.0 was worse still).
 RESIDUAL_BATCHED_BANDWIDTHS = (0.75, 1.0, 1.5, 2.0)
 RESIDUAL_BATCHED_SHRINKS = (0.01, 0.03, 0.1)
 CV_FOLDS = 5
@@ -250,8 +250,13 @@ def _install(head: dict, constants: dict, copies: dict, residual: Optional[dict]
 
 
 def _fold(row: dict) -> int:
-    """A row's cross-validation fold: a model config's rows share one (by the config's name)."""
-    key = row["model"] if row["group"] == "model" and row.get("model") else row["id"]
+    """A row's cross-validation fold: a model config's rows share one (by the config's name), and
+    so do a batched shape's rows at every batch count in both 16-bit precisions (they read one
+    residual field, a log2 unit or less apart: split over folds, each would vouch for the other)."""
+    if row.get("batch", 1) > 1:
+        key = f"batched-{row['layouts']}-{row['m']}x{row['n']}x{row['k']}"
+    else:
+        key = row["model"] if row["group"] == "model" and row.get("model") else row["id"]
     return zlib.crc32(key.encode()) % CV_FOLDS
 
 
