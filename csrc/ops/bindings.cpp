@@ -512,8 +512,12 @@ py::dict kernel_occupancy(int device) {
     const int n = k->max_active_ctas();
     if (n < 1) {
       const cudaError_t error = cudaGetLastError();  // clear it: a later launch check must not report it
+      // No error and no CTA: the kernel cannot run on this device at all (a defect to report,
+      // not a figure to record).
       throw std::runtime_error(std::string("kernel_occupancy: CUDA's occupancy calculator failed for ") + k->name +
-                               " (" + cudaGetErrorString(error) + ")");
+                               " (" + (error == cudaSuccess ? std::string("no CTA of it fits an SM")
+                                                            : std::string(cudaGetErrorString(error))) +
+                               ")");
     }
     out[py::str(k->name)] = n;
   }
