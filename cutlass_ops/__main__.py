@@ -251,6 +251,10 @@ def cmd_fit(args) -> int:
         print(f"batched residuals: cross-validation chose {b['chosen']} (regret geomean "
               f"{b[b['chosen']]['regret_geomean']:.4f}, p95 {b[b['chosen']]['regret_p95']:.3f} on {b[b['chosen']]['rows']} "
               f"held-out batched rows)")
+    unrecorded = fit.unrecorded_occupancy(calibration)
+    if unrecorded:
+        print(f"occupancy: {len(unrecorded)} CUTLASS 2.x kernels without recorded CTAs per SM (estimated), e.g. "
+              f"{unrecorded[0]}: `python -m cutlass_ops sweep --occupancy` on the GPU records them")
     print(f"written to {out}")
     return 0
 

@@ -530,6 +530,11 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
         (tmp_path / sweep_files.OCCUPANCY_FILE).write_text(json.dumps({"ctas_per_sm": {kernel: 4}}))
         assert sweep_files.read_occupancy(tmp_path) == {kernel: 4}
         assert sweep_files.read_occupancy(tmp_path / "none") == {}
+        # fit names the fitted CUTLASS 2.x kernels left to the estimate.
+        shipped = store.load(H100_CALIBRATION)
+        assert fit.unrecorded_occupancy(shipped) == []
+        fitted_2x = [k for k in shipped["kernels"] if k.startswith("cutlass2x_")]
+        assert fit.unrecorded_occupancy({**shipped, "ctas_per_sm": {kernel: 4}}) == sorted(set(fitted_2x) - {kernel})
     finally:
         _C.clear_calibrations()
         store.install_shipped()

@@ -242,6 +242,15 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     return calibration
 
 
+def unrecorded_occupancy(calibration: dict) -> list[str]:
+    """The fitted CUTLASS 2.x kernels whose CTAs per SM the calibration does not record (the cost
+    model estimates theirs): builds added since `sweep --occupancy` ran, or all where it never did.
+    (The occupancy calculator is asked about the CUTLASS 2.x kernels; the others run persistent
+    or are estimated.)"""
+    recorded = calibration.get("ctas_per_sm") or {}
+    return sorted(k for k in calibration["kernels"] if k.startswith("cutlass2x_") and k not in recorded)
+
+
 def _install(head: dict, constants: dict, copies: dict, residual: Optional[dict] = None,
              occupancy: Optional[dict] = None) -> None:
     _C.clear_calibrations()
