@@ -56,10 +56,10 @@ constexpr int kRegistersBeyondAccumulatorsMma = 96;
 constexpr int kRegistersBeyondAccumulatorsSimt = 64;
 }  // namespace
 
-int ctas_per_sm(const KernelInfo& k, const DeviceDesc& dev) {
+int ctas_per_sm(const KernelInfo& k, const DeviceDesc& dev, const Calibration* cal) {
   if (k.persistent) return 1;
   // The figure the device's occupancy calculator gave, where the sweep recorded one.
-  if (const Calibration* cal = calibration_for(dev); cal != nullptr && !cal->ctas_per_sm.empty()) {
+  if (cal != nullptr && !cal->ctas_per_sm.empty()) {
     const auto it = cal->ctas_per_sm.find(std::string_view(k.name));
     if (it != cal->ctas_per_sm.end() && it->second > 0) return it->second;
   }
@@ -101,13 +101,13 @@ namespace {
 // `kernel` on `plan` (which it accepts): data-parallel, and each other decomposition it
 // supports that can pay.
 void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan& plan, const KernelInfo& k,
-                        const DeviceDesc& dev) {
+                        const DeviceDesc& dev, const Calibration* cal) {
   out.push_back({variant, &k, Decomposition::kDataParallel, 1});
   // A batch's tiles already fill the GPU more often than not; split-K and stream-K of batches
   // are not wired (the slice-summing kernels' batch mode holds the K slices).
   if (plan.batch > 1) return;
   const int64_t tiles = tile_count(k, plan.m, plan.n);
-  const int64_t slots = int64_t{std::max(1, dev.sm_count)} * ctas_per_sm(k, dev);
+  const int64_t slots = int64_t{std::max(1, dev.sm_count)} * ctas_per_sm(k, dev, cal);
   const int64_t k_tiles = ceil_div(plan.k, std::max(1, k.tile_k));
   if (k.supports(Decomposition::kStreamK)) {
     // CUTLASS 2.x's stream-K kernel balances only a ragged last wave, so it is worth pricing
@@ -136,7 +136,7 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
 
 }  // namespace
 
-std::vector<Candidate> enumerate_candidates(const Plan& p, const DeviceDesc& dev) {
+std::vector<Candidate> enumerate_candidates(const Plan& p, const DeviceDesc& dev, const Calibration* cal) {
   std::vector<Candidate> out;
   if (p.m <= 0 || p.n <= 0 || p.k <= 0) return out;
   // Precisions a call may run at: float32 opted into 3xTF32 may also run IEEE fp32, which is
@@ -155,16 +155,17 @@ std::vector<Candidate> enumerate_candidates(const Plan& p, const DeviceDesc& dev
         if (k->role != Role::kProduct) continue;
         if (variant != Variant::kInPlace && !is_sm90_tensor_kernel(*k)) continue;
         if (check_kernel(*k, pp, dev) != Rejection::kNone) continue;
-        add_decompositions(out, variant, pp, *k, dev);
+        add_decompositions(out, variant, pp, *k, dev, cal);
       }
     }
   }
   return out;
 }
 
-std::vector<Candidate> kernel_candidates(const Plan& p, const KernelInfo& kernel, const DeviceDesc& dev) {
+std::vector<Candidate> kernel_candidates(const Plan& p, const KernelInfo& kernel, const DeviceDesc& dev,
+                                         const Calibration* cal) {
   std::vector<Candidate> out;
-  if (p.m > 0 && p.n > 0 && p.k > 0) add_decompositions(out, Variant::kInPlace, p, kernel, dev);
+  if (p.m > 0 && p.n > 0 && p.k > 0) add_decompositions(out, Variant::kInPlace, p, kernel, dev, cal);
   return out;
 }
 

@@ -11,6 +11,8 @@
 
 namespace cutlass_ops {
 
+struct Calibration;  // cost_model.h: the device's fitted constants and recorded figures
+
 // The operands a candidate's kernel reads.
 enum class Variant : int8_t {
   kInPlace = 0,     // the caller's tensors, as normalize() described them
@@ -54,8 +56,9 @@ std::vector<Variant> variants_for(const Plan& normalized, const DeviceDesc& devi
 // occupancy calculator gave on the device's sweep where its calibration records one
 // (Calibration::ctas_per_sm), else an estimate from the threads, the shared memory and the
 // registers a CTA takes (its accumulators and 96 more per thread for tensor-core kernels, 64 for
-// SIMT ones: ptxas figures in candidates.cpp).
-int ctas_per_sm(const KernelInfo& kernel, const DeviceDesc& device);
+// SIMT ones: ptxas figures in candidates.cpp). `calibration`: the device's (calibration_for), or
+// none; the caller looks it up once for the whole plan.
+int ctas_per_sm(const KernelInfo& kernel, const DeviceDesc& device, const Calibration* calibration);
 
 // Output tiles of `kernel` on an m x n problem, whole clusters of them.
 int64_t tile_count(const KernelInfo& kernel, int64_t m, int64_t n);
@@ -65,11 +68,13 @@ int64_t tile_count(const KernelInfo& kernel, int64_t m, int64_t n);
 // (2 to 16 slices; up to 64 for kernels that sum their slices, where the count divides K)
 // and stream-K while the tiles are under two waves of CTAs (stream-K also for a ragged last
 // wave), each K slice at least two K tiles deep. A batch (bmm) runs data-parallel only.
-std::vector<Candidate> enumerate_candidates(const Plan& normalized, const DeviceDesc& device);
+std::vector<Candidate> enumerate_candidates(const Plan& normalized, const DeviceDesc& device,
+                                            const Calibration* calibration);
 
 // One kernel's candidates on the problem as it is (a kernel forced with kernel=, which may be a
 // teaching kernel): each decomposition it supports that can pay. The kernel must accept `plan`.
-std::vector<Candidate> kernel_candidates(const Plan& normalized, const KernelInfo& kernel, const DeviceDesc& device);
+std::vector<Candidate> kernel_candidates(const Plan& normalized, const KernelInfo& kernel, const DeviceDesc& device,
+                                         const Calibration* calibration);
 
 // The plan that runs `candidate`: its variant's plan with the kernel and decomposition on it.
 Plan candidate_plan(const Plan& normalized, const Candidate& candidate);

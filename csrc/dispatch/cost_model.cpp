@@ -247,7 +247,7 @@ void clear_calibrations() {
 uint64_t dispatch_generation() { return generation.load(std::memory_order_acquire); }
 void bump_dispatch_generation() { generation.fetch_add(1, std::memory_order_acq_rel); }
 
-Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
+Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, const Calibration* cal) {
   Features f{};
   f[kFeatLaunch] = 1;  // the kernel's own launch
   const int64_t m = p.m, n = p.n;
@@ -260,7 +260,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   const double tiles =
       batch * static_cast<double>(round_up(ceil_div_i(m, tm), cm) * round_up(ceil_div_i(n, tn), cn));
   const int cluster = cm * cn;
-  const int ctas = ctas_per_sm(k, dev);
+  const int ctas = ctas_per_sm(k, dev, cal);
   const double slots = k.persistent ? std::max(1, dev.sm_count / cluster * cluster)
                                     : static_cast<double>(std::max(1, dev.sm_count)) * ctas;
   const double k_tiles = ceil_div(static_cast<double>(depth), tk);
@@ -353,11 +353,11 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev) {
   return f;
 }
 
-Coefficients property_coefficients(const KernelInfo& k, const DeviceDesc& dev) {
+Coefficients property_coefficients(const KernelInfo& k, const DeviceDesc& dev, const Calibration* cal) {
   const double clock_hz = 1e6 * (dev.clock_mhz > 0 ? dev.clock_mhz : default_clock_mhz(dev.cc));
   const double dram_bps = 1e9 * (dev.dram_gbps > 0 ? dev.dram_gbps : default_dram_gbps(dev.cc));
   const double per_sm_flops = flop_per_clock_per_sm(k, dev.cc) * clock_hz * main_loop_efficiency(k);
-  const double ctas = ctas_per_sm(k, dev);
+  const double ctas = ctas_per_sm(k, dev, cal);
   Coefficients c{};
   c[kFeatLaunch] = 4.0;  // launch, and the prologue of a TMA kernel (descriptors, barriers)
   const double us_per_dram_mb = kMB / dram_bps * 1e6;
@@ -507,7 +507,7 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
                             const Calibration* cal) {
   Prediction out;
   const Plan plan = candidate_plan(normalized, c);
-  Coefficients coefficients = property_coefficients(*c.kernel, device);
+  Coefficients coefficients = property_coefficients(*c.kernel, device, cal);
   if (cal != nullptr) {
     const auto it = cal->kernels.find(calibration_name(*c.kernel));
     const Coefficients* fitted = it == cal->kernels.end() ? nullptr : it->second.find(c.decomposition);
@@ -516,7 +516,7 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
       out.calibrated = true;
     }
   }
-  out.kernel_us = kernel_time_us(features(plan, *c.kernel, device), coefficients);
+  out.kernel_us = kernel_time_us(features(plan, *c.kernel, device, cal), coefficients);
   const CopyCosts& copies = cal != nullptr ? cal->copies : CopyCosts{};
   out.copy_us = copy_time_us(copy_work(normalized, c.variant), copies);
   if (normalized.epilogue && !c.kernel->fuses_epilogue) out.copy_us += epilogue_pass_us(normalized, copies);
@@ -543,13 +543,18 @@ void apply_residual(const Plan& normalized, const Candidate& c, const Calibratio
   out.us *= out.residual;
 }
 
-}  // namespace
-
-Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device) {
-  const Calibration* cal = calibration_for(device);
+// The prediction with the residual factor, under `cal` (looked up once per plan).
+Prediction corrected_prediction(const Plan& normalized, const Candidate& c, const DeviceDesc& device,
+                                const Calibration* cal) {
   Prediction out = plain_prediction(normalized, c, device, cal);
   apply_residual(normalized, c, cal, residual_field(cal, normalized, c), out);
   return out;
+}
+
+}  // namespace
+
+Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device) {
+  return corrected_prediction(normalized, c, device, calibration_for(device));
 }
 
 namespace {
@@ -562,10 +567,11 @@ bool in_first_group(const Prediction& p, bool any_measured) { return p.calibrate
 }  // namespace
 
 std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& device) {
+  const Calibration* cal = calibration_for(device);
   std::vector<Ranked> ranked;
   bool any_measured = false;
-  for (const Candidate& c : enumerate_candidates(normalized, device)) {
-    ranked.push_back({c, predict(normalized, c, device)});
+  for (const Candidate& c : enumerate_candidates(normalized, device, cal)) {
+    ranked.push_back({c, corrected_prediction(normalized, c, device, cal)});
     any_measured = any_measured || ranked.back().prediction.calibrated;
   }
   std::stable_sort(ranked.begin(), ranked.end(), [any_measured](const Ranked& x, const Ranked& y) {
@@ -585,7 +591,7 @@ std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDes
     double bound;  // the least its prediction can become
   };
   std::vector<Entry> entries;
-  const std::vector<Candidate> candidates = enumerate_candidates(normalized, device);
+  const std::vector<Candidate> candidates = enumerate_candidates(normalized, device, cal);
   bool any_measured = false;
   for (size_t i = 0; i < candidates.size(); ++i) {
     entries.push_back({i, {candidates[i], plain_prediction(normalized, candidates[i], device, cal)}, nullptr, 0});

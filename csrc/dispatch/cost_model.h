@@ -177,11 +177,14 @@ void clear_calibrations();
 uint64_t dispatch_generation();
 void bump_dispatch_generation();
 
-Features features(const Plan& candidate_plan, const KernelInfo& kernel, const DeviceDesc& device);
+// The nine terms of `kernel` on its candidate's plan (`calibration`: the device's, for the CTAs
+// per SM it records; or none).
+Features features(const Plan& candidate_plan, const KernelInfo& kernel, const DeviceDesc& device,
+                  const Calibration* calibration);
 
 // Constants from the device's peak rates alone (no sweep): what explain(device=...) shows for a
 // GPU never calibrated, and what a kernel added since the last sweep gets.
-Coefficients property_coefficients(const KernelInfo& kernel, const DeviceDesc& device);
+Coefficients property_coefficients(const KernelInfo& kernel, const DeviceDesc& device, const Calibration* calibration);
 
 double kernel_time_us(const Features& f, const Coefficients& c);
 

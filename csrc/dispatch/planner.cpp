@@ -261,7 +261,7 @@ void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev, TileOr
   // The kernel's cheapest decomposition by the cost model.
   Candidate best{Variant::kInPlace, &kernel, Decomposition::kDataParallel, 1};
   double best_us = -1;
-  for (const Candidate& c : kernel_candidates(p, kernel, dev)) {
+  for (const Candidate& c : kernel_candidates(p, kernel, dev, calibration_for(dev))) {
     const double us = predict(p, c, dev).us;
     if (best_us < 0 || us < best_us) {
       best = c;

@@ -163,7 +163,7 @@ py::list cost_rows(const std::string& precision, const std::string& layouts, con
   py::list out;
   for (const auto& item : candidates) {
     const Candidate c = parse_candidate(item.cast<py::sequence>());
-    const Features f = features(candidate_plan(p, c), *c.kernel, dev);
+    const Features f = features(candidate_plan(p, c), *c.kernel, dev, calibration_for(dev));
     const CopyWork w = copy_work(p, c.variant);
     const Prediction pred = predict(p, c, dev);
     py::tuple ft(static_cast<size_t>(kNumFeatures));
@@ -189,7 +189,8 @@ py::list rank_problem(const std::string& precision, const std::string& layouts, 
 }
 
 py::list property_coefficients_list(const std::string& kernel, const py::tuple& device) {
-  const Coefficients c = property_coefficients(registered_kernel(kernel), parse_device(device));
+  const DeviceDesc dev = parse_device(device);
+  const Coefficients c = property_coefficients(registered_kernel(kernel), dev, calibration_for(dev));
   return py::cast(std::vector<double>(c.begin(), c.end()));
 }
 

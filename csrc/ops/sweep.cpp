@@ -5,6 +5,7 @@
 #include <ATen/ops/mm_cuda_dispatch.h>
 #include <c10/cuda/CUDAGuard.h>
 
+#include "dispatch/cost_model.h"
 #include "dispatch/planner.h"
 #include "ops/device_info.h"
 #include "ops/mm.h"
@@ -36,7 +37,7 @@ SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at:
   Plan chosen = row.normalized;
   choose_kernel(chosen, desc);
 
-  std::vector<Candidate> candidates = enumerate_candidates(row.normalized, desc);
+  std::vector<Candidate> candidates = enumerate_candidates(row.normalized, desc, calibration_for(desc));
   if (!only.empty()) {
     std::vector<Candidate> kept;
     for (const std::string& entry : only) {
