@@ -543,18 +543,16 @@ void apply_residual(const Plan& normalized, const Candidate& c, const Calibratio
   out.us *= out.residual;
 }
 
-// The prediction with the residual factor, under `cal` (looked up once per plan).
-Prediction corrected_prediction(const Plan& normalized, const Candidate& c, const DeviceDesc& device,
-                                const Calibration* cal) {
+}  // namespace
+
+Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device, const Calibration* cal) {
   Prediction out = plain_prediction(normalized, c, device, cal);
   apply_residual(normalized, c, cal, residual_field(cal, normalized, c), out);
   return out;
 }
 
-}  // namespace
-
 Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device) {
-  return corrected_prediction(normalized, c, device, calibration_for(device));
+  return predict(normalized, c, device, calibration_for(device));
 }
 
 namespace {
@@ -571,7 +569,7 @@ std::vector<Ranked> rank_candidates(const Plan& normalized, const DeviceDesc& de
   std::vector<Ranked> ranked;
   bool any_measured = false;
   for (const Candidate& c : enumerate_candidates(normalized, device, cal)) {
-    ranked.push_back({c, corrected_prediction(normalized, c, device, cal)});
+    ranked.push_back({c, predict(normalized, c, device, cal)});
     any_measured = any_measured || ranked.back().prediction.calibrated;
   }
   std::stable_sort(ranked.begin(), ranked.end(), [any_measured](const Ranked& x, const Ranked& y) {

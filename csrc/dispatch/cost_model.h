@@ -214,6 +214,9 @@ struct Prediction {
 };
 
 Prediction predict(const Plan& normalized, const Candidate& candidate, const DeviceDesc& device);
+// The same under a calibration the caller looked up once for its plan (calibration_for).
+Prediction predict(const Plan& normalized, const Candidate& candidate, const DeviceDesc& device,
+                   const Calibration* calibration);
 
 struct Ranked {
   Candidate candidate;

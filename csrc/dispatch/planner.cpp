@@ -261,8 +261,9 @@ void set_kernel(Plan& p, const KernelInfo& kernel, const DeviceDesc& dev, TileOr
   // The kernel's cheapest decomposition by the cost model.
   Candidate best{Variant::kInPlace, &kernel, Decomposition::kDataParallel, 1};
   double best_us = -1;
-  for (const Candidate& c : kernel_candidates(p, kernel, dev, calibration_for(dev))) {
-    const double us = predict(p, c, dev).us;
+  const Calibration* cal = calibration_for(dev);
+  for (const Candidate& c : kernel_candidates(p, kernel, dev, cal)) {
+    const double us = predict(p, c, dev, cal).us;
     if (best_us < 0 || us < best_us) {
       best = c;
       best_us = us;
