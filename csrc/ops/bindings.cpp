@@ -160,12 +160,13 @@ py::list cost_rows(const std::string& precision, const std::string& layouts, con
                    const py::sequence& align, const py::list& candidates, const py::tuple& device, int64_t batch) {
   const Plan p = plan_from_row(precision, layouts, problem, align, batch);
   const DeviceDesc dev = parse_device(device);
+  const Calibration* cal = calibration_for(dev);
   py::list out;
   for (const auto& item : candidates) {
     const Candidate c = parse_candidate(item.cast<py::sequence>());
-    const Features f = features(candidate_plan(p, c), *c.kernel, dev, calibration_for(dev));
+    const Features f = features(candidate_plan(p, c), *c.kernel, dev, cal);
     const CopyWork w = copy_work(p, c.variant);
-    const Prediction pred = predict(p, c, dev);
+    const Prediction pred = predict(p, c, dev, cal);
     py::tuple ft(static_cast<size_t>(kNumFeatures));
     for (int i = 0; i < kNumFeatures; ++i) ft[i] = f[i];
     // The nine-term model's time (kernel and copies), before the residual factor: what fit.predict computes.
