@@ -530,6 +530,14 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
         (tmp_path / sweep_files.OCCUPANCY_FILE).write_text(json.dumps({"ctas_per_sm": {kernel: 4}}))
         assert sweep_files.read_occupancy(tmp_path) == {kernel: 4}
         assert sweep_files.read_occupancy(tmp_path / "none") == {}
+        # A file recorded on another device is refused when the sweep's device is given.
+        (tmp_path / sweep_files.OCCUPANCY_FILE).write_text(
+            json.dumps({"capability": [8, 0], "sm_count": 108, "ctas_per_sm": {kernel: 4}}))
+        assert sweep_files.read_occupancy(tmp_path, [8, 0], 108) == {kernel: 4}
+        with pytest.raises(ValueError, match="capability"):
+            sweep_files.read_occupancy(tmp_path, [9, 0], 132)
+        with pytest.raises(ValueError, match="sm_count"):
+            sweep_files.read_occupancy(tmp_path, [8, 0], 132)
         # fit names the fitted CUTLASS 2.x kernels left to the estimate.
         shipped = store.load(H100_CALIBRATION)
         assert fit.unrecorded_occupancy(shipped) == []

@@ -202,7 +202,7 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     head = heads[0]
     device = device_of(head)
     _C.clear_calibrations()  # features and starting points from the device's properties alone...
-    occupancy = sweep_files.read_occupancy(folder)
+    occupancy = sweep_files.read_occupancy(folder, head["capability"], head["sm_count"])
     if occupancy:  # ...and the CTAs per SM the device's occupancy calculator gave, where recorded
         store.install({"capability": head["capability"], "sm_count": head["sm_count"], "copies": dict(COPY_DEFAULTS),
                        "kernels": {}, "ctas_per_sm": occupancy}, "fit")

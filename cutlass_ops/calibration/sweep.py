@@ -407,12 +407,21 @@ def record_occupancy(folder: Path) -> dict[str, int]:
     return occupancy
 
 
-def read_occupancy(folder: Path) -> dict[str, int]:
-    """The CTAs per SM `record_occupancy` wrote into a sweep folder ({} if it holds none)."""
+def read_occupancy(folder: Path, capability: Optional[Iterable[int]] = None,
+                   sm_count: Optional[int] = None) -> dict[str, int]:
+    """The CTAs per SM `record_occupancy` wrote into a sweep folder ({} if it holds none). With
+    the sweep's compute capability and SM count, a file recorded on another device is refused."""
     path = Path(folder) / OCCUPANCY_FILE
     if not path.is_file():
         return {}
-    return {name: int(n) for name, n in json.loads(path.read_text())["ctas_per_sm"].items()}
+    data = json.loads(path.read_text())
+    expected = {"capability": None if capability is None else list(capability), "sm_count": sm_count}
+    for key, want in expected.items():
+        have = data.get(key)
+        if want is not None and have is not None and have != want:
+            raise ValueError(f"{path}: recorded with {key} {have}, the sweep's is {want}: "
+                             "run `python -m cutlass_ops sweep --occupancy` on this device")
+    return {name: int(n) for name, n in data["ctas_per_sm"].items()}
 
 
 def iter_rows(folder: Path, dtypes: Optional[Iterable[str]] = None) -> Iterator[tuple[dict, dict]]:
