@@ -195,11 +195,7 @@ def cmd_sweep(args) -> int:
         print(f"--dtype: unknown {unknown}; choose from {list(known)}", file=sys.stderr)
         return 2
     if args.occupancy:
-        from . import _extension
-
-        index = torch.cuda.current_device()
-        cc, sm_count = _extension._C.device_desc(index)[:2]
-        folder = Path(args.out) / sweep.device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
+        folder = sweep.device_folder(args.out)
         occupancy = sweep.record_occupancy(folder)
         print(f"{len(occupancy)} kernels' CTAs per SM written to {folder / sweep.OCCUPANCY_FILE}")
         return 0
@@ -207,11 +203,7 @@ def cmd_sweep(args) -> int:
         print("--add-kernels and --retime: one at a time", file=sys.stderr)
         return 2
     if args.add_kernels or args.retime:
-        from . import _extension
-
-        index = torch.cuda.current_device()
-        cc, sm_count = _extension._C.device_desc(index)[:2]
-        folder = Path(args.out) / sweep.device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
+        folder = sweep.device_folder(args.out)
         try:
             names = args.add_kernels or args.retime
             sweep.extend(folder, [k.strip() for k in names.split(",") if k.strip()], dtypes,

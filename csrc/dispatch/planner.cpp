@@ -104,11 +104,16 @@ Plan normalize(const CallDesc& call) {
   return p;
 }
 
+Rejection check_device(const KernelInfo& k, const DeviceDesc& dev) {
+  if (dev.cc < k.min_cc || dev.cc > k.max_cc) return Rejection::kArch;
+  if (k.smem_bytes > dev.smem_optin_bytes) return Rejection::kSharedMemory;
+  return Rejection::kNone;
+}
+
 Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
   if (k.precision != p.precision) return Rejection::kPrecision;
   if (k.layout_a != p.a.layout || k.layout_b != p.b.layout) return Rejection::kLayout;
-  if (dev.cc < k.min_cc || dev.cc > k.max_cc) return Rejection::kArch;
-  if (k.smem_bytes > dev.smem_optin_bytes) return Rejection::kSharedMemory;
+  if (const Rejection why = check_device(k, dev); why != Rejection::kNone) return why;
   // CUTLASS problem shapes are 32-bit.
   if (p.m > INT_MAX || p.n > INT_MAX || p.k > INT_MAX) return Rejection::kTooLarge;
   if (p.m > k.max_m) return Rejection::kTooManyRows;

@@ -111,6 +111,9 @@ enum class Rejection {
   kBatch,     // a batch of products, and the kernel runs one at a time
 };
 Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceDesc& device);
+// The device's part of check_kernel: its compute capability and shared memory (kArch,
+// kSharedMemory), whatever the problem.
+Rejection check_device(const KernelInfo& kernel, const DeviceDesc& device);
 std::string describe_rejection(Rejection why, const KernelInfo& kernel, const Plan& plan,
                                const DeviceDesc& device);
 

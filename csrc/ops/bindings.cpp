@@ -13,6 +13,7 @@
 
 #include "dispatch/cost_model.h"
 #include "dispatch/plan_cache.h"
+#include "dispatch/planner.h"
 #include "dispatch/registry.h"
 #include "dispatch/tuning.h"
 #include "ops/aten_override.h"
@@ -500,17 +501,14 @@ py::list kernels() {
   return out;
 }
 
-// {name: CTAs per SM} of the kernels that report it and run on `device` (made current while
-// CUTLASS's host code asks CUDA's occupancy calculator): its compute capability, and shared
-// memory within the device's opt-in (the planner's own test, planner.cpp).
+// {name: CTAs per SM} of the kernels that report it and run on `device` (check_device; made
+// current while CUTLASS's host code asks CUDA's occupancy calculator).
 py::dict kernel_occupancy(int device) {
   c10::cuda::CUDAGuard guard(static_cast<c10::DeviceIndex>(device));
   const DeviceDesc& d = cuda_device_desc(device);
   py::dict out;
   for (const KernelInfo* k : Registry::instance().all()) {
-    if (k->max_active_ctas == nullptr || d.cc < k->min_cc || d.cc > k->max_cc || k->smem_bytes > d.smem_optin_bytes) {
-      continue;
-    }
+    if (k->max_active_ctas == nullptr || check_device(*k, d) != Rejection::kNone) continue;
     const int n = k->max_active_ctas();
     if (n < 1) {
       const cudaError_t error = cudaGetLastError();  // clear it: a later launch check must not report it

@@ -204,8 +204,7 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     _C.clear_calibrations()  # features and starting points from the device's properties alone...
     occupancy = sweep_files.read_occupancy(folder, head["capability"], head["sm_count"])
     if occupancy:  # ...and the CTAs per SM the device's occupancy calculator gave, where recorded
-        store.install({"capability": head["capability"], "sm_count": head["sm_count"], "copies": dict(COPY_DEFAULTS),
-                       "kernels": {}, "ctas_per_sm": occupancy}, "fit")
+        _install(head, {}, dict(COPY_DEFAULTS), occupancy=occupancy)
     inplace, variants = training_samples(folder)
     kernels, report = {}, {}
     for (key, decomposition), samples in sorted(inplace.items()):
@@ -324,49 +323,43 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
     _install(head, constants, copies, occupancy=occupancy)
     rows = residual_rows(folder, device)
     folds = [residual_fields([r for r in rows if r["fold"] != f]) for f in range(CV_FOLDS)]
-    report = {}
-    settings = [(b, s, d) for b in RESIDUAL_BANDWIDTHS for s in RESIDUAL_SHRINKS for d in RESIDUAL_LAYOUT_DISTANCES]
-    for bandwidth, shrink, distance in settings:
+
+    def held_out(settings: dict, batched: bool) -> Optional[dict]:
+        """Regret of the picks on each fold's held-out rows (single products, or batches) with
+        the fields of the other folds under `settings`; None without such rows."""
         regrets = []
         for f in range(CV_FOLDS):
-            _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance,
-                                               "fields": folds[f]}, occupancy)
+            _install(head, constants, copies, {**settings, "fields": folds[f]}, occupancy)
             for row in rows:
-                # The setting is chosen on single products (most of the rows); batches use it.
-                if row["fold"] != f or row["batch"] > 1:
+                if row["fold"] != f or (row["batch"] > 1) != batched:
                     continue
                 pick = tuple(_C.rank_problem(*row["args"])[0][0])
                 if pick in row["measured"]:
                     regrets.append(row["measured"][pick] / min(row["measured"].values()))
+        if not regrets:
+            return None
         regrets.sort()
-        report[f"bandwidth {bandwidth} shrink {shrink} layout_distance {distance}"] = {
-            "regret_geomean": round(geomean(regrets), 5), "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
-            "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
+        return {"regret_geomean": round(geomean(regrets), 5), "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
+                "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
+
+    # The setting is chosen on single products (most of the rows)...
+    report = {}
+    for bandwidth, shrink, distance in ((b, s, d) for b in RESIDUAL_BANDWIDTHS for s in RESIDUAL_SHRINKS
+                                        for d in RESIDUAL_LAYOUT_DISTANCES):
+        report[f"bandwidth {bandwidth} shrink {shrink} layout_distance {distance}"] = held_out(
+            {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}, batched=False)
     best = min(report, key=lambda s: report[s]["regret_geomean"])
     bandwidth, shrink, distance = (float(v) for v in best.split()[1::2])
-    # Then the batched field's bandwidth and shrinkage, on the batched rows alone (single products
-    # never read that field; the layout distance stays the single products').
+    residual = {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}
+    # ...then the batched field's bandwidth and shrinkage, on the batched rows alone (single
+    # products never read that field; the layout distance stays the single products').
     batched_report = {}
     for batched_bandwidth, batched_shrink in ((b, s) for b in RESIDUAL_BATCHED_BANDWIDTHS
-                                                      for s in RESIDUAL_BATCHED_SHRINKS):
-        regrets = []
-        for f in range(CV_FOLDS):
-            _install(head, constants, copies, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance,
-                                               "batched_bandwidth": batched_bandwidth,
-                                               "batched_shrink": batched_shrink, "fields": folds[f]}, occupancy)
-            for row in rows:
-                if row["fold"] != f or row["batch"] == 1:
-                    continue
-                pick = tuple(_C.rank_problem(*row["args"])[0][0])
-                if pick in row["measured"]:
-                    regrets.append(row["measured"][pick] / min(row["measured"].values()))
-        if regrets:
-            regrets.sort()
-            batched_report[f"batched_bandwidth {batched_bandwidth} batched_shrink {batched_shrink}"] = {
-                "regret_geomean": round(geomean(regrets), 5),
-                "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
-                "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
-    residual = {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}
+                                              for s in RESIDUAL_BATCHED_SHRINKS):
+        figures = held_out({**residual, "batched_bandwidth": batched_bandwidth, "batched_shrink": batched_shrink},
+                           batched=True)
+        if figures is not None:
+            batched_report[f"batched_bandwidth {batched_bandwidth} batched_shrink {batched_shrink}"] = figures
     if batched_report:
         batched_best = min(batched_report, key=lambda s: batched_report[s]["regret_geomean"])
         residual["batched_bandwidth"], residual["batched_shrink"] = (float(v) for v in batched_best.split()[1::2])

@@ -50,6 +50,13 @@ def device_key(name: str, capability: tuple[int, int], sm_count: int) -> str:
     return f"sm{capability[0]}{capability[1]}_{sm_count}sm_{slug}"
 
 
+def device_folder(out_dir: Path) -> Path:
+    """The current CUDA device's folder under `out_dir` (``device_key``)."""
+    index = torch.cuda.current_device()
+    cc, sm_count = _C.device_desc(index)[:2]
+    return Path(out_dir) / device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
+
+
 def header(dtype: str, reps: int = 5, passes: int = 2) -> dict:
     from .. import tuning
     from .._build_info import CUTLASS_VERSION
@@ -159,9 +166,7 @@ def run(dtypes: Iterable[str], out_dir: Path, time_limit: float = 0, reps: int =
     recorded so far}."""
     problem_set = problem_sets.batched_problem_set if batched else problem_sets.problem_set
     start = time.monotonic()
-    index = torch.cuda.current_device()
-    cc, sm_count = _C.device_desc(index)[:2]
-    folder = Path(out_dir) / device_key(torch.cuda.get_device_name(index), (cc // 10, cc % 10), sm_count)
+    folder = device_folder(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
     generator = torch.Generator(device="cuda").manual_seed(seed)
     done_counts = {}
