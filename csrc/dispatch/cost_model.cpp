@@ -507,16 +507,15 @@ Prediction plain_prediction(const Plan& normalized, const Candidate& c, const De
                             const Calibration* cal) {
   Prediction out;
   const Plan plan = candidate_plan(normalized, c);
-  Coefficients coefficients = property_coefficients(*c.kernel, device, cal);
+  // The fitted constants where the calibration has them, else the device's peak rates'.
+  const Coefficients* fitted = nullptr;
   if (cal != nullptr) {
     const auto it = cal->kernels.find(calibration_name(*c.kernel));
-    const Coefficients* fitted = it == cal->kernels.end() ? nullptr : it->second.find(c.decomposition);
-    if (fitted != nullptr) {
-      coefficients = *fitted;
-      out.calibrated = true;
-    }
+    if (it != cal->kernels.end()) fitted = it->second.find(c.decomposition);
   }
-  out.kernel_us = kernel_time_us(features(plan, *c.kernel, device, cal), coefficients);
+  out.calibrated = fitted != nullptr;
+  const Features f = features(plan, *c.kernel, device, cal);
+  out.kernel_us = kernel_time_us(f, fitted != nullptr ? *fitted : property_coefficients(*c.kernel, device, cal));
   const CopyCosts& copies = cal != nullptr ? cal->copies : CopyCosts{};
   out.copy_us = copy_time_us(copy_work(normalized, c.variant), copies);
   if (normalized.epilogue && !c.kernel->fuses_epilogue) out.copy_us += epilogue_pass_us(normalized, copies);
