@@ -558,8 +558,8 @@ only. Measured on an H100 at 4096^3 and 8192^3: 0.94x cuBLAS fp32, where CUTLASS
 four-stage cp.async ring, 128x256x32 CTA tile (csrc/ladder/gemm_5_mma_sync_sm80.cu)."""),
     Handwritten((128, 256, 64), struct_name="Handwritten_6_WgmmaTma_128x256x64", config_name="6_wgmma_tma_128x256x64_4s",
                 role="product", arch=90, why="""Ladder step 6: TMA + WGMMA, warp-specialised, persistent
-128x256x64 tiles, 4 stages, TMA-store epilogue; bf16/f16, A row-major, B row- or column-major,
-8-element alignment. Measured (H100, autotuner): faster than the CUTLASS 128x256 cooperative
+128x256x64 tiles, 4 stages, TMA-store epilogue; bf16/f16, A row- or column-major (the weight
+gradient's "cr" and "cc": A MN-major for wgmma), B row- or column-major, 8-element alignment. Measured (H100, autotuner): faster than the CUTLASS 128x256 cooperative
 kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
     *[Handwritten((128, n, 64), struct_name=f"Handwritten_6_WgmmaTma_128x{n}x64",
                   config_name=f"6_wgmma_tma_128x{n}x64_4s", role="product", arch=90, why=_FITTED_N)

@@ -20,6 +20,9 @@ FITTED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_n{n}" for p in ("f16", "bf16") f
 # The swapped builds: D^T = B^T A^T on tiles of 192-256 rows by 128 columns, D stored transposed.
 SWAPPED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_swapab_m{m}" for p in ("f16", "bf16") for m in (192, 208, 224, 240, 256)]
 NAMES += FITTED + SWAPPED
+# Column-major A ("cr", the weight gradient's layout, and "cc"): A MN-major for wgmma, loaded in
+# two 64-row boxes. TMA needs its leading dimension (M) a multiple of 8.
+COL_A = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("cr", "cc")]
 
 # (M, N, K): tiny, single tile, partial tiles in every dimension, M = 1, K below one k-tile,
 # K not a multiple of the 64-wide k-tile, and more tiles than SMs (the persistent loop).
@@ -29,6 +32,12 @@ SHAPES = [(8, 8, 8), (1, 8, 64), (1, 264, 1000), (136, 8, 1000), (129, 264, 72),
           (130, 200, 136), (130, 216, 136), (130, 232, 136), (130, 248, 136), (257, 440, 520), (777, 8192, 256),
           # the swapped builds' M the same way, and their persistent loop
           (200, 136, 136), (216, 136, 136), (232, 136, 136), (248, 136, 136), (2049, 776, 264)]
+
+
+# M a multiple of 8 (A's leading dimension): below one box, inside the second box, partial tiles,
+# K off the 64-wide k-tile and below it, and more tiles than SMs.
+COL_A_SHAPES = [(8, 8, 8), (8, 264, 1000), (136, 8, 1000), (136, 264, 72), (96, 88, 8), (200, 520, 8),
+                (128, 256, 64), (264, 440, 520), (776, 8192, 256), (1000, 1000, 4096), (4104, 4112, 4120)]
 
 
 def available():
@@ -50,14 +59,28 @@ def test_wgmma_kernel_matches_reference(name, m, n, k):
     assert_matches_reference(out, a, b, name.split("_")[2], context=f"{name} {m}x{n}x{k}")
 
 
-@pytest.mark.parametrize("name", NAMES)
+@pytest.mark.parametrize("name", COL_A)
+@pytest.mark.parametrize("m,n,k", COL_A_SHAPES)
+def test_column_major_a_builds_match_reference(name, m, n, k):
+    if name not in available():
+        pytest.skip(f"{name} is not built or does not run on this GPU")
+    dtype = KERNEL_DTYPES[name.split("_")[2]]
+    layouts = name.split("_")[3]
+    a = matrix(m, k, dtype, layouts[0])
+    b = matrix(k, n, dtype, layouts[1])
+    assert a.stride(0) == 1  # column-major A
+    out = cutlass_ops.mm(a, b, kernel=name)
+    assert_matches_reference(out, a, b, name.split("_")[2], context=f"{name} {m}x{n}x{k}")
+
+
+@pytest.mark.parametrize("name", NAMES + COL_A)
 def test_wgmma_kernel_padded_leading_dims(name):
     """Leading dimensions larger than the extent (still 16-byte multiples) reach the tensor maps."""
     if name not in available():
         pytest.skip(f"{name} is not built or does not run on this GPU")
     dtype = KERNEL_DTYPES[name.split("_")[2]]
     layouts = name.split("_")[3]
-    a = matrix(300, 264, dtype, layouts[0], ld_pad=8)
+    a = matrix(296, 264, dtype, layouts[0], ld_pad=8)
     b = matrix(264, 520, dtype, layouts[1], ld_pad=16)
     out = cutlass_ops.mm(a, b, kernel=name)
     assert_matches_reference(out, a, b, name.split("_")[2], context=name)

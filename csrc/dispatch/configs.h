@@ -1042,9 +1042,10 @@ struct Handwritten_5_MmaSync_128x256x32 {
 };
 
 // Ladder step 6: TMA + WGMMA, warp-specialised, persistent 128x256x64 tiles, 4 stages, TMA-store
-// epilogue; bf16/f16, A row-major, B row- or column-major, 8-element alignment. Measured (H100,
-// autotuner): faster than the CUTLASS 128x256 cooperative kernel on 9 of the 10 LLM-suite shapes
-// with M >= 2048 (by 1-8%).
+// epilogue; bf16/f16, A row- or column-major (the weight gradient's "cr" and "cc": A MN-major
+// for wgmma), B row- or column-major, 8-element alignment. Measured (H100, autotuner): faster
+// than the CUTLASS 128x256 cooperative kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by
+// 1-8%).
 struct Handwritten_6_WgmmaTma_128x256x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x256x64;
   static constexpr const char* kName = "6_wgmma_tma_128x256x64_4s";

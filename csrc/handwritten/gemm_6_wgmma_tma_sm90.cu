@@ -12,7 +12,8 @@
 // CTAs loop over output tiles in a grouped raster, so the producer already streams the next
 // tile while the consumers store the previous one, through shared memory and TMA stores.
 //
-// Operands: A row-major (K-major); B row-major (K x N: "MN-major" for wgmma, transpose bit
+// Operands: A row-major (K-major) or column-major (K x M: "MN-major", transpose bit set, in two
+// 64-row boxes, one per consumer warpgroup); B row-major (K x N: "MN-major" for wgmma, transpose bit
 // set, loaded as four 64-column boxes) or column-major (N x K, K-major, one box). All tiles
 // use 128-byte swizzle (64 x 16-bit per 128-byte row), which wgmma reads without bank
 // conflicts. TMA zero-fills the parts of a box outside the matrix and clips stores at its
@@ -108,9 +109,9 @@ __device__ __forceinline__ TileCoord tile_coord(int t, int rows, int cols, int b
 template <Precision P>
 using OutputT = std::conditional_t<P == Precision::kBF16, __nv_bfloat16, __half>;
 
-template <Precision P, bool kTransB, int kN>
+template <Precision P, bool kTransA, bool kTransB, int kN>
 __device__ __forceinline__ void wgmma_tile_k16(float (&acc)[kN / 2], uint64_t desc_a, uint64_t desc_b) {
-  wgmma_m64nk16<kN, kTransB ? 1 : 0, P == Precision::kBF16>(acc, desc_a, desc_b);
+  wgmma_m64nk16<kN, kTransA ? 1 : 0, kTransB ? 1 : 0, P == Precision::kBF16>(acc, desc_a, desc_b);
 }
 
 // Two accumulators of n8 block j (columns j * 8 + (lane % 4) * 2 and the next one, row half h)
@@ -297,13 +298,14 @@ __device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2]
   }
 }
 
-// D (m x n, row-major, ldd) = A (m x k, row-major) * B, B row-major (kBRowMajor) or column-major;
+// D (m x n, row-major, ldd) = A * B, A row-major or column-major (kAColMajor), B row-major
+// (kBRowMajor) or column-major;
 // tiles of 128 x kN. map_d_tail: D in boxes of the last kTailColumns columns of a tile (when N
 // is not a multiple of 64). kFused: `epilogue` applied before D is stored (else unused).
 // kTransposedD: the product computed is D^T (the swapped builds: A = W, B = x), stored into D
 // (n x m, row-major) by store_tile_transposed; map_d_tail then holds boxes of the last
 // kTailColumns rows of D.
-template <Precision P, bool kBRowMajor, int kN, bool kFused, bool kTransposedD = false>
+template <Precision P, bool kBRowMajor, int kN, bool kFused, bool kTransposedD = false, bool kAColMajor = false>
 __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_d_tail, int m,
@@ -313,6 +315,7 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
   // A row-major B is loaded in 64-column boxes.
   static_assert(!kBRowMajor || C::kTailColumns == 0, "row-major B: N a multiple of 64");
   static_assert(!(kTransposedD && (kFused || kBRowMajor)), "the swapped builds: plain, F.linear's layout");
+  static_assert(!(kAColMajor && (kTransposedD || kFused)), "column-major A: the plain builds");
   extern __shared__ uint8_t smem_raw[];
   // 128-byte swizzle repeats every 1024 bytes; TMA and the wgmma descriptors (base offset 0)
   // both assume each tile starts on such a boundary.
@@ -354,7 +357,13 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
           uint8_t* b_dst = a_dst + C::kABytes;
           const int k0 = kt * C::kTileK;
           mbar_arrive_expect_tx(&full[stage], C::kStageBytes);
-          tma_load_2d(a_dst, &map_a, &full[stage], k0, m0);
+          if constexpr (kAColMajor) {
+            // Boxes of 64 m x 64 k (128 bytes of m per k-row), 8 KiB apart: one per consumer.
+            tma_load_2d(a_dst, &map_a, &full[stage], m0, k0);
+            tma_load_2d(a_dst + 8192, &map_a, &full[stage], m0 + 64, k0);
+          } else {
+            tma_load_2d(a_dst, &map_a, &full[stage], k0, m0);
+          }
           if constexpr (kBRowMajor) {
             // Boxes of 64 n x 64 k (128 bytes of n per k-row), 8 KiB apart.
 #pragma unroll
@@ -406,12 +415,14 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
         wgmma_fence();
 #pragma unroll
         for (int kk = 0; kk < C::kTileK / 16; ++kk) {
-          // K-major: the next 16 k are the next 32 bytes of each swizzled row.
-          const uint64_t desc_a = make_smem_desc(a_addr + kk * 32, 16, 1024);
+          // K-major: the next 16 k are the next 32 bytes of each swizzled row. MN-major A: the
+          // next 16 rows of 128 bytes (this warpgroup's 64 m are one box).
+          const uint64_t desc_a = kAColMajor ? make_smem_desc(a_addr + kk * 2048, 8192, 1024)
+                                             : make_smem_desc(a_addr + kk * 32, 16, 1024);
           // MN-major B: the next 16 k are the next 16 rows of 128 bytes; n blocks are 8 KiB apart.
           const uint64_t desc_b = kBRowMajor ? make_smem_desc(b_addr + kk * 2048, 8192, 1024)
                                              : make_smem_desc(b_addr + kk * 32, 16, 1024);
-          wgmma_tile_k16<P, kBRowMajor, kN>(acc, desc_a, desc_b);
+          wgmma_tile_k16<P, kAColMajor, kBRowMajor, kN>(acc, desc_a, desc_b);
         }
         wgmma_commit();
         // Keep one group in flight: the tensor cores go on to this stage while the previous
@@ -500,23 +511,28 @@ inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t 
 // kSwap: the swapped build (F.linear's layout only): the kernel computes D^T = B^T A^T, its A the
 // problem's B (N x K, K-major) and its B the problem's A (M x K, K-major), on tiles of 128 of N by
 // kN of M, and stores D^T transposed into D.
-template <Precision P, Layout LB, int kN = 256, bool kFused = false, bool kSwap = false>
+// LA: A row-major (K-major) or column-major (MN-major for wgmma, the transpose bit set; the plain
+// 128 x 256 builds only: the weight gradient's "cr" and "cc").
+template <Precision P, Layout LB, int kN = 256, bool kFused = false, bool kSwap = false,
+          Layout LA = Layout::kRowMajor>
 struct Gemm6 {
   using C = Config<kN>;
   static constexpr bool kBRowMajor = LB == Layout::kRowMajor;
+  static constexpr bool kAColMajor = LA == Layout::kColMajor;
   static_assert(!kSwap || (LB == Layout::kColMajor && !kFused), "the swapped builds: plain, F.linear's layout");
+  static_assert(!kAColMajor || (!kSwap && !kFused), "column-major A: the plain builds");
   // TMA: global addresses and row strides must be 16-byte multiples.
   static constexpr int kAlignment = 8;
   // The problem's rows and columns in tiles (the kernel's are the other way round when swapped).
   static int64_t tiles_m(const GemmArgs& g) { return ceil_div(g.m, kSwap ? C::kTileN : C::kTileM); }
   static int64_t tiles_n(const GemmArgs& g) { return ceil_div(g.n, kSwap ? C::kTileM : C::kTileN); }
 
-  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap>; }
+  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap, kAColMajor>; }
 
   static size_t workspace_bytes(const GemmArgs&) { return 0; }
 
   static KernelStatus can_implement(const GemmArgs& g) {
-    if (g.layout_a != Layout::kRowMajor || g.layout_b != LB) {
+    if (g.layout_a != LA || g.layout_b != LB) {
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: operand layouts differ from the kernel's"};
     }
     // Tile indices and TMA box coordinates are 32-bit.
@@ -566,7 +582,8 @@ struct Gemm6 {
            encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
            encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, 64, C::kTailColumns == 0 ? 64 : C::kTailColumns);
     } else {
-      ok = encode_map(&map_a, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileM) &&
+      ok = (kAColMajor ? encode_map(&map_a, P, g.a, g.m, g.k, g.lda, 64, C::kTileK)
+                       : encode_map(&map_a, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileM)) &&
            (kBRowMajor ? encode_map(&map_b, P, g.b, g.n, g.k, g.ldb, 64, C::kTileK)
                        : encode_map(&map_b, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileN)) &&
            encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
@@ -592,7 +609,7 @@ struct Gemm6 {
     const EpilogueArgs epilogue = kFused ? g.epilogue : EpilogueArgs{};
     // The kernel's M and N: the problem's, or N and M when swapped.
     const int kernel_m = static_cast<int>(kSwap ? g.n : g.m), kernel_n = static_cast<int>(kSwap ? g.m : g.n);
-    gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
+    gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap, kAColMajor><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
         map_a, map_b, map_d, map_d_tail, kernel_m, kernel_n, static_cast<int>(g.k), C::kBandRows, epilogue);
     return from_cuda(cudaGetLastError());
   }
@@ -604,7 +621,7 @@ struct Gemm6 {
         .origin = Origin::kHandwritten,
         .role = Role::kProduct,  // dispatch runs it where its tiles fill the SMs
         .precision = P,
-        .layout_a = Layout::kRowMajor,
+        .layout_a = LA,
         .layout_b = LB,
         .align_a = kAlignment,
         .align_b = kAlignment,
@@ -657,6 +674,17 @@ const cutlass_ops::KernelRegistrar f16_rr(
     hw::Gemm6<Precision::kF16, Layout::kRowMajor>::info("handwritten_sm90_f16_rr_6_wgmma_tma", kStep));
 const cutlass_ops::KernelRegistrar f16_rc(
     hw::Gemm6<Precision::kF16, Layout::kColMajor>::info("handwritten_sm90_f16_rc_6_wgmma_tma", kStep));
+// Column-major A (x^T @ grad, the weight gradient's "cr"; and "cc"): A MN-major for wgmma.
+template <Precision P, Layout LB>
+cutlass_ops::KernelInfo col_a_build(const char* name) {
+  return hw::Gemm6<P, LB, 256, false, false, Layout::kColMajor>::info(name, kStep);
+}
+const cutlass_ops::KernelRegistrar col_a_builds[] = {
+    cutlass_ops::KernelRegistrar(col_a_build<Precision::kBF16, Layout::kRowMajor>("handwritten_sm90_bf16_cr_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(col_a_build<Precision::kBF16, Layout::kColMajor>("handwritten_sm90_bf16_cc_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(col_a_build<Precision::kF16, Layout::kRowMajor>("handwritten_sm90_f16_cr_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(col_a_build<Precision::kF16, Layout::kColMajor>("handwritten_sm90_f16_cc_6_wgmma_tma")),
+};
 
 // The N-fitted builds: the same kernel on 128 x N tiles, in F.linear's layout (B column-major);
 // and the builds of that layout with linear's bias and activation fused, so that a linear with a

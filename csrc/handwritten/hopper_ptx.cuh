@@ -148,12 +148,13 @@ __device__ __forceinline__ void fence_accumulators(float (&d)[kCount]) {
   for (int i = 0; i < kCount; ++i) asm volatile("" : "+f"(d[i])::"memory");
 }
 
-// D(64 x 256, fp32, registers) += A(64 x 16, smem desc, K-major) * B(16 x 256, smem desc);
+// D(64 x 256, fp32, registers) += A(64 x 16, smem desc) * B(16 x 256, smem desc);
+// kTransA = 0 for a K-major A (stored M x K), 1 for an MN-major A (stored K x M);
 // kTransB = 0 for a K-major B (stored N x K), 1 for an MN-major B (stored K x N).
 // Generated text: 128 accumulator operands, scale-d = 1 (accumulate). One definition for both
 // 16-bit types: the macro pastes the type into the name and the PTX (bf16 and f16 below).
 #define CUTLASS_OPS_WGMMA_M64N256K16(NAME, PTX_TYPE) \
-template <int kTransB> \
+template <int kTransA, int kTransB> \
 __device__ __forceinline__ void wgmma_m64n256k16_##NAME(float (&d)[128], uint64_t desc_a, uint64_t desc_b) { \
   asm volatile( \
       "{\n" \
@@ -168,7 +169,7 @@ __device__ __forceinline__ void wgmma_m64n256k16_##NAME(float (&d)[128], uint64_
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
       "%112, %113, %114, %115, %116, %117, %118, %119, %120, %121, %122, %123, %124, %125, %126, %127 }, " \
-      "%128, %129, p, 1, 1, 0, %131;\n" \
+      "%128, %129, p, 1, 1, %132, %131;\n" \
       "}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
@@ -186,7 +187,7 @@ __device__ __forceinline__ void wgmma_m64n256k16_##NAME(float (&d)[128], uint64_
         "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]), \
         "+f"(d[120]), "+f"(d[121]), "+f"(d[122]), "+f"(d[123]), "+f"(d[124]), "+f"(d[125]), "+f"(d[126]), "+f"(d[127]) \
-      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB)); \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
 }
 CUTLASS_OPS_WGMMA_M64N256K16(bf16, "bf16")
 CUTLASS_OPS_WGMMA_M64N256K16(f16, "f16")
@@ -195,7 +196,7 @@ CUTLASS_OPS_WGMMA_M64N256K16(f16, "f16")
 // The same for the narrower tiles of the N-fitted builds (gemm_6_wgmma_tma_sm90.cu): N / 2
 // accumulators per thread. Generated text, like the one above.
 #define CUTLASS_OPS_WGMMA_M64N192K16(NAME, PTX_TYPE) \
-template <int kTransB> \
+template <int kTransA, int kTransB> \
 __device__ __forceinline__ void wgmma_m64n192k16_##NAME(float (&d)[96], uint64_t desc_a, uint64_t desc_b) { \
   asm volatile( \
       "{\n" \
@@ -208,7 +209,7 @@ __device__ __forceinline__ void wgmma_m64n192k16_##NAME(float (&d)[96], uint64_t
       "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
       "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95 }, " \
-      "%96, %97, p, 1, 1, 0, %99;\n" \
+      "%96, %97, p, 1, 1, %100, %99;\n" \
       "}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
@@ -222,14 +223,14 @@ __device__ __forceinline__ void wgmma_m64n192k16_##NAME(float (&d)[96], uint64_t
         "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
         "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
         "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]) \
-      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB)); \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
 }
 CUTLASS_OPS_WGMMA_M64N192K16(bf16, "bf16")
 CUTLASS_OPS_WGMMA_M64N192K16(f16, "f16")
 #undef CUTLASS_OPS_WGMMA_M64N192K16
 
 #define CUTLASS_OPS_WGMMA_M64N208K16(NAME, PTX_TYPE) \
-template <int kTransB> \
+template <int kTransA, int kTransB> \
 __device__ __forceinline__ void wgmma_m64n208k16_##NAME(float (&d)[104], uint64_t desc_a, uint64_t desc_b) { \
   asm volatile( \
       "{\n" \
@@ -243,7 +244,7 @@ __device__ __forceinline__ void wgmma_m64n208k16_##NAME(float (&d)[104], uint64_
       "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
       "%96, %97, %98, %99, %100, %101, %102, %103 }, " \
-      "%104, %105, p, 1, 1, 0, %107;\n" \
+      "%104, %105, p, 1, 1, %108, %107;\n" \
       "}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
@@ -258,14 +259,14 @@ __device__ __forceinline__ void wgmma_m64n208k16_##NAME(float (&d)[104], uint64_
         "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]), \
         "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
         "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]) \
-      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB)); \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
 }
 CUTLASS_OPS_WGMMA_M64N208K16(bf16, "bf16")
 CUTLASS_OPS_WGMMA_M64N208K16(f16, "f16")
 #undef CUTLASS_OPS_WGMMA_M64N208K16
 
 #define CUTLASS_OPS_WGMMA_M64N224K16(NAME, PTX_TYPE) \
-template <int kTransB> \
+template <int kTransA, int kTransB> \
 __device__ __forceinline__ void wgmma_m64n224k16_##NAME(float (&d)[112], uint64_t desc_a, uint64_t desc_b) { \
   asm volatile( \
       "{\n" \
@@ -279,7 +280,7 @@ __device__ __forceinline__ void wgmma_m64n224k16_##NAME(float (&d)[112], uint64_
       "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111 }, " \
-      "%112, %113, p, 1, 1, 0, %115;\n" \
+      "%112, %113, p, 1, 1, %116, %115;\n" \
       "}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
@@ -295,14 +296,14 @@ __device__ __forceinline__ void wgmma_m64n224k16_##NAME(float (&d)[112], uint64_
         "+f"(d[88]), "+f"(d[89]), "+f"(d[90]), "+f"(d[91]), "+f"(d[92]), "+f"(d[93]), "+f"(d[94]), "+f"(d[95]), \
         "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
         "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]) \
-      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB)); \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
 }
 CUTLASS_OPS_WGMMA_M64N224K16(bf16, "bf16")
 CUTLASS_OPS_WGMMA_M64N224K16(f16, "f16")
 #undef CUTLASS_OPS_WGMMA_M64N224K16
 
 #define CUTLASS_OPS_WGMMA_M64N240K16(NAME, PTX_TYPE) \
-template <int kTransB> \
+template <int kTransA, int kTransB> \
 __device__ __forceinline__ void wgmma_m64n240k16_##NAME(float (&d)[120], uint64_t desc_a, uint64_t desc_b) { \
   asm volatile( \
       "{\n" \
@@ -317,7 +318,7 @@ __device__ __forceinline__ void wgmma_m64n240k16_##NAME(float (&d)[120], uint64_
       "%80, %81, %82, %83, %84, %85, %86, %87, %88, %89, %90, %91, %92, %93, %94, %95, " \
       "%96, %97, %98, %99, %100, %101, %102, %103, %104, %105, %106, %107, %108, %109, %110, %111, " \
       "%112, %113, %114, %115, %116, %117, %118, %119 }, " \
-      "%120, %121, p, 1, 1, 0, %123;\n" \
+      "%120, %121, p, 1, 1, %124, %123;\n" \
       "}\n" \
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
         "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
@@ -334,22 +335,22 @@ __device__ __forceinline__ void wgmma_m64n240k16_##NAME(float (&d)[120], uint64_
         "+f"(d[96]), "+f"(d[97]), "+f"(d[98]), "+f"(d[99]), "+f"(d[100]), "+f"(d[101]), "+f"(d[102]), "+f"(d[103]), \
         "+f"(d[104]), "+f"(d[105]), "+f"(d[106]), "+f"(d[107]), "+f"(d[108]), "+f"(d[109]), "+f"(d[110]), "+f"(d[111]), \
         "+f"(d[112]), "+f"(d[113]), "+f"(d[114]), "+f"(d[115]), "+f"(d[116]), "+f"(d[117]), "+f"(d[118]), "+f"(d[119]) \
-      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB)); \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
 }
 CUTLASS_OPS_WGMMA_M64N240K16(bf16, "bf16")
 CUTLASS_OPS_WGMMA_M64N240K16(f16, "f16")
 #undef CUTLASS_OPS_WGMMA_M64N240K16
 
 // D(64 x N) += A(64 x 16) * B(16 x N) for the tile widths above, by N.
-template <int kN, int kTransB, bool kBF16>
+template <int kN, int kTransA, int kTransB, bool kBF16>
 __device__ __forceinline__ void wgmma_m64nk16(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b) {
   static_assert(kN == 192 || kN == 208 || kN == 224 || kN == 240 || kN == 256, "a WGMMA width with a wrapper");
 #define CUTLASS_OPS_WGMMA_CASE(N)                                    \
   if constexpr (kN == N) {                                          \
     if constexpr (kBF16) {                                          \
-      wgmma_m64n##N##k16_bf16<kTransB>(d, desc_a, desc_b);           \
+      wgmma_m64n##N##k16_bf16<kTransA, kTransB>(d, desc_a, desc_b);           \
     } else {                                                        \
-      wgmma_m64n##N##k16_f16<kTransB>(d, desc_a, desc_b);            \
+      wgmma_m64n##N##k16_f16<kTransA, kTransB>(d, desc_a, desc_b);           \
     }                                                               \
   }
   CUTLASS_OPS_WGMMA_CASE(192)
