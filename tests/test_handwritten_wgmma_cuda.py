@@ -4,14 +4,14 @@ N-fitted builds (128 x 192-240 tiles, B column-major), whose last box of D is na
 
 TMA zero-fills the parts of a box outside the matrix and the epilogue clips at M and N, so
 every size is legal as long as the 8-element (16-byte) alignment holds: K % 8 for a row-major
-A, N % 8 for a row-major B and for D, K % 8 for a column-major B. Runs only on an SM90 GPU
-with the kernels built."""
+A, M % 8 for a column-major A, N % 8 for a row-major B and for D, K % 8 for a column-major B.
+Runs only on an SM90 GPU with the kernels built."""
 
 import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, check_forced_padded_out, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, check_forced, check_forced_padded_out, matrix
 
 pytestmark = pytest.mark.gpu
 
@@ -40,51 +40,36 @@ COL_A_SHAPES = [(8, 8, 8), (8, 264, 1000), (136, 8, 1000), (136, 264, 72), (96, 
                 (128, 256, 64), (264, 440, 520), (776, 8192, 256), (1000, 1000, 4096), (4104, 4112, 4120)]
 
 
-def available():
-    if not torch.cuda.is_available():
-        return set()
-    return {k.name for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())}
+def built(name):
+    """The KernelInfo of `name`, or a skip where it is not built or does not run on this GPU."""
+    kernels = cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if torch.cuda.is_available() else []
+    kernel = next((k for k in kernels if k.name == name), None)
+    if kernel is None:
+        pytest.skip(f"{name} is not built or does not run on this GPU")
+    return kernel
 
 
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("m,n,k", SHAPES)
 def test_wgmma_kernel_matches_reference(name, m, n, k):
-    if name not in available():
-        pytest.skip(f"{name} is not built or does not run on this GPU")
-    dtype = KERNEL_DTYPES[name.split("_")[2]]
-    layouts = name.split("_")[3]
-    a = matrix(m, k, dtype, layouts[0])
-    b = matrix(k, n, dtype, layouts[1])
-    out = cutlass_ops.mm(a, b, kernel=name)
-    assert_matches_reference(out, a, b, name.split("_")[2], context=f"{name} {m}x{n}x{k}")
+    check_forced(built(name), m, n, k)
 
 
 @pytest.mark.parametrize("name", COL_A)
 @pytest.mark.parametrize("m,n,k", COL_A_SHAPES)
 def test_column_major_a_builds_match_reference(name, m, n, k):
-    if name not in available():
-        pytest.skip(f"{name} is not built or does not run on this GPU")
-    dtype = KERNEL_DTYPES[name.split("_")[2]]
-    layouts = name.split("_")[3]
-    a = matrix(m, k, dtype, layouts[0])
-    b = matrix(k, n, dtype, layouts[1])
-    assert a.stride(0) == 1  # column-major A
-    out = cutlass_ops.mm(a, b, kernel=name)
-    assert_matches_reference(out, a, b, name.split("_")[2], context=f"{name} {m}x{n}x{k}")
+    check_forced(built(name), m, n, k)
 
 
 @pytest.mark.parametrize("name", NAMES + COL_A)
 def test_wgmma_kernel_padded_leading_dims(name):
     """Leading dimensions larger than the extent (still 16-byte multiples) reach the tensor maps."""
-    if name not in available():
-        pytest.skip(f"{name} is not built or does not run on this GPU")
-    dtype = KERNEL_DTYPES[name.split("_")[2]]
-    layouts = name.split("_")[3]
-    a = matrix(296, 264, dtype, layouts[0], ld_pad=8)
-    b = matrix(264, 520, dtype, layouts[1], ld_pad=16)
+    kernel = built(name)
+    dtype = KERNEL_DTYPES[kernel.dtype]
+    a = matrix(296, 264, dtype, kernel.layouts[0], ld_pad=8)
+    b = matrix(264, 520, dtype, kernel.layouts[1], ld_pad=16)
     out = cutlass_ops.mm(a, b, kernel=name)
-    assert_matches_reference(out, a, b, name.split("_")[2], context=name)
-
+    assert_matches_reference(out, a, b, kernel.dtype, context=name)
 
 
 @pytest.mark.parametrize("name", FITTED + SWAPPED)
@@ -93,7 +78,4 @@ def test_fitted_builds_write_only_the_output(name, m, n):
     """out= a view whose rows are padded (the padding NaN): the last, narrower box of every tile
     is clipped at N (at M for the swapped builds, whose boxes are rows of D) and writes none of
     it."""
-    kernel = next((k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if k.name == name), None)
-    if kernel is None:
-        pytest.skip(f"{name} is not built or does not run on this GPU")
-    check_forced_padded_out(kernel, m, n, 264, 8)
+    check_forced_padded_out(built(name), m, n, 264, 8)
