@@ -398,24 +398,23 @@ def test_the_batched_field_has_its_own_bandwidth_and_shrinkage():
         w = 1.0 + math.exp(-1.0 / (2 * bandwidth ** 2))
         return math.exp(w * r / (w + shrink))
 
-    def factor(fields=fields, **settings):
-        data["residual"] = {"bandwidth": 0.5, "shrink": 1.0, "layout_distance": 4.0, "fields": fields, **settings}
+    def factors(residual, batch=batch):
+        """Each candidate's residual factor under `residual` (then the shipped calibration again)."""
+        data["residual"] = residual
         try:
             store.install(data, "a test's residuals")
-            return {tuple(row[0]): row[5] for row in _C.rank_problem(precision, layouts, [m, n, k], align, device, batch)}[target]
+            return {tuple(row[0]): row[5] for row in _C.rank_problem(precision, layouts, [m, n, k], align, device, batch)}
         finally:
             store.install_shipped()
+
+    def factor(fields=fields, **settings):
+        return factors({"bandwidth": 0.5, "shrink": 1.0, "layout_distance": 4.0, "fields": fields, **settings})[target]
 
     # Single products keep their own settings: the same points in the target's in-place field
     # correct a single product by the single products' bandwidth and shrinkage.
     single_fields = {key: {"in-place/data-parallel": [v for p in points for v in p[:3] + (1,) + p[4:]]}}
-    data["residual"] = {"bandwidth": 0.5, "shrink": 1.0, "layout_distance": 4.0, "fields": single_fields,
-                        "batched_bandwidth": 1.5, "batched_shrink": 0.01}
-    try:
-        store.install(data, "a test's residuals")
-        single = {tuple(row[0]): row[5] for row in _C.rank_problem(precision, layouts, [m, n, k], align, device)}
-    finally:
-        store.install_shipped()
+    single = factors({"bandwidth": 0.5, "shrink": 1.0, "layout_distance": 4.0, "fields": single_fields,
+                      "batched_bandwidth": 1.5, "batched_shrink": 0.01}, batch=1)
     assert single[target] == pytest.approx(expected(0.5, 1.0), rel=1e-5)
     # No point within reach and no shrinkage: no correction, not 0 / 0.
     far = {key: {"batched/data-parallel": [16 * m, n, k, batch, layout_index, r]}}
