@@ -545,3 +545,28 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
     finally:
         _C.clear_calibrations()
         store.install_shipped()
+
+
+def test_ragged_row_pitch_term_prices_the_hand_written_tma_kernel_only():
+    """ragged_l2_mb (cost_model.h): the L2 traffic that the hand-written TMA kernel loads from an
+    operand whose rows do not start 128 bytes apart. F.linear's layout with K = 920 (1,840-byte
+    rows of A and of B) counts both operands' share of l2_mb, K = 1024 none; a column-major A
+    with M = 1392 counts A's share only; CUTLASS's TMA kernels never count it."""
+    step6, cutlass = "handwritten_sm90_bf16_rc_6_wgmma_tma", "cutlass3x_sm90_bf16_rc_128x256x64_2x1x1_coop"
+    step6_cr = "handwritten_sm90_bf16_cr_6_wgmma_tma"
+    built = {k["name"] for k in _C.kernels()}
+    if not {step6, cutlass, step6_cr} <= built:
+        pytest.skip("built without the sm90a kernels")
+    h100 = fit.H100_DESC
+
+    def terms(layouts, problem, kernel):
+        (features, *_), = _C.cost_rows("bf16", layouts, problem, [8, 8, 8], [["in-place", kernel, "data-parallel", 1]], h100)
+        return features[6], features[9]  # l2_mb, ragged_l2_mb
+
+    l2, ragged = terms("rc", [3288, 14136, 920], step6)
+    assert ragged == pytest.approx(l2) and l2 > 0
+    assert terms("rc", [3288, 14136, 1024], step6)[1] == 0
+    assert terms("rc", [3288, 14136, 920], cutlass)[1] == 0
+    l2, ragged = terms("cr", [1392, 10048, 5648], step6_cr)  # A's columns 2,784 bytes apart, B's rows 20,096
+    assert 0 < ragged < l2
+    assert terms("cr", [1408, 10048, 5648], step6_cr)[1] == 0

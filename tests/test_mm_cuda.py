@@ -268,3 +268,33 @@ def test_matrix_vector_products(name, dtype, tf32, out_form, m, k, tf32_matmul):
         assert torch.isnan(wide[:, 0]).all() and torch.isnan(wide[:, 2]).all()  # its neighbours untouched
     assert_matches_reference(result, a, b, name, context=f"{name} {m}x1x{k} {out_form} via {plan.kernel}")
 
+
+
+@pytest.mark.parametrize("m,n,k", [(264, 520, 1001), (1000, 776, 8191), (8, 8, 3)])
+def test_tf32_column_major_a_through_k_major_copies(m, n, k, tf32_matmul):
+    """SM90's TF32 kernels take a column-major A only beside a K-major B: in "cr" with a K no
+    multiple of 4, which no K-major copy of B can align, zero-padded K-major copies of A and B
+    (staged-col-b) reach the "rc" kernels. The staging buffers come from NaN-filled blocks, so
+    padding left unzeroed shows in the result; out= keeps its identity and the inputs their
+    values."""
+    if torch.cuda.get_device_capability() != (9, 0) or not any(
+            kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
+        pytest.skip("the staged copies for TF32 WGMMA are an SM90 path")
+    tf32_matmul(True)
+    a, b = matrix(m, k, torch.float32, "c"), matrix(k, n, torch.float32, "r")
+    a_before, b_before = a.clone(), b.clone()
+    out = torch.full((m, n), math.nan, device="cuda")
+    plan = cutlass_ops.explain(a, b, out=out)
+    staged = [c for c in plan.candidates if c.variant == "staged-col-b"]
+    assert staged and all(c.kernel.startswith("cutlass3x_sm90_tf32_rc_") for c in staged), plan
+    k_padded, n_padded = -(-k // 4) * 4, -(-n // 4) * 4
+    for candidate in (staged[0], staged[-1]):
+        out.fill_(math.nan)
+        nan_blocks = [torch.full((size,), math.nan, device="cuda") for size in (m * k_padded, k_padded * n_padded, m * n_padded)]
+        del nan_blocks  # back to the caching allocator, NaN-filled, for the staging buffers
+        with planned(a, b, candidate, out=out):
+            pinned = cutlass_ops.explain(a, b, out=out)
+            assert pinned.staged and pinned.kernel == candidate.kernel, pinned
+            assert cutlass_ops.mm(a, b, out=out) is out
+        assert torch.equal(a, a_before) and torch.equal(b, b_before)
+        assert_matches_reference(out, a, b, "tf32", context=f"{m}x{n}x{k} cr via {candidate.kernel}")

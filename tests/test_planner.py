@@ -230,6 +230,17 @@ def test_staged_and_k_major_variants_are_offered_only_where_they_apply(tf32_matm
     tf32_matmul(True)
     tf32 = plan(meta(2048, 2048, torch.float32), meta(2048, 2048, torch.float32))
     assert "kmajor-b" in {c.variant for c in tf32.candidates}
+    # An aligned "cr" (column-major A, row-major B) with K no multiple of 4: no K-major copy of B
+    # reaches the SM90 TF32 kernels (TMA wants K, its contiguous extent, a multiple of 4),
+    # zero-padded K-major copies of A and B do; with K a multiple of 4 the copy of B alone does.
+    cr = plan(meta(2048, 2047, torch.float32, "c"), meta(2047, 2048, torch.float32))
+    assert {c.variant for c in cr.candidates} == {"in-place", "staged-col-b"}, cr
+    assert all(c.kernel.startswith("cutlass3x_sm90_tf32_rc_") for c in cr.candidates if c.variant == "staged-col-b")
+    even_k = plan(meta(2048, 2048, torch.float32, "c"), meta(2048, 2048, torch.float32))
+    assert {c.variant for c in even_k.candidates} == {"in-place", "kmajor-b"}, even_k
+    assert all(c.kernel.startswith("cutlass3x_sm90_tf32_cc_") for c in even_k.candidates if c.variant == "kmajor-b")
+    bf16_col_a = plan(meta(2048, 2047, layout="c"), meta(2047, 2048))
+    assert {c.variant for c in bf16_col_a.candidates} == {"in-place"}  # 16-bit WGMMA reads MN-major A
     assert plan(meta(1000, 1001), meta(1001, 1003), device="a100").candidates[0].variant == "in-place"
 
 

@@ -45,6 +45,14 @@ std::vector<Variant> variants_for(const Plan& p, const DeviceDesc& dev) {
   if (p.a.align < aligned || p.b.align < aligned || p.d.align < aligned) {
     out.push_back(Variant::kStagedRowB);
     out.push_back(Variant::kStagedColB);
+  } else if (p.precision == Precision::kTF32 && p.a.layout == Layout::kColMajor && p.k % aligned != 0) {
+    // A column-major A beside a row-major B (the weight gradient's "cr"; "cc" with such a K is
+    // misaligned and staged above) reaches SM90's TF32 kernels in place (CUTLASS transposes A in
+    // registers) only through a K-major copy of B, whose contiguous extent, K, TMA needs a
+    // multiple of 4; a token count such as 8191 as K is not, and only the SM80 kernels took it
+    // (the H100 sweep's 73 such problems: 0.81x torch.mm, 0.79x from 4096 rows, down to 0.66x).
+    // Zero-padded K-major copies of both reach the "rc" kernels.
+    out.push_back(Variant::kStagedColB);
   }
   if (p.precision == Precision::kTF32 && p.b.layout == Layout::kRowMajor) out.push_back(Variant::kKmajorB);
   return out;

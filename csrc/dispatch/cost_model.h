@@ -4,7 +4,8 @@
 // cheapest candidate. No torch, no CUTLASS, no GPU.
 //
 //   time = c_launch + c_tile * tile_rounds + c_fixup * fixup_mb + c_pass * pass_mb + c_chain * chain
-//          + smoothmax(c_iter * critical_iters, c_read * read_mb + c_l2 * l2_mb + c_write * write_mb)
+//          + smoothmax(c_iter * critical_iters,
+//                      c_read * read_mb + c_l2 * l2_mb + c_write * write_mb + c_ragged * ragged_l2_mb)
 //          + the variant's copies (staging, K-major B) at the device's copy rates
 //
 // critical_iters: main-loop iterations (one CTA tile, one K step) on the busiest SM, so the
@@ -16,6 +17,11 @@
 //   for every M tile row (cluster multicast shares them), which the SMs pull through L2;
 // fixup_mb: partial tiles of split-K and stream-K through the workspace, and the float32
 //   slices of the slice-summing kernels and of the streaming kernels' K split;
+// ragged_l2_mb: the part of l2_mb that the hand-written TMA + WGMMA kernel (ladder step 6)
+//   loads from an operand whose rows do not start 128 bytes apart (16-bit: K no multiple of 64
+//   in F.linear's layout, M none in the weight gradient's column-major A): each box row then
+//   straddles two 128-byte lines (H100 sweep: 1.35x CUTLASS's 128x256 tile's time where K =
+//   8 mod 16, 0.96x where K is a multiple of 64);
 // pass_mb: operand passes inside the kernel (3xTF32's split of A and B into TF32 parts);
 // chain: partial tiles one tile's result waits for, one after another (split-K's slices less
 //   one; stream-K's CTAs sharing a tile less one: with few tiles and a long K, 132 SMs may share
@@ -40,7 +46,7 @@
 // sweep has timed it (`python -m cutlass_ops sweep --add-kernels`, then `fit`); until then it
 // runs when forced (explain() lists it, marked).
 //
-// What the nine terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
+// What the ten terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
 // streaming kernels' K split; CUTLASS's stream-K heuristics) varies smoothly with the shape, and
 // the sweep measured it: each candidate class (variant, config and alignment, K decomposition;
 // all four operand layouts together) keeps its training problems' log residuals, log(measured /
@@ -76,7 +82,8 @@ enum Feature : int {
   kFeatL2MB = 6,
   kFeatChain = 7,
   kFeatWriteMB = 8,
-  kNumFeatures = 9,
+  kFeatRaggedPitchL2MB = 9,  // ragged_l2_mb above
+  kNumFeatures = 10,
 };
 using Features = std::array<double, kNumFeatures>;
 using Coefficients = std::array<double, kNumFeatures>;  // microseconds per unit of each feature
@@ -177,7 +184,7 @@ void clear_calibrations();
 uint64_t dispatch_generation();
 void bump_dispatch_generation();
 
-// The nine terms of `kernel` on its candidate's plan (`calibration`: the device's, for the CTAs
+// The ten terms of `kernel` on its candidate's plan (`calibration`: the device's, for the CTAs
 // per SM it records; or none).
 Features features(const Plan& candidate_plan, const KernelInfo& kernel, const DeviceDesc& device,
                   const Calibration* calibration);
@@ -208,7 +215,7 @@ std::string calibration_name(const KernelInfo& kernel);
 
 struct Prediction {
   double us = 0;
-  double kernel_us = 0, copy_us = 0;  // the nine-term model's parts, before the residual factor
+  double kernel_us = 0, copy_us = 0;  // the ten-term model's parts, before the residual factor
   double residual = 1;                // the factor the training residuals near the problem apply
   bool calibrated = false;  // the kernel's constants came from a sweep of this device class
 };
