@@ -308,8 +308,10 @@ such as a Llama weight gradient 2688x1024x2048 "cr": 126 tiles of 128x192 (one w
     Sm90((64, 32, 64), cluster=(1, 2), schedule="pingpong", builds=both16(("rr", "rc")), why="""16-bit, M
 = 33-128 rows with N of a few thousand: a 64x32 tile (WGMMA 64x32 per consumer warpgroup) gives
 64x4096 its 128 tiles, one per SM, where 128-row tiles leave half of each idle; the 1x2 cluster
-multicasts A to the two CTAs of a tile row. The tile and cluster cuBLAS's own kernel names for
-64x4096x4096 on an H100 (torch.profiler: nvjet_sm90_tst_64x32_64x16_1x2). Persistent ping-pong:
+multicasts A to the two CTAs of a tile row. cuBLAS makes the same 128 CTAs of 64x4096x4096 on
+an H100 from the transposed tile (torch.profiler: nvjet_sm90_tst_64x32_64x16_1x2; cuBLAS's names
+give the output's columns first, as it computes D^T: 32 rows x 64 columns, two tile rows to a
+cluster, so B is multicast). Persistent ping-pong:
 a CTA with two tiles overlaps one's epilogue with the other's MMAs. Built for x @ W and F.linear."""),
     Sm90((64, 64, 64), schedule="pingpong", builds=both16(LAYOUTS), why=_PINGPONG_64_16BIT),
     Sm90((64, 128, 64), schedule="pingpong", builds=both16(LAYOUTS), fused=both16(("rr", "rc")),
@@ -324,8 +326,12 @@ since the kernel groups share files (a layout adds a few seconds of compile)."""
     Sm90((128, 64, 64), cluster=(1, 2), builds=both16(LAYOUTS), why="""Mid-size 16-bit problems
 (512^3-1024^3, 1000^3): a 128x64 tile gives twice the tiles of 128x128 (1024^3: 128, one per
 SM), split between the two consumer warpgroups (64 rows each); the 1x2 cluster multicasts A to
-the pair of tiles beside each other. Persistent, no workspace. cuBLAS picks the same tile and
-cluster for 1024^3 on an H100 (its kernel name). Built in the layouts of x @ W and F.linear, and
+the pair of tiles beside each other. Persistent, no workspace. cuBLAS's kernel for 1024^3 and
+1000x1024x4096 on an H100 is named 128x64 with a 1x2 cluster, but its names give the output's
+columns first (it computes D^T): 64 rows x 128 columns, two tile rows to a cluster, non-cooperative.
+That arrangement, the 64x128 ping-pong tile with a 2x1 cluster, was built and swept (H100,
+2026-11-28; RESULTS.md, "What cuBLAS runs on the model problems"): 23.4 us at 1000x1024x4096
+"rr" against this tile's 24.4 and cuBLAS's 18.6, no better on the test split. Built in the layouts of x @ W and F.linear, and
 in "cr" and "cc" with the 64-row ping-pong tiles (below 0.85x torch.mm there with 128-row tiles
 alone)."""),
     Sm90((128, 128, 32), builds={"tf32": ("rc", "cc")}, why="""float32 with TF32 products: K tile 32

@@ -73,9 +73,15 @@ def gemm_kernel(fn) -> tuple[str, float]:
 
 
 def nvjet_shape(name: str) -> str:
-    """Tile and cluster from a cuBLAS nvjet kernel name (e.g. nvjet_sm90_tst_128x136_64x4_2x1_v_bz_...)."""
-    m = re.search(r"nvjet_\w+?_(\d+x\d+)_(\d+x\d+)_(\d+x\d+)", name)
-    return f"tile {m.group(1)}, cluster {m.group(3)}" if m else name[:60]
+    """Tile and cluster from a cuBLAS nvjet kernel name, in rows x columns of torch's output.
+    cuBLAS computes D^T (column-major), so its names give the columns first:
+    nvjet_sm90_tst_64x136_64x8_4x2_... is a tile of 136 rows x 64 columns with a cluster of 2 tile
+    rows x 4 tile columns (and a K tile of 64, 8 stages)."""
+    m = re.search(r"nvjet_\w+?_(\d+)x(\d+)_(\d+)x(\d+)_(\d+)x(\d+)", name)
+    if not m:
+        return name[:60]
+    cols, rows, _, stages, cluster_cols, cluster_rows = m.groups()
+    return f"tile {rows}x{cols}, cluster {cluster_rows}x{cluster_cols} (rows x columns), {stages} stages"
 
 
 def main() -> None:
