@@ -513,27 +513,6 @@ const ResidualField* residual_field(const Calibration* cal, const Plan& normaliz
   return it->second[slot].get();
 }
 
-// The ten-term model's prediction (constants and copies), before the residual factor.
-Prediction plain_prediction(const Plan& normalized, const Candidate& c, const DeviceDesc& device,
-                            const Calibration* cal) {
-  Prediction out;
-  const Plan plan = candidate_plan(normalized, c);
-  // The fitted constants where the calibration has them, else the device's peak rates'.
-  const Coefficients* fitted = nullptr;
-  if (cal != nullptr) {
-    const auto it = cal->kernels.find(calibration_name(*c.kernel));
-    if (it != cal->kernels.end()) fitted = it->second.find(c.decomposition);
-  }
-  out.calibrated = fitted != nullptr;
-  const Features f = features(plan, *c.kernel, device, cal);
-  out.kernel_us = kernel_time_us(f, fitted != nullptr ? *fitted : property_coefficients(*c.kernel, device, cal));
-  const CopyCosts& copies = cal != nullptr ? cal->copies : CopyCosts{};
-  out.copy_us = copy_time_us(copy_work(normalized, c.variant), copies);
-  if (normalized.epilogue && !c.kernel->fuses_epilogue) out.copy_us += epilogue_pass_us(normalized, copies);
-  out.us = out.kernel_us + out.copy_us;
-  return out;
-}
-
 // (log2 M, N, K, log2 slices) of one matrix; a batch (data-parallel only, one slice, read from its
 // own residual field) has log2 of its count in the fourth place.
 std::array<double, 4> residual_coordinates(const Plan& normalized, const Candidate& c) {
@@ -555,8 +534,29 @@ void apply_residual(const Plan& normalized, const Candidate& c, const Calibratio
 
 }  // namespace
 
+PlainCost plain_cost(const Plan& normalized, const Candidate& c, const DeviceDesc& device, const Calibration* cal) {
+  PlainCost cost;
+  Prediction& out = cost.prediction;
+  // The fitted constants where the calibration has them, else the device's peak rates'.
+  const Coefficients* fitted = nullptr;
+  if (cal != nullptr) {
+    const auto it = cal->kernels.find(calibration_name(*c.kernel));
+    if (it != cal->kernels.end()) fitted = it->second.find(c.decomposition);
+  }
+  out.calibrated = fitted != nullptr;
+  cost.features = features(candidate_plan(normalized, c), *c.kernel, device, cal);
+  out.kernel_us =
+      kernel_time_us(cost.features, fitted != nullptr ? *fitted : property_coefficients(*c.kernel, device, cal));
+  const CopyCosts& copies = cal != nullptr ? cal->copies : CopyCosts{};
+  cost.copies = copy_work(normalized, c.variant);
+  out.copy_us = copy_time_us(cost.copies, copies);
+  if (normalized.epilogue && !c.kernel->fuses_epilogue) out.copy_us += epilogue_pass_us(normalized, copies);
+  out.us = out.kernel_us + out.copy_us;
+  return cost;
+}
+
 Prediction predict(const Plan& normalized, const Candidate& c, const DeviceDesc& device, const Calibration* cal) {
-  Prediction out = plain_prediction(normalized, c, device, cal);
+  Prediction out = plain_cost(normalized, c, device, cal).prediction;
   apply_residual(normalized, c, cal, residual_field(cal, normalized, c), out);
   return out;
 }
@@ -602,7 +602,7 @@ std::optional<Ranked> cheapest_candidate(const Plan& normalized, const DeviceDes
   const std::vector<Candidate> candidates = enumerate_candidates(normalized, device, cal);
   bool any_measured = false;
   for (size_t i = 0; i < candidates.size(); ++i) {
-    entries.push_back({i, {candidates[i], plain_prediction(normalized, candidates[i], device, cal)}, nullptr, 0});
+    entries.push_back({i, {candidates[i], plain_cost(normalized, candidates[i], device, cal).prediction}, nullptr, 0});
     any_measured = any_measured || entries.back().ranked.prediction.calibrated;
   }
   // Only the first group is in the running (rank_candidates puts it first); then each one's bound.

@@ -220,6 +220,17 @@ struct Prediction {
   bool calibrated = false;  // the kernel's constants came from a sweep of this device class
 };
 
+// One candidate's ten-term cost before the residual factor, with what it came from: the
+// features (fit's regressors) and the copy work. Its prediction is predict's before the training
+// residuals near the problem scale it.
+struct PlainCost {
+  Features features{};
+  CopyWork copies{};
+  Prediction prediction;
+};
+PlainCost plain_cost(const Plan& normalized, const Candidate& candidate, const DeviceDesc& device,
+                     const Calibration* calibration);
+
 Prediction predict(const Plan& normalized, const Candidate& candidate, const DeviceDesc& device);
 // The same under a calibration the caller looked up once for its plan (calibration_for).
 Prediction predict(const Plan& normalized, const Candidate& candidate, const DeviceDesc& device,

@@ -165,14 +165,13 @@ py::list cost_rows(const std::string& precision, const std::string& layouts, con
   py::list out;
   for (const auto& item : candidates) {
     const Candidate c = parse_candidate(item.cast<py::sequence>());
-    const Features f = features(candidate_plan(p, c), *c.kernel, dev, cal);
-    const CopyWork w = copy_work(p, c.variant);
-    const Prediction pred = predict(p, c, dev, cal);
+    const PlainCost cost = plain_cost(p, c, dev, cal);
     py::tuple ft(static_cast<size_t>(kNumFeatures));
-    for (int i = 0; i < kNumFeatures; ++i) ft[i] = f[i];
-    // The nine-term model's time (kernel and copies), before the residual factor: what fit.predict computes.
-    out.append(py::make_tuple(ft, py::make_tuple(w.padded_mb, w.transpose_mb, w.launches), pred.kernel_us + pred.copy_us,
-                              pred.calibrated));
+    for (int i = 0; i < kNumFeatures; ++i) ft[i] = cost.features[i];
+    // The ten-term model's time (kernel and copies), before the residual factor: what fit.predict computes.
+    const CopyWork& w = cost.copies;
+    out.append(py::make_tuple(ft, py::make_tuple(w.padded_mb, w.transpose_mb, w.launches),
+                              cost.prediction.kernel_us + cost.prediction.copy_us, cost.prediction.calibrated));
   }
   return out;
 }
