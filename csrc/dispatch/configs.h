@@ -330,10 +330,11 @@ struct Sm90_256x128x64_1x2x1_Coop {
 // cuBLAS's kernel for 1024^3 and 1000x1024x4096 on an H100 is named 128x64 with a 1x2 cluster,
 // but its names give the output's columns first (it computes D^T): 64 rows x 128 columns, two
 // tile rows to a cluster, non-cooperative. That arrangement, the 64x128 ping-pong tile with a
-// 2x1 cluster, was built and swept (H100, 2026-11-28; RESULTS.md, "What cuBLAS runs on the model
-// problems"): 23.4 us at 1000x1024x4096 "rr" against this tile's 24.4 and cuBLAS's 18.6, no
-// better on the test split. Built in the layouts of x @ W and F.linear, and in "cr" and "cc"
-// with the 64-row ping-pong tiles (below 0.85x torch.mm there with 128-row tiles alone).
+// 2x1 cluster, was built and swept (H100, 2026-11-28; branch wip/multicast, not in this table;
+// RESULTS.md, "What cuBLAS runs on the model problems"): 23.4 us at 1000x1024x4096 "rr" against
+// this tile's 24.4 and torch.mm's 18.6 (the sweep's times), no better on the test split. Built
+// in the layouts of x @ W and F.linear, and in "cr" and "cc" with the 64-row ping-pong tiles
+// (below 0.85x torch.mm there with 128-row tiles alone).
 struct Sm90_128x64x64_1x2x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_128x64x64_1x2x1_Coop;
   static constexpr const char* kName = "128x64x64_1x2x1_coop";

@@ -18,8 +18,9 @@
 // fixup_mb: partial tiles of split-K and stream-K through the workspace, and the float32
 //   slices of the slice-summing kernels and of the streaming kernels' K split;
 // ragged_l2_mb: the part of l2_mb that the hand-written TMA + WGMMA kernel (ladder step 6)
-//   loads from an operand whose rows do not start 128 bytes apart (16-bit: K no multiple of 64
-//   in F.linear's layout, M none in the weight gradient's column-major A): each box row then
+//   loads from an operand whose rows do not start 128 bytes apart (16-bit: a leading dimension
+//   no multiple of 64 elements: K in F.linear's layout, M for the weight gradient's column-major
+//   A and N for its row-major B): each box row then
 //   straddles two 128-byte lines (H100 sweep: 1.35x CUTLASS's 128x256 tile's time where K =
 //   8 mod 16, 0.96x where K is a multiple of 64);
 // pass_mb: operand passes inside the kernel (3xTF32's split of A and B into TF32 parts);
