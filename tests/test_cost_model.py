@@ -570,3 +570,27 @@ def test_ragged_row_pitch_term_prices_the_hand_written_tma_kernel_only():
     l2, ragged = terms("cr", [1392, 10048, 5648], step6_cr)  # A's columns 2,784 bytes apart, B's rows 20,096
     assert 0 < ragged < l2
     assert terms("cr", [1408, 10048, 5648], step6_cr)[1] == 0
+
+
+def test_a_calibration_of_another_format_version_is_refused_by_name(tmp_path, monkeypatch):
+    """A calibration written for another cost model (format version 1 had nine constants per
+    kernel) is not read as this one: load names both versions and the command that refits it, and
+    the import-time loader skips the file with a CalibrationWarning naming it, installing nothing."""
+    data = store.load(H100_CALIBRATION)
+    old = tmp_path / f"old{store.SUFFIX}"
+    store.save({**data, "version": store.FORMAT_VERSION - 1,
+                "kernels": {name: {d: c[:-1] for d, c in by.items()} for name, by in data["kernels"].items()}}, old)
+    with pytest.raises(ValueError, match=rf"format version {store.FORMAT_VERSION - 1}, where this build reads "
+                                         rf"version {store.FORMAT_VERSION}.*cutlass_ops fit"):
+        store.load(old)
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps({"format": "something else", "version": store.FORMAT_VERSION}))
+    with pytest.raises(ValueError, match="not a cutlass_ops calibration file"):
+        store.load(other)
+    monkeypatch.setattr(store, "DATA_DIR", tmp_path)
+    installed = []
+    monkeypatch.setattr(store, "install", lambda *args, **kwargs: installed.append(args))
+    with pytest.warns(store.CalibrationWarning, match=rf"ignoring calibration file .*old{store.SUFFIX}: a calibration "
+                                                        rf"of format version {store.FORMAT_VERSION - 1}"):
+        assert store.install_shipped() == []
+    assert installed == []

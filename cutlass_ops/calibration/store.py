@@ -20,7 +20,8 @@ from .. import _extension
 _C = _extension._C
 
 FORMAT = "cutlass_ops-calibration"
-FORMAT_VERSION = 1
+# 2: ten constants per kernel and decomposition (the ragged-pitch L2 term, cost_model.h); 1: nine.
+FORMAT_VERSION = 2
 DATA_DIR = Path(__file__).resolve().parent / "data"
 
 
@@ -32,10 +33,16 @@ SUFFIX = ".json.gz"
 
 
 def load(path: os.PathLike) -> dict:
+    """A calibration file's contents; ValueError (without the path: the caller names it) if it is
+    not one this build reads."""
     raw = Path(path).read_bytes()
     data = json.loads(gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw)
-    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: not a cutlass_ops calibration file of version {FORMAT_VERSION}")
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError("not a cutlass_ops calibration file")
+    if data.get("version") != FORMAT_VERSION:
+        raise ValueError(f"a calibration of format version {data.get('version')}, where this build reads "
+                         f"version {FORMAT_VERSION} (its cost model has other terms); fit it again from its sweep: "
+                         f"python -m cutlass_ops fit <sweep folder>")
     return data
 
 
