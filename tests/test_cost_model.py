@@ -60,7 +60,31 @@ def test_the_model_beats_the_rule_tree_it_replaced(judged):
     assert s["vs_torch_geomean"] > s["before_vs_torch_geomean"]
 
 
-def test_the_fit_never_reads_the_test_split():
+class _HeldOutRow(dict):
+    """A test-split sweep row that fails the test when anything but its id and split is read."""
+
+    def __getitem__(self, key):
+        if key in ("id", "split"):
+            return dict.__getitem__(self, key)
+        raise AssertionError(f"the fit read {key!r} of the test-split row {dict.__getitem__(self, 'id')}")
+
+    def get(self, key, default=None):
+        return self[key]
+
+
+def test_the_fit_never_reads_the_test_split(monkeypatch):
+    """The fit's two readers of the sweep (the constants' samples, the residuals' rows) touch no
+    test-split row beyond its split; and the split holds out whole models and a quarter of the
+    random problems."""
+    sample = list(sweep_files.iter_rows(H100))[::25]
+    guarded = [(head, _HeldOutRow(row) if row["split"] == "test" else row) for head, row in sample]
+    held_out = sum(isinstance(row, _HeldOutRow) for _, row in guarded)
+    assert 0 < held_out < len(guarded)
+    monkeypatch.setattr(fit.sweep_files, "iter_rows", lambda folder: iter(guarded))
+    inplace, variants = fit.training_samples(H100)
+    assert sum(len(s) for s in inplace.values()) + len(variants) > 1000
+    read = fit.residual_rows(H100, fit.H100_DESC)
+    assert len(read) == sum(row["split"] == "train" and any(c[4] is not None for c in row["c"]) for _, row in sample)
     train = {p.id for d in problems.SIZES for p in problems.problem_set(d) if p.split == "train"}
     test = [p for d in problems.SIZES for p in problems.problem_set(d) if p.split == "test"]
     assert test and not train & {p.id for p in test}
@@ -76,10 +100,24 @@ def test_the_fit_never_reads_the_test_split():
     assert test_rows >= 0.2 * (train_rows + test_rows)
 
 
+_STORED_SETS: dict = {}
+
+
 def test_problem_sets_are_stable():
-    """Sweep files are resumed and joined by problem id: the sets must not change silently."""
-    a, b = problems.problem_set("f64"), problems.problem_set("f64")
-    assert a == b
+    """Sweep files are resumed and joined by problem id: the sets must not change silently. Every
+    stored row is the problem its id names in today's sets (shape, layout, split, batch)."""
+    for head, row in sweep_files.iter_rows(H100):
+        dtype = head["dtype"]
+        if dtype not in _STORED_SETS:
+            made = problems.problem_set(dtype)
+            if dtype in problems.BATCHED_SIZES:
+                made += problems.batched_problem_set(dtype)
+            _STORED_SETS[dtype] = {p.id: p for p in made}
+        p = _STORED_SETS[dtype].get(row["id"])
+        assert p is not None, (dtype, row["id"])
+        assert ((p.m, p.n, p.k, p.layout, p.split, p.batch)
+                == (row["m"], row["n"], row["k"], row["layout"], row["split"], row.get("batch", 1))), (dtype, row["id"])
+    a = problems.problem_set("f64")
     assert len({p.id for p in a}) == len(a)
     assert all(1 <= p.m <= problems.MAX_DIM and 1 <= p.k <= problems.MAX_DIM for p in a if p.group != "model")
     long_k = [p for p in problems.problem_set("bf16") if p.group.startswith("long-k")]
@@ -304,6 +342,8 @@ def test_plan_cache_under_threads():
     assert _C.plan_cache_size() == len(set(probs))
     again = _C.plan_many(probs, device, 3)
     assert again == first
+    # What the threads chose through the cache is what ranking each problem afresh puts first.
+    assert [tuple(c) for c in first] == [tuple(_C.rank_problem(*p, device)[0][0]) for p in probs]
 
 
 def test_a_calibration_change_replans():
@@ -443,19 +483,26 @@ def test_the_shipped_residuals_come_from_the_training_split_alone():
     assert batched["chosen"] == f"batched_bandwidth {residual['batched_bandwidth']} batched_shrink {residual['batched_shrink']}"
     # Kernels of one precision serve rows of another (float32 kernels time 3xTF32 rows that
     # cannot split), so points are matched to training rows by extents and layouts.
+    # A batched point carries its batch count where a single product's carries its slices.
     train = {tuple(row["problem"]) + (row["layouts"],) for _, row in sweep_files.iter_rows(H100)
-             if row["split"] == "train"}
-    checked = 0
+             if row["split"] == "train" and row.get("batch", 1) == 1}
+    train_batched = {tuple(row["problem"]) + (row["batch"], row["layouts"]) for _, row in sweep_files.iter_rows(H100)
+                     if row["split"] == "train" and row.get("batch", 1) > 1}
+    checked = checked_batched = 0
     for key, slots in residual["fields"].items():
         for slot, values in slots.items():
             assert len(values) % 6 == 0
-            if not slot.startswith("in-place/"):  # a staged candidate's kernel has other layouts than its row
-                continue
-            for i in range(0, len(values), 6):
-                m, n, k, _, layouts = values[i:i + 5]
-                assert (m, n, k, store.LAYOUTS[layouts]) in train, (key, m, n, k)
-                checked += 1
-    assert checked > 1000
+            if slot == "batched/data-parallel":
+                for i in range(0, len(values), 6):
+                    m, n, k, batch, layouts = values[i:i + 5]
+                    assert (m, n, k, batch, store.LAYOUTS[layouts]) in train_batched, (key, m, n, k, batch)
+                    checked_batched += 1
+            elif slot.startswith("in-place/"):  # a staged candidate's kernel has other layouts than its row
+                for i in range(0, len(values), 6):
+                    m, n, k, _, layouts = values[i:i + 5]
+                    assert (m, n, k, store.LAYOUTS[layouts]) in train, (key, m, n, k)
+                    checked += 1
+    assert checked > 1000 and checked_batched > 1000
 
 
 @needs_sm90

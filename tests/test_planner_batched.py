@@ -9,6 +9,7 @@ import pytest
 import torch
 
 import cutlass_ops
+from mm_testing import capture_error
 
 H100 = "h100"
 
@@ -98,7 +99,8 @@ def test_strides_no_blas_layout_describes_are_copied():
 
 
 def test_mismatched_batches_raise_torchs_error():
-    with pytest.raises(RuntimeError):
-        cutlass_ops.explain(batch_of(4, 8, 8), batch_of(3, 8, 8), device=H100)
-    with pytest.raises(RuntimeError):
-        cutlass_ops.explain(batch_of(4, 8, 8), batch_of(4, 9, 8), device=H100)
+    """Mismatched batch counts or inner sizes: torch.bmm's exception, its type and message."""
+    for a, b in ((batch_of(4, 8, 8), batch_of(3, 8, 8)), (batch_of(4, 8, 8), batch_of(4, 9, 8))):
+        theirs = capture_error(lambda: torch.bmm(a, b))
+        assert theirs[0] is RuntimeError
+        assert capture_error(lambda: cutlass_ops.explain(a, b, device=H100)) == theirs
