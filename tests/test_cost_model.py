@@ -100,20 +100,18 @@ def test_the_fit_never_reads_the_test_split(monkeypatch):
     assert test_rows >= 0.2 * (train_rows + test_rows)
 
 
-_STORED_SETS: dict = {}
-
-
 def test_problem_sets_are_stable():
     """Sweep files are resumed and joined by problem id: the sets must not change silently. Every
     stored row is the problem its id names in today's sets (shape, layout, split, batch)."""
+    sets = {}  # dtype -> {id: problem}, single and batched
     for head, row in sweep_files.iter_rows(H100):
         dtype = head["dtype"]
-        if dtype not in _STORED_SETS:
+        if dtype not in sets:
             made = problems.problem_set(dtype)
             if dtype in problems.BATCHED_SIZES:
                 made += problems.batched_problem_set(dtype)
-            _STORED_SETS[dtype] = {p.id: p for p in made}
-        p = _STORED_SETS[dtype].get(row["id"])
+            sets[dtype] = {p.id: p for p in made}
+        p = sets[dtype].get(row["id"])
         assert p is not None, (dtype, row["id"])
         assert ((p.m, p.n, p.k, p.layout, p.split, p.batch)
                 == (row["m"], row["n"], row["k"], row["layout"], row["split"], row.get("batch", 1))), (dtype, row["id"])

@@ -269,7 +269,6 @@ def test_matrix_vector_products(name, dtype, tf32, out_form, m, k, tf32_matmul):
     assert_matches_reference(result, a, b, name, context=f"{name} {m}x1x{k} {out_form} via {plan.kernel}")
 
 
-
 @pytest.mark.parametrize("m,n,k", [(264, 520, 1001), (1000, 776, 8191), (8, 8, 3)])
 def test_tf32_column_major_a_through_k_major_copies(m, n, k, tf32_matmul):
     """SM90's TF32 kernels take a column-major A only beside a K-major B: in "cr" with a K no
