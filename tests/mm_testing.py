@@ -89,6 +89,12 @@ def capture_error(fn):
 
 KERNEL_DTYPES = precisions.TORCH_DTYPE  # a kernel's precision -> its tensors' dtype
 
+# The shapes tests/test_kernels_cuda.py forces every kernel on: inside the tiles' edges, odd,
+# few rows with a long K, few columns, and 200 rows (within the 256 rows of the few-row kernels
+# that take a column-major A, which needs M a multiple of 8). Every kernel takes at least one
+# (tests/test_planner.py checks it without a GPU).
+FORCED_SHAPES = [(296, 264, 136), (97, 83, 71), (2, 520, 1000), (1000, 8, 24), (200, 264, 136)]
+
 
 def forced_precision(kernel) -> str:
     """The accuracy a forced kernel is held to: its own, but 3xTF32's is IEEE fp32's."""

@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
+from mm_testing import FORCED_SHAPES, KERNEL_DTYPES, assert_matches_reference, matrix
 
 pytestmark = pytest.mark.gpu
 
@@ -19,7 +19,7 @@ def kernels_here():
 
 
 @pytest.mark.parametrize("kernel", kernels_here(), ids=lambda k: k.name)
-@pytest.mark.parametrize("m,n,k", [(296, 264, 136), (97, 83, 71), (2, 520, 1000), (1000, 8, 24)])
+@pytest.mark.parametrize("m,n,k", FORCED_SHAPES)
 def test_forced_kernel(kernel, m, n, k):
     dtype = KERNEL_DTYPES[kernel.dtype]
     a = matrix(m, k, dtype, kernel.layouts[0])
@@ -51,14 +51,3 @@ def test_forced_kernel(kernel, m, n, k):
         assert_matches_reference(out, a, b, precision, context=kernel.name)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous
-
-
-def test_every_kernel_of_this_arch_was_exercised():
-    """The aligned shape (296, 264, 136) fits every kernel (with at most max_m rows for the
-    few-row kernels and max_n columns for the few-column ones, and (2, 520, 1000) and (1000, 8, 24)
-    run them), so none is skipped everywhere."""
-    for kernel in kernels_here():
-        dtype = KERNEL_DTYPES[kernel.dtype]
-        a = matrix(min(296, kernel.max_m or 296), 136, dtype, kernel.layouts[0])
-        b = matrix(136, min(264, kernel.max_n or 264), dtype, kernel.layouts[1])
-        assert cutlass_ops.explain(a, b, kernel=kernel.name).kernel == kernel.name

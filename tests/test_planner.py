@@ -13,6 +13,7 @@ import torch
 import cutlass_ops
 from cutlass_ops import DEVICE_PRESETS, DeviceSpec
 from cutlass_ops.precisions import torch_dtype
+from mm_testing import FORCED_SHAPES, KERNEL_DTYPES
 
 
 def meta(rows, cols, dtype=torch.bfloat16, layout="r", ld=None, offset=0):
@@ -474,3 +475,25 @@ def test_uncalibrated_devices_are_planned_from_their_properties():
     big_first = [c.kernel for c in p.candidates if c.variant == "in-place"]
     assert big_first.index("cutlass2x_sm80_bf16_rr_128x256x64_3s_a8") < big_first.index(
         "cutlass2x_sm80_bf16_rr_simt_128x128x8_2s_a1")
+
+
+def test_every_kernel_takes_one_of_the_forced_shapes():
+    """tests/test_kernels_cuda.py forces every kernel of the GPU it runs on (the suite's H100) on
+    FORCED_SHAPES in the kernel's own layouts and skips the shapes it refuses (alignment, a
+    few-row or few-column kernel's limit): each kernel must take at least one, or the GPU suite
+    would skip it everywhere."""
+    device = "h100"
+    kernels = [k for k in cutlass_ops.list_kernels((9, 0)) if not k.fuses_epilogue]
+    assert kernels
+    for kernel in kernels:
+        dtype = KERNEL_DTYPES[kernel.dtype]
+        taken = []
+        for m, n, k in FORCED_SHAPES:
+            a, b = meta(m, k, dtype, kernel.layouts[0]), meta(k, n, dtype, kernel.layouts[1])
+            try:
+                plan(a, b, device=device, kernel=kernel.name)
+            except ValueError:
+                continue
+            taken.append((m, n, k))
+        assert taken, f"{kernel.name} refuses every shape of FORCED_SHAPES"
+
