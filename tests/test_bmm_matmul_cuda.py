@@ -408,6 +408,7 @@ MATMUL_ERRORS = {
     "0-D operand": lambda: (_t(), _t(5)),
     "vector lengths differ": lambda: (_t(5), _t(6)),
     "matrix and vector do not fit": lambda: (_t(5, 7), _t(6)),
+    "batched matrix and vector do not fit": lambda: (_t(2, 5, 7), _t(6)),
     "inner sizes differ": lambda: (_t(2, 5, 7), _t(2, 6, 3)),
     "batches do not broadcast": lambda: (_t(2, 5, 7), _t(3, 7, 3)),
     "dtypes differ": lambda: (_t(2, 5, 7), _t(2, 7, 3, dtype=torch.float64)),

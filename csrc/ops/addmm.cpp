@@ -16,7 +16,6 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_addmm_activation_cuda_dispatch.h>
-#include <ATen/ops/_addmm_activation_meta_dispatch.h>
 #include <ATen/ops/addmm_cuda_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
 #include <ATen/ops/baddbmm_cuda_dispatch.h>
@@ -25,6 +24,7 @@
 #include "ops/epilogue.h"
 #include "ops/mm.h"
 #include "ops/stats.h"
+#include "ops/torch_errors.h"
 
 namespace cutlass_ops {
 
@@ -51,32 +51,40 @@ bool addmm_args_ok(const at::Tensor& input, const at::Tensor& mat1, const at::Te
   return true;
 }
 
-// The errors torch.addmm raises, raised by torch itself: its meta function on meta copies for
-// shapes and dtypes, then its CUDA kernel (on an empty stand-in out) for devices.
+// torch.addmm's functions, for let_torch_raise (ops/torch_errors.h). torch's
+// _addmm_activation shares addmm's checks and their wording.
+struct TorchAddmm {
+  using T = at::Tensor;
+  using S = at::Scalar;
+  static void meta(const T& c, const T& a, const T& b, const S& beta, const S& alpha) { at::meta::addmm(c, a, b, beta, alpha); }
+  static void cuda(const T& c, const T& a, const T& b, const S& beta, const S& alpha) { at::cuda::addmm(c, a, b, beta, alpha); }
+  static void meta_out(T& o, const T& c, const T& a, const T& b, const S& beta, const S& alpha) {
+    at::meta::addmm_out(o, c, a, b, beta, alpha);
+  }
+  static void cuda_out(T& o, const T& c, const T& a, const T& b, const S& beta, const S& alpha) {
+    at::cuda::addmm_out(o, c, a, b, beta, alpha);
+  }
+};
+
+// The errors torch.addmm raises, raised by torch itself, then our own wording.
 [[noreturn]] void raise_like_torch_addmm(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
                                          const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor* out,
                                          const char* op) {
-  const auto meta = [](const at::Tensor& t) { return t.is_meta() ? t : at::empty_like(t, t.options().device(at::kMeta)); };
+  let_torch_raise<TorchAddmm>({&input, &mat1, &mat2}, out, input, mat1, mat2, beta, alpha);
   const bool same_device = mat1.device() == mat2.device() && input.device() == mat1.device() &&
                            (!out || out->device() == mat1.device());
-  if (same_device) {
-    if (out) {
-      at::Tensor stand_in = at::empty({0}, out->options().device(at::kMeta));
-      at::meta::addmm_out(stand_in, meta(input), meta(mat1), meta(mat2), beta, alpha);
-    } else {
-      at::meta::addmm(meta(input), meta(mat1), meta(mat2), beta, alpha);
-    }
-  } else if (mat1.is_cuda() || mat2.is_cuda() || input.is_cuda()) {
-    at::Tensor stand_in = at::empty({0}, (out ? *out : mat1).options());
-    at::cuda::addmm_out(stand_in, input, mat1, mat2, beta, alpha);
-  }
   TORCH_CHECK(same_device, "Expected all tensors to be on the same device, but got input on ", input.device(),
               ", mat1 on ", mat1.device(), " and mat2 on ", mat2.device(), " (when checking argument in method ", op,
               ")");
   TORCH_CHECK(input.dim() <= 2 && mat1.dim() == 2 && mat2.dim() == 2, op, ": expected 2-D matrices and an input of at most 2 dims, got ",
               input.dim(), "-D, ", mat1.dim(), "-D and ", mat2.dim(), "-D");
-  TORCH_CHECK(false, op, ": input of shape ", input.sizes(), " does not broadcast to the product's ", mat1.size(0), "x",
-              mat2.size(1), " (mat1 ", mat1.sizes(), ", mat2 ", mat2.sizes(), ")");
+  TORCH_CHECK(mat1.sym_size(1) == mat2.sym_size(0), "mat1 and mat2 shapes cannot be multiplied (", mat1.sym_size(0), "x",
+              mat1.sym_size(1), " and ", mat2.sym_size(0), "x", mat2.sym_size(1), ")");
+  TORCH_CHECK(input.dtype() == mat1.dtype() && mat2.dtype() == mat1.dtype() && (!out || out->dtype() == mat1.dtype()),
+              op, ": expected input, mat1, mat2", out ? " and out" : "", " of one dtype, got ", input.dtype(), ", ",
+              mat1.dtype(), ", ", mat2.dtype(), out ? ", " : "", out ? c10::toString(out->scalar_type()) : "");
+  TORCH_CHECK(false, op, ": input of shape ", input.sym_sizes(), " does not broadcast to the product's ", mat1.sym_size(0), "x",
+              mat2.sym_size(1), " (mat1 ", mat1.sym_sizes(), ", mat2 ", mat2.sym_sizes(), ")");
 }
 
 // input as a bias along the columns: (N,) or (1, N), N > 1 or N = 1 (a scalar-like input of
@@ -221,33 +229,42 @@ bool baddbmm_args_ok(const at::Tensor& input, const at::Tensor& batch1, const at
   return true;
 }
 
-// The errors torch.baddbmm raises, raised by torch itself (its meta function on meta copies,
-// then its CUDA kernel on an empty stand-in out for devices), then our own wording.
+// torch.baddbmm's functions, for let_torch_raise (ops/torch_errors.h).
+struct TorchBaddbmm {
+  using T = at::Tensor;
+  using S = at::Scalar;
+  static void meta(const T& c, const T& a, const T& b, const S& beta, const S& alpha) { at::meta::baddbmm(c, a, b, beta, alpha); }
+  static void cuda(const T& c, const T& a, const T& b, const S& beta, const S& alpha) { at::cuda::baddbmm(c, a, b, beta, alpha); }
+  static void meta_out(T& o, const T& c, const T& a, const T& b, const S& beta, const S& alpha) {
+    at::meta::baddbmm_out(o, c, a, b, beta, alpha);
+  }
+  static void cuda_out(T& o, const T& c, const T& a, const T& b, const S& beta, const S& alpha) {
+    at::cuda::baddbmm_out(o, c, a, b, beta, alpha);
+  }
+};
+
+// The errors torch.baddbmm raises, raised by torch itself, then our own wording.
 [[noreturn]] void raise_like_torch_baddbmm(const at::Tensor& input, const at::Tensor& batch1,
                                            const at::Tensor& batch2, const at::Scalar& beta,
                                            const at::Scalar& alpha, const at::Tensor* out) {
-  const auto meta = [](const at::Tensor& t) { return t.is_meta() ? t : at::empty_like(t, t.options().device(at::kMeta)); };
+  let_torch_raise<TorchBaddbmm>({&input, &batch1, &batch2}, out, input, batch1, batch2, beta, alpha);
   const bool same_device = batch1.device() == batch2.device() && input.device() == batch1.device() &&
                            (!out || out->device() == batch1.device());
-  if (same_device) {
-    if (out) {
-      at::Tensor stand_in = at::empty({0}, out->options().device(at::kMeta));
-      at::meta::baddbmm_out(stand_in, meta(input), meta(batch1), meta(batch2), beta, alpha);
-    } else {
-      at::meta::baddbmm(meta(input), meta(batch1), meta(batch2), beta, alpha);
-    }
-  } else if (batch1.is_cuda() || batch2.is_cuda() || input.is_cuda()) {
-    at::Tensor stand_in = at::empty({0}, (out ? *out : batch1).options());
-    at::cuda::baddbmm_out(stand_in, input, batch1, batch2, beta, alpha);
-  }
   TORCH_CHECK(same_device, "Expected all tensors to be on the same device, but got input on ", input.device(),
               ", batch1 on ", batch1.device(), " and batch2 on ", batch2.device(),
               " (when checking argument in method ", kBaddbmmMethod, ")");
   TORCH_CHECK(batch1.dim() == 3 && batch2.dim() == 3, "batch1 and batch2 must be 3D tensors, got ", batch1.dim(),
               "-D and ", batch2.dim(), "-D");
-  TORCH_CHECK(false, kBaddbmmMethod, ": input of shape ", input.sizes(), " does not broadcast to the product's ",
-              batch1.size(0), "x", batch1.size(1), "x", batch2.size(2), " (batch1 ", batch1.sizes(), ", batch2 ",
-              batch2.sizes(), ")");
+  TORCH_CHECK(batch1.sym_size(0) == batch2.sym_size(0) && batch1.sym_size(2) == batch2.sym_size(1), kBaddbmmMethod,
+              ": batch1 ", batch1.sym_sizes(), " and batch2 ", batch2.sym_sizes(), " cannot be multiplied");
+  TORCH_CHECK(input.dtype() == batch1.dtype() && batch2.dtype() == batch1.dtype() &&
+                  (!out || out->dtype() == batch1.dtype()),
+              kBaddbmmMethod, ": expected input, batch1, batch2", out ? " and out" : "", " of one dtype, got ",
+              input.dtype(), ", ", batch1.dtype(), ", ", batch2.dtype(), out ? ", " : "",
+              out ? c10::toString(out->scalar_type()) : "");
+  TORCH_CHECK(false, kBaddbmmMethod, ": input of shape ", input.sym_sizes(), " does not broadcast to the product's ",
+              batch1.sym_size(0), "x", batch1.sym_size(1), "x", batch2.sym_size(2), " (batch1 ", batch1.sym_sizes(), ", batch2 ",
+              batch2.sym_sizes(), ")");
 }
 
 // out = beta * input + alpha * (batch1 @ batch2): the batched product into out (or a fresh

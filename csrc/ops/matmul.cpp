@@ -34,6 +34,12 @@ bool folds_without_copy(const at::Tensor& t) {
 at::Tensor product(const at::Tensor& a, const at::Tensor& b) { return op::mm().call(a, b); }
 at::Tensor batched_product(const at::Tensor& a, const at::Tensor& b) { return op::bmm().call(a, b); }
 
+// torch.matmul multiplies a matrix by a vector with mv: its error, in its words.
+void check_fits_vector(const at::Tensor& mat, const at::Tensor& vec) {
+  TORCH_CHECK(mat.sym_size(1) == vec.sym_size(0), "size mismatch, got input (", mat.sym_size(0), "), mat (",
+              mat.sym_size(0), "x", mat.sym_size(1), "), vec (", vec.sym_size(0), ")");
+}
+
 }  // namespace
 
 at::Tensor matmul_composite(const at::Tensor& self, const at::Tensor& other) {
@@ -47,7 +53,10 @@ at::Tensor matmul_composite(const at::Tensor& self, const at::Tensor& other) {
                 " elements respectively");
     return product(self.unsqueeze(0), other.unsqueeze(1)).squeeze(1).squeeze(0);
   }
-  if (da == 2 && db == 1) return product(self, other.unsqueeze(1)).squeeze(1);
+  if (da == 2 && db == 1) {
+    check_fits_vector(self, other);
+    return product(self, other.unsqueeze(1)).squeeze(1);
+  }
   if (da == 1 && db == 2) return product(self.unsqueeze(0), other).squeeze(0);
   if (da == 2 && db == 2) return product(self, other);
 
@@ -55,7 +64,10 @@ at::Tensor matmul_composite(const at::Tensor& self, const at::Tensor& other) {
     // Fold: (batch..., M, K) -> (batch * M, K), one mm, the batch dims restored.
     std::vector<c10::SymInt> out_shape(self.sym_sizes().begin(), self.sym_sizes().end() - 1);
     const at::Tensor rows = self.reshape_symint({-1, self.sym_size(-1)});
-    if (db == 1) return product(rows, other.unsqueeze(1)).view_symint(out_shape);
+    if (db == 1) {
+      check_fits_vector(rows, other);
+      return product(rows, other.unsqueeze(1)).view_symint(out_shape);
+    }
     out_shape.push_back(other.sym_size(1));
     return product(rows, other).view_symint(out_shape);
   }

@@ -26,6 +26,7 @@
 #include "ops/kmajor_copy.h"
 #include "ops/settings.h"
 #include "ops/stats.h"
+#include "ops/torch_errors.h"
 
 namespace cutlass_ops {
 
@@ -74,53 +75,35 @@ bool mm_args_ok(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor
   TORCH_CHECK(false, kMethod, ": invalid arguments");
 }
 
-bool has_symbolic_shape(const at::Tensor& t) { return t.unsafeGetTensorImpl()->has_symbolic_sizes_strides(); }
-
-// torch.mm's wording changes between releases ("expected m1 and m2" in one, "expected mat1
-// and mat2" in another), so on this cold path torch raises its own error, exactly as torch.mm
-// would: the CUDA wrapper's device check, the structured meta checks, the out= checks. An
-// empty stand-in takes out's place, so nothing is written even if torch accepted the call.
-//
-// It calls torch's CUDA kernel directly (at::cuda::mm), not through the dispatcher: when
-// cutlass_ops.enable() has made this code aten::mm's CUDA kernel, at::mm would land here again.
-//
-// `Torch` names torch's meta and CUDA functions of the op (TorchMm, TorchBmm below).
-template <class Torch>
-void let_torch_raise(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
-  if (has_symbolic_shape(self) || has_symbolic_shape(mat2)) return;
-  const bool meta = self.is_meta() && mat2.is_meta() && (!out || out->is_meta());
-  const bool cuda = self.is_cuda() || mat2.is_cuda() || (out && out->is_cuda());
-  if (!meta && !cuda) return;
-  if (out) {
-    at::Tensor stand_in = at::empty({0}, out->options());
-    meta ? Torch::meta_out(stand_in, self, mat2) : Torch::cuda_out(stand_in, self, mat2);
-  } else {
-    meta ? Torch::meta(self, mat2) : Torch::cuda(self, mat2);
-  }
-}
-
+// torch.mm's and torch.bmm's functions, for let_torch_raise (ops/torch_errors.h).
 struct TorchMm {
-  static at::Tensor meta(const at::Tensor& a, const at::Tensor& b) { return at::meta::mm(a, b); }
-  static at::Tensor cuda(const at::Tensor& a, const at::Tensor& b) { return at::cuda::mm(a, b); }
-  static at::Tensor meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::meta::mm_out(o, a, b); }
-  static at::Tensor cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::cuda::mm_out(o, a, b); }
+  static void meta(const at::Tensor& a, const at::Tensor& b) { at::meta::mm(a, b); }
+  static void cuda(const at::Tensor& a, const at::Tensor& b) { at::cuda::mm(a, b); }
+  static void meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::meta::mm_out(o, a, b); }
+  static void cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::cuda::mm_out(o, a, b); }
 };
 
 struct TorchBmm {
-  static at::Tensor meta(const at::Tensor& a, const at::Tensor& b) { return at::meta::bmm(a, b); }
-  static at::Tensor cuda(const at::Tensor& a, const at::Tensor& b) { return at::cuda::bmm(a, b); }
-  static at::Tensor meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::meta::bmm_out(o, a, b); }
-  static at::Tensor cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::cuda::bmm_out(o, a, b); }
+  static void meta(const at::Tensor& a, const at::Tensor& b) { at::meta::bmm(a, b); }
+  static void cuda(const at::Tensor& a, const at::Tensor& b) { at::cuda::bmm(a, b); }
+  static void meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::meta::bmm_out(o, a, b); }
+  static void cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::cuda::bmm_out(o, a, b); }
 };
 
 [[noreturn]] void raise_like_torch_mm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
-  let_torch_raise<TorchMm>(self, mat2, out);
+  let_torch_raise<TorchMm>({&self, &mat2}, out, self, mat2);
   raise_mm_arg_error(self, mat2, out);
 }
 
-[[noreturn]] void throw_unsupported_dtype(at::ScalarType dtype) {
-  // torch.mm's own error for integer and bool matrices on CUDA.
-  TORCH_CHECK_NOT_IMPLEMENTED(false, "\"addmm_cuda\" not implemented for '", c10::toString(dtype), "'");
+// Integer and bool matrices: torch's CUDA kernel raises its own error (torch.mm's names
+// "addmm_cuda", torch.bmm's "baddbmm_cuda"); our wording of it follows should a torch release
+// accept them.
+template <class Torch>
+[[noreturn]] void raise_unsupported_dtype(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
+                                          const char* torch_kernel) {
+  let_torch_raise<Torch>({&self, &mat2}, out, self, mat2);
+  TORCH_CHECK_NOT_IMPLEMENTED(false, "\"", torch_kernel, "\" not implemented for '", c10::toString(self.scalar_type()),
+                              "'");
 }
 
 // Byte address of element (0, 0). Meta tensors have no memory: plan as if their storage
@@ -436,7 +419,7 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
   const at::ScalarType dtype = self_in.scalar_type();
   const std::optional<Precision> precision = precision_for(dtype);
   if (!precision) {
-    if (!at::isComplexType(dtype)) throw_unsupported_dtype(dtype);
+    if (!at::isComplexType(dtype)) raise_unsupported_dtype<TorchMm>(self_in, mat2_in, out, "addmm_cuda");
     // Complex matrices: documented hand-off to torch.mm's CUDA kernel (cuBLAS).
     TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops.mm: kernel= cannot be used with ", dtype,
                       " tensors: cutlass_ops has no complex kernels and hands them to torch.mm");
@@ -483,7 +466,7 @@ bool bmm_args_ok(const at::Tensor& self, const at::Tensor& mat2, const at::Tenso
 // torch.bmm raises its own errors, as for mm: its meta function for shapes and dtypes, its CUDA
 // kernel for devices, on an empty stand-in out. Our wording follows if torch accepts the call.
 [[noreturn]] void raise_like_torch_bmm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
-  let_torch_raise<TorchBmm>(self, mat2, out);
+  let_torch_raise<TorchBmm>({&self, &mat2}, out, self, mat2);
   if (out) {
     check_same_device({{out, "out"}, {&self, "self"}, {&mat2, "mat2"}});
   } else {
@@ -511,7 +494,7 @@ at::Tensor bmm_impl(const at::Tensor& self_in, const at::Tensor& mat2_in, at::Te
   const at::ScalarType dtype = self_in.scalar_type();
   const std::optional<Precision> precision = precision_for(dtype);
   if (!precision) {
-    if (!at::isComplexType(dtype)) throw_unsupported_dtype(dtype);
+    if (!at::isComplexType(dtype)) raise_unsupported_dtype<TorchBmm>(self_in, mat2_in, out, "baddbmm_cuda");
     hand_complex_to_torch(self_in, mat2_in, m, n, k);
     if (out) return at::cuda::bmm_out(*out, self_in, mat2_in);
     return at::cuda::bmm(self_in, mat2_in);
