@@ -1,7 +1,8 @@
 """Where a tile loses to cuBLAS on mid-size problems: in its fixed cost or in each step of K?
-Kernel durations (torch.profiler, a 256 MB L2 flush and a GPU spin before each call, median of
-three alternating rounds of 5) of torch.mm and four CUTLASS tiles on M x N x K, bf16 "rr", K
-from 256 to 16384: the slope is the cost per 1024 of K, the intercept the fixed cost.
+GPU time per call (torch.profiler: a call's kernels and memsets summed; a 256 MB L2 flush and a
+GPU spin before each call; median of three alternating rounds of 5) of torch.mm and four CUTLASS
+tiles on M x N x K, bf16 "rr", K from 256 to 16384: the slope is the cost per 1024 of K, the
+intercept the fixed cost. The last column: the most launches a call made.
 
     python benchmarks/probes/k_slope_probe.py
 """
@@ -16,13 +17,20 @@ names = ["cutlass3x_sm90_bf16_rr_64x128x64_1x1x1_pingpong", "cutlass3x_sm90_bf16
 short = ["torch"] + [n.split("_rr_")[1].replace("x64_1x1x1", "").replace("_1x2x1", "c12")[:14] for n in names]
 print("problem              " + " ".join(f"{s:>14s}" for s in short) + "   kernels seen")
 def kernel_us(f, reps):
+    """Each call's GPU time: the durations of the kernels and memsets it launched, summed (the
+    flush's kernel, which precedes every call, starts a new one), and the most it launched."""
     with profile(activities=[ProfilerActivity.CUDA]) as prof:
         for _ in range(reps):
             flush.zero_(); torch.cuda._sleep(100000); f()
         torch.cuda.synchronize()
-    d = [e.device_time for e in prof.events() if e.device_type.name == "CUDA" and "elementwise" not in e.name
-         and "sleep" not in e.name.lower() and "spin" not in e.name.lower() and "Memset" not in e.name]
-    return d
+    kernels = sorted((e for e in prof.events() if e.device_type.name == "CUDA"), key=lambda e: e.time_range.start)
+    calls = []
+    for e in kernels:
+        if "elementwise" in e.name:
+            calls.append([])
+        elif calls and "sleep" not in e.name.lower() and "spin" not in e.name.lower():
+            calls[-1].append(e.device_time)
+    return [sum(c) for c in calls], max(len(c) for c in calls)
 for m, n in [(1000, 1024), (2000, 1024), (1000, 2048)]:
   for K in [256, 1024, 2048, 4096, 8192, 16384]:
     a = torch.randn(m, K, device="cuda", dtype=torch.bfloat16); b = torch.randn(K, n, device="cuda", dtype=torch.bfloat16)
@@ -31,10 +39,11 @@ for m, n in [(1000, 1024), (2000, 1024), (1000, 2048)]:
     for f in impls:
         for _ in range(3): f()
     torch.cuda.synchronize()
-    got = [[] for _ in impls]
+    got, per_call = [[] for _ in impls], set()
     for rnd in range(3):
         order = range(len(impls)) if rnd % 2 == 0 else reversed(range(len(impls)))
         for i in order:
-            got[i] += kernel_us(impls[i], 5)
-    per_call = {len(g) // 15 for g in got}
+            times, launched = kernel_us(impls[i], 5)
+            got[i] += times
+            per_call.add(launched)
     print(f"{m}x{n}x{K:<6d}      " + " ".join(f"{statistics.median(g):14.2f}" for g in got) + f"   {sorted(per_call)}", flush=True)

@@ -51,8 +51,9 @@ bool addmm_args_ok(const at::Tensor& input, const at::Tensor& mat1, const at::Te
   return true;
 }
 
-// torch.addmm's functions, for let_torch_raise (ops/torch_errors.h). torch's
-// _addmm_activation shares addmm's checks and their wording.
+// torch.addmm's functions, for let_torch_raise (ops/torch_errors.h). _addmm_activation's errors
+// are asked of them too: the same checks and texts, but a device error names addmm's CUDA wrapper
+// where torch's names _addmm_activation's (docs/differences.md).
 struct TorchAddmm {
   using T = at::Tensor;
   using S = at::Scalar;

@@ -96,8 +96,8 @@ struct TorchBmm {
 }
 
 // Integer and bool matrices: torch's CUDA kernel raises its own error (torch.mm's names
-// "addmm_cuda", torch.bmm's "baddbmm_cuda"); our wording of it follows should a torch release
-// accept them.
+// "addmm_cuda", torch.bmm's "baddbmm_cuda"). It computes empty products (M, N or K zero) instead,
+// and then our wording of that error follows: a difference (docs/differences.md).
 template <class Torch>
 [[noreturn]] void raise_unsupported_dtype(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
                                           const char* torch_kernel) {
@@ -463,8 +463,8 @@ bool bmm_args_ok(const at::Tensor& self, const at::Tensor& mat2, const at::Tenso
          self.dtype() == mat2.dtype() && (!out || out->dtype() == self.dtype());
 }
 
-// torch.bmm raises its own errors, as for mm: its meta function for shapes and dtypes, its CUDA
-// kernel for devices, on an empty stand-in out. Our wording follows if torch accepts the call.
+// torch.bmm raises its own errors, as for mm (ops/torch_errors.h): its CUDA kernel on an empty
+// stand-in out, or its meta function for meta tensors. Our wording follows if torch accepts the call.
 [[noreturn]] void raise_like_torch_bmm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
   let_torch_raise<TorchBmm>({&self, &mat2}, out, self, mat2);
   if (out) {

@@ -2,10 +2,10 @@
 // The wgmma instructions of the hand-written TMA + WGMMA step
 // (csrc/handwritten/gemm_6_wgmma_tma_sm90.cu), included by csrc/handwritten/hopper_ptx.cuh: one
 // per width its builds issue, for bf16 and f16 (the kernel table's step-6 rows give the widths:
-// 192, 208, 224, 240, 256). Each names its N / 2 accumulator registers (operands %0 to %N/2 -
-// 1), then the two descriptors, scale-d (1: accumulate), and the transpose bits: kTransA = 0 for
-// a K-major A (stored M x K), 1 for an MN-major one; kTransB = 0 for a K-major B (stored N x K),
-// 1 for an MN-major one (stored K x N).
+// 192, 208, 224, 240, 256). Each names its N / 2 accumulator registers (its first N / 2
+// operands), then the two descriptors, scale-d (1: accumulate), the scales of A and B (1, 1),
+// and the transpose bits: kTransA = 0 for a K-major A (stored M x K), 1 for an MN-major one;
+// kTransB = 0 for a K-major B (stored N x K), 1 for an MN-major one (stored K x N).
 #pragma once
 
 #include <cstdint>
