@@ -304,6 +304,30 @@ def test_dispatcher_mode_addmm_activation_matches_torch(use_gelu):
     assert_close_to_reference(ours, expected, reference)
 
 
+@pytest.mark.parametrize("use_gelu", [False, True])
+def test_dispatcher_mode_addmm_activation_errors_match_torch(use_gelu):
+    """aten::_addmm_activation, overridden in dispatcher mode, raises torch._addmm_activation's own
+    errors (type and text) and leaves out untouched."""
+    a, b = matrix(8, 16, dtype=torch.float32), matrix(16, 4, dtype=torch.float32)
+    cases = [
+        (matrix(5, dtype=torch.float32), a, b),                                   # input does not broadcast
+        (matrix(4, dtype=torch.float32), a, matrix(15, 4, dtype=torch.float32)),  # shapes do not fit
+        (matrix(4, dtype=torch.float16), a, b),                                   # dtypes differ
+        (matrix(4, dtype=torch.float32), a, b.cpu()),                             # devices differ
+    ]
+    for c, m1, m2 in cases:
+        theirs = capture_error(lambda: torch._addmm_activation(c, m1, m2, use_gelu=use_gelu))
+        theirs_out = capture_error(lambda: torch._addmm_activation(
+            c, m1, m2, use_gelu=use_gelu, out=torch.full((8, 4), 7.0, device="cuda")))
+        assert theirs[0] is not None and theirs_out[0] is not None, "torch accepts the call"
+        out = torch.full((8, 4), 7.0, device="cuda")
+        with cutlass_ops.use_cutlass():
+            ours = capture_error(lambda: torch._addmm_activation(c, m1, m2, use_gelu=use_gelu))
+            ours_out = capture_error(lambda: torch._addmm_activation(c, m1, m2, use_gelu=use_gelu, out=out))
+        assert ours == theirs and ours_out == theirs_out
+        assert (out == 7.0).all(), "out was written before the error"
+
+
 def test_patching_linear_runs_nn_linear_on_cutlass_with_gradients():
     model = mlp(torch.bfloat16)
     x = matrix(256, 512, dtype=torch.bfloat16)

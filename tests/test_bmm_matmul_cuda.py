@@ -454,6 +454,31 @@ def test_integer_batches_behave_like_torch():
         assert torch.equal(cutlass_ops.bmm(x, y), torch.bmm(x, y))
 
 
+EMPTY_INTEGER_PRODUCTS = [((0, 5), (5, 4)), ((3, 0), (0, 4)), ((3, 5), (5, 0)),
+                          ((0, 3, 5), (0, 5, 4)), ((2, 3, 0), (2, 0, 4)), ((2, 0, 5), (2, 5, 4))]
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.int64, torch.bool], ids=str)
+@pytest.mark.parametrize("shapes", EMPTY_INTEGER_PRODUCTS, ids=str)
+def test_empty_integer_products_behave_like_torch(dtype, shapes):
+    """torch's CUDA kernel refuses integer products but computes empty ones (zeros where K is 0);
+    so does cutlass_ops, plain, with out=, and in dispatcher mode."""
+    x = torch.randint(-4, 4, shapes[0], device="cuda").to(dtype)
+    y = torch.randint(-4, 4, shapes[1], device="cuda").to(dtype)
+    torch_op, our_op = (torch.mm, cutlass_ops.mm) if x.dim() == 2 else (torch.bmm, cutlass_ops.bmm)
+    expected = torch_op(x, y)
+    ours = our_op(x, y)
+    assert ours.dtype == expected.dtype and torch.equal(ours, expected)
+    out = torch.empty(0, device="cuda", dtype=dtype)
+    assert our_op(x, y, out=out) is out and torch.equal(out, expected)
+    with cutlass_ops.use_cutlass():
+        assert torch.equal(torch_op(x, y), expected)
+    if x.dim() == 2:
+        # A forced kernel cannot take integer tensors, empty or not.
+        with pytest.raises(ValueError, match="kernel= cannot be used"):
+            cutlass_ops.mm(x, y, kernel=cutlass_ops.list_kernels()[0].name)
+
+
 # ---- matmul: every rank combination -----------------------------------------------------------
 
 MATMUL_CASES = {

@@ -16,6 +16,7 @@
 #include <ATen/MemoryOverlap.h>
 #include <ATen/native/Resize.h>
 #include <ATen/ops/_addmm_activation_cuda_dispatch.h>
+#include <ATen/ops/_addmm_activation_meta_dispatch.h>
 #include <ATen/ops/addmm_cuda_dispatch.h>
 #include <ATen/ops/addmm_meta_dispatch.h>
 #include <ATen/ops/baddbmm_cuda_dispatch.h>
@@ -51,9 +52,7 @@ bool addmm_args_ok(const at::Tensor& input, const at::Tensor& mat1, const at::Te
   return true;
 }
 
-// torch.addmm's functions, for let_torch_raise (ops/torch_errors.h). _addmm_activation's errors
-// are asked of them too: the same checks and texts, but a device error names addmm's CUDA wrapper
-// where torch's names _addmm_activation's (docs/differences.md).
+// torch.addmm's and torch._addmm_activation's functions, for let_torch_raise (ops/torch_errors.h).
 struct TorchAddmm {
   using T = at::Tensor;
   using S = at::Scalar;
@@ -67,11 +66,34 @@ struct TorchAddmm {
   }
 };
 
-// The errors torch.addmm raises, raised by torch itself, then our own wording.
+struct TorchAddmmActivation {
+  using T = at::Tensor;
+  using S = at::Scalar;
+  static void meta(const T& c, const T& a, const T& b, const S& beta, const S& alpha, bool gelu) {
+    at::meta::_addmm_activation(c, a, b, beta, alpha, gelu);
+  }
+  static void cuda(const T& c, const T& a, const T& b, const S& beta, const S& alpha, bool gelu) {
+    at::cuda::_addmm_activation(c, a, b, beta, alpha, gelu);
+  }
+  static void meta_out(T& o, const T& c, const T& a, const T& b, const S& beta, const S& alpha, bool gelu) {
+    at::meta::_addmm_activation_out(o, c, a, b, beta, alpha, gelu);
+  }
+  static void cuda_out(T& o, const T& c, const T& a, const T& b, const S& beta, const S& alpha, bool gelu) {
+    at::cuda::_addmm_activation_out(o, c, a, b, beta, alpha, gelu);
+  }
+};
+
+// The errors torch.addmm (or, with an activation, torch._addmm_activation) raises, raised by
+// torch itself, then our own wording.
 [[noreturn]] void raise_like_torch_addmm(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
                                          const at::Scalar& beta, const at::Scalar& alpha, const at::Tensor* out,
-                                         const char* op) {
-  let_torch_raise<TorchAddmm>({&input, &mat1, &mat2}, out, input, mat1, mat2, beta, alpha);
+                                         Activation activation, const char* op) {
+  if (activation == Activation::kNone) {
+    let_torch_raise<TorchAddmm>({&input, &mat1, &mat2}, out, input, mat1, mat2, beta, alpha);
+  } else {
+    let_torch_raise<TorchAddmmActivation>({&input, &mat1, &mat2}, out, input, mat1, mat2, beta, alpha,
+                                          activation == Activation::kGELUTanh);
+  }
   const bool same_device = mat1.device() == mat2.device() && input.device() == mat1.device() &&
                            (!out || out->device() == mat1.device());
   TORCH_CHECK(same_device, "Expected all tensors to be on the same device, but got input on ", input.device(),
@@ -108,7 +130,7 @@ at::Tensor addmm_impl(const at::Tensor& input, const at::Tensor& mat1, const at:
                       const at::Scalar& beta_s, const at::Scalar& alpha_s, at::Tensor* out, Activation activation,
                       const char* op) {
   if (C10_UNLIKELY(!addmm_args_ok(input, mat1, mat2, out))) {
-    raise_like_torch_addmm(input, mat1, mat2, beta_s, alpha_s, out, op);
+    raise_like_torch_addmm(input, mat1, mat2, beta_s, alpha_s, out, activation, op);
   }
   if (out) at::assert_no_internal_overlap(*out);
   const int64_t m = mat1.size(0), n = mat2.size(1);
@@ -188,7 +210,7 @@ at::Tensor& addmm_activation_out_cuda(const at::Tensor& input, const at::Tensor&
 at::Tensor addmm_meta(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
                       const at::Scalar& beta, const at::Scalar& alpha) {
   if (C10_UNLIKELY(!addmm_args_ok(input, mat1, mat2, nullptr))) {
-    raise_like_torch_addmm(input, mat1, mat2, beta, alpha, nullptr, "cutlass_ops::addmm");
+    raise_like_torch_addmm(input, mat1, mat2, beta, alpha, nullptr, Activation::kNone, "cutlass_ops::addmm");
   }
   return at::empty_symint({mat1.sym_size(0), mat2.sym_size(1)}, mat1.options());
 }
@@ -196,7 +218,7 @@ at::Tensor addmm_meta(const at::Tensor& input, const at::Tensor& mat1, const at:
 at::Tensor& addmm_out_meta(const at::Tensor& input, const at::Tensor& mat1, const at::Tensor& mat2,
                            const at::Scalar& beta, const at::Scalar& alpha, at::Tensor& out) {
   if (C10_UNLIKELY(!addmm_args_ok(input, mat1, mat2, &out))) {
-    raise_like_torch_addmm(input, mat1, mat2, beta, alpha, &out, "cutlass_ops::addmm");
+    raise_like_torch_addmm(input, mat1, mat2, beta, alpha, &out, Activation::kNone, "cutlass_ops::addmm");
   }
   at::native::resize_output_symint(out, {mat1.sym_size(0), mat2.sym_size(1)});
   return out;

@@ -78,16 +78,16 @@ bool mm_args_ok(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor
 // torch.mm's and torch.bmm's functions, for let_torch_raise (ops/torch_errors.h).
 struct TorchMm {
   static void meta(const at::Tensor& a, const at::Tensor& b) { at::meta::mm(a, b); }
-  static void cuda(const at::Tensor& a, const at::Tensor& b) { at::cuda::mm(a, b); }
+  static at::Tensor cuda(const at::Tensor& a, const at::Tensor& b) { return at::cuda::mm(a, b); }
   static void meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::meta::mm_out(o, a, b); }
-  static void cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::cuda::mm_out(o, a, b); }
+  static at::Tensor& cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::cuda::mm_out(o, a, b); }
 };
 
 struct TorchBmm {
   static void meta(const at::Tensor& a, const at::Tensor& b) { at::meta::bmm(a, b); }
-  static void cuda(const at::Tensor& a, const at::Tensor& b) { at::cuda::bmm(a, b); }
+  static at::Tensor cuda(const at::Tensor& a, const at::Tensor& b) { return at::cuda::bmm(a, b); }
   static void meta_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::meta::bmm_out(o, a, b); }
-  static void cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { at::cuda::bmm_out(o, a, b); }
+  static at::Tensor& cuda_out(at::Tensor& o, const at::Tensor& a, const at::Tensor& b) { return at::cuda::bmm_out(o, a, b); }
 };
 
 [[noreturn]] void raise_like_torch_mm(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out) {
@@ -95,15 +95,26 @@ struct TorchBmm {
   raise_mm_arg_error(self, mat2, out);
 }
 
-// Integer and bool matrices: torch's CUDA kernel raises its own error (torch.mm's names
-// "addmm_cuda", torch.bmm's "baddbmm_cuda"). It computes empty products (M, N or K zero) instead,
-// and then our wording of that error follows: a difference (docs/differences.md).
+// Integer and bool matrices, which cutlass_ops has no kernels for, behave as in torch: torch's
+// CUDA kernel computes empty products (M, N, K or the batch zero: nothing to multiply, zeros
+// where K is zero) and refuses the others with its own error (torch.mm's names "addmm_cuda",
+// torch.bmm's "baddbmm_cuda"), raised on an empty stand-in so out stays untouched. Our wording of
+// that error follows only if torch's kernel were to accept the call.
 template <class Torch>
-[[noreturn]] void raise_unsupported_dtype(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor* out,
-                                          const char* torch_kernel) {
-  let_torch_raise<Torch>({&self, &mat2}, out, self, mat2);
-  TORCH_CHECK_NOT_IMPLEMENTED(false, "\"", torch_kernel, "\" not implemented for '", c10::toString(self.scalar_type()),
-                              "'");
+at::Tensor integer_product(const at::Tensor& self, const at::Tensor& mat2, at::Tensor* out, std::string_view forced,
+                           const char* torch_kernel) {
+  bool empty = self.size(-2) == 0 || self.size(-1) == 0 || mat2.size(-1) == 0;
+  if (self.dim() == 3) empty = empty || self.size(0) == 0;
+  if (!empty) {
+    let_torch_raise<Torch>({&self, &mat2}, out, self, mat2);
+    TORCH_CHECK_NOT_IMPLEMENTED(false, "\"", torch_kernel, "\" not implemented for '",
+                                c10::toString(self.scalar_type()), "'");
+  }
+  TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops: kernel= cannot be used with ", self.scalar_type(),
+                    " tensors: cutlass_ops has no integer kernels, and torch computes their empty products");
+  stats::count(stats::Outcome::kNoWork);
+  if (out) return Torch::cuda_out(*out, self, mat2);
+  return Torch::cuda(self, mat2);
 }
 
 // Byte address of element (0, 0). Meta tensors have no memory: plan as if their storage
@@ -419,7 +430,7 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
   const at::ScalarType dtype = self_in.scalar_type();
   const std::optional<Precision> precision = precision_for(dtype);
   if (!precision) {
-    if (!at::isComplexType(dtype)) raise_unsupported_dtype<TorchMm>(self_in, mat2_in, out, "addmm_cuda");
+    if (!at::isComplexType(dtype)) return integer_product<TorchMm>(self_in, mat2_in, out, forced, "addmm_cuda");
     // Complex matrices: documented hand-off to torch.mm's CUDA kernel (cuBLAS).
     TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops.mm: kernel= cannot be used with ", dtype,
                       " tensors: cutlass_ops has no complex kernels and hands them to torch.mm");
@@ -494,7 +505,7 @@ at::Tensor bmm_impl(const at::Tensor& self_in, const at::Tensor& mat2_in, at::Te
   const at::ScalarType dtype = self_in.scalar_type();
   const std::optional<Precision> precision = precision_for(dtype);
   if (!precision) {
-    if (!at::isComplexType(dtype)) raise_unsupported_dtype<TorchBmm>(self_in, mat2_in, out, "baddbmm_cuda");
+    if (!at::isComplexType(dtype)) return integer_product<TorchBmm>(self_in, mat2_in, out, forced, "baddbmm_cuda");
     hand_complex_to_torch(self_in, mat2_in, m, n, k);
     if (out) return at::cuda::bmm_out(*out, self_in, mat2_in);
     return at::cuda::bmm(self_in, mat2_in);
