@@ -327,6 +327,31 @@ def test_uncalibrated_sm90_devices_use_the_nearest_sm90_calibration():
     assert all(math.isfinite(c.predicted_us) and c.predicted_us > 0 for c in a100.candidates)
 
 
+def test_devices_of_one_sm_count_take_the_calibration_nearest_in_dram_bandwidth():
+    """An H100 and an H200 share compute capability and SM count; calibrations of both are told
+    apart by the DRAM bandwidth their device description records, and each device plans with the
+    nearer one."""
+    a = torch.empty(1000, 4096, dtype=torch.bfloat16, device="meta")
+    b = torch.empty(4096, 1024, dtype=torch.bfloat16, device="meta")
+    before = cutlass_ops.explain(a, b, device="h100")
+    loser = before.candidates[-1]
+    try:
+        h200 = store.load(H100_CALIBRATION)
+        assert h200["desc"][4] < 4000  # the shipped file records the H100's bandwidth
+        h200["desc"] = h200["desc"][:4] + [4814]
+        h200["kernels"] = {loser.kernel: {loser.decomposition: [0.001] + [0.0] * (fit.NUM_FEATURES - 1)}}
+        store.install(h200, "an H200's calibration")
+        on_h200 = cutlass_ops.explain(a, b, device="h200")
+        assert on_h200.calibration == "an H200's calibration"
+        assert (on_h200.kernel, on_h200.decomposition) == (loser.kernel, loser.decomposition)
+        on_h100 = cutlass_ops.explain(a, b, device="h100")
+        assert H100_CALIBRATION.name in on_h100.calibration
+        assert (on_h100.kernel, on_h100.decomposition) == (before.kernel, before.decomposition)
+    finally:
+        store.install_shipped()
+    assert H100_CALIBRATION.name in cutlass_ops.explain(a, b, device="h200").calibration
+
+
 def test_plan_cache_under_threads():
     """Eight threads planning the same 200 problems at once, through the plan cache, choose
     alike; the cache then holds each problem once."""
@@ -639,3 +664,5 @@ def test_a_calibration_of_another_format_version_is_refused_by_name(tmp_path, mo
                                                         rf"of format version {store.FORMAT_VERSION - 1}"):
         assert store.install_shipped() == []
     assert installed == []
+    monkeypatch.undo()
+    assert store.install_shipped() == [H100_CALIBRATION.name]  # the loader above cleared it

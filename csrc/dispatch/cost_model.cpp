@@ -8,6 +8,7 @@
 #include <mutex>
 #include <shared_mutex>
 #include <string_view>
+#include <utility>
 
 namespace cutlass_ops {
 
@@ -199,18 +200,28 @@ StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int
 
 }  // namespace
 
+namespace {
+
+// How far a calibration's device is from `device`, nearest first: the SM counts' difference,
+// then the DRAM bandwidths' ratio (as a log; 0 where either is not known).
+std::pair<int, double> device_distance(const Calibration& c, const DeviceDesc& device) {
+  const double bandwidth = c.dram_gbps > 0 && device.dram_gbps > 0
+                               ? std::abs(std::log(static_cast<double>(c.dram_gbps) / device.dram_gbps))
+                               : 0.0;
+  return {std::abs(c.sm_count - device.sm_count), bandwidth};
+}
+
+}  // namespace
+
 const Calibration* calibration_for(const DeviceDesc& device) {
   CalibrationStore& s = store();
   std::shared_lock lock(s.mutex);
-  const Calibration* same_cc = nullptr;
+  const Calibration* nearest = nullptr;
   for (const auto& c : s.all) {
     if (c->cc != device.cc) continue;
-    if (c->sm_count == device.sm_count) return c.get();
-    if (same_cc == nullptr || std::abs(c->sm_count - device.sm_count) < std::abs(same_cc->sm_count - device.sm_count)) {
-      same_cc = c.get();
-    }
+    if (nearest == nullptr || device_distance(*c, device) < device_distance(*nearest, device)) nearest = c.get();
   }
-  return same_cc;
+  return nearest;
 }
 
 void add_calibration(Calibration calibration) {
@@ -221,7 +232,8 @@ void add_calibration(Calibration calibration) {
     // one (explain, the plan cache). A replaced one stays allocated, unlisted.
     static std::vector<std::shared_ptr<const Calibration>> retired;
     for (auto it = s.all.begin(); it != s.all.end();) {
-      if ((*it)->cc == calibration.cc && (*it)->sm_count == calibration.sm_count) {
+      if ((*it)->cc == calibration.cc && (*it)->sm_count == calibration.sm_count &&
+          (*it)->dram_gbps == calibration.dram_gbps) {
         retired.push_back(*it);
         it = s.all.erase(it);
       } else {

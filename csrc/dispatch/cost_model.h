@@ -158,6 +158,7 @@ inline int residual_slot(Variant v, Decomposition d) { return static_cast<int>(v
 struct Calibration {
   std::string source;  // where they came from, for explain()
   int cc = 0, sm_count = 0;
+  int dram_gbps = 0;   // the calibrated device's DRAM bandwidth (GB/s); 0: not recorded
   CopyCosts copies;
   std::unordered_map<std::string, KernelConstants> kernels;
   double residual_bandwidth = 0.75;  // log2 units
@@ -176,10 +177,12 @@ struct Calibration {
   std::map<std::string, int, std::less<>> ctas_per_sm;
 };
 
-// The device's calibration: an exact (compute capability, SM count) match, else one of the same
-// compute capability (the per-kernel constants are per SM), else none.
+// The device's calibration: one of its compute capability, the nearest in SM count (the
+// per-kernel constants are per SM), then in DRAM bandwidth (an H100 and an H200 share compute
+// capability and SM count; the H200's few-row products run faster with its bandwidth, and its
+// SM90 kernels 5% faster, its SM80 ones not at all: RESULTS.md); else none.
 const Calibration* calibration_for(const DeviceDesc& device);
-void add_calibration(Calibration calibration);  // replaces one for the same cc and SM count
+void add_calibration(Calibration calibration);  // replaces one for the same cc, SM count and DRAM bandwidth
 void clear_calibrations();
 // Bumped by every change to the calibrations or the tuning table: plan caches compare it.
 uint64_t dispatch_generation();

@@ -8,13 +8,14 @@ namespace cutlass_ops {
 
 size_t PlanKeyHash::operator()(const PlanKey& key) const {
   return TuningKeyHash{}(key.problem) ^ (static_cast<size_t>(key.smem_optin_bytes) * 0x9e3779b97f4a7c15ULL) ^
+         (static_cast<size_t>(key.dram_gbps) * 0xff51afd7ed558ccdULL) ^ (static_cast<size_t>(key.clock_mhz) << 20) ^
          (static_cast<size_t>(key.batch) * 0xc2b2ae3d27d4eb4fULL) ^ static_cast<size_t>(key.epilogue) ^
          (static_cast<size_t>(key.shared_a) << 1) ^ (static_cast<size_t>(key.shared_b) << 2);
 }
 
 PlanKey plan_key(const Plan& p, const DeviceDesc& device) {
   const bool batched = p.batch > 1;
-  return {tuning_key(p, device), device.smem_optin_bytes, p.epilogue, p.batch,
+  return {tuning_key(p, device), device.smem_optin_bytes, device.clock_mhz, device.dram_gbps, p.epilogue, p.batch,
           batched && p.a.batch_stride == 0, batched && p.b.batch_stride == 0};
 }
 

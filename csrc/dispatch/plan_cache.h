@@ -15,19 +15,22 @@
 namespace cutlass_ops {
 
 // The tuning table's key (the exact problem and the device's compute capability and SM
-// count), the shared memory per block, which decides which kernels the device can run, the
-// epilogue, and the batch: its count and which operands the whole batch shares (batch
-// stride 0, read once).
+// count), the device's other properties below, the epilogue, and the batch: its count and which
+// operands the whole batch shares (batch stride 0, read once).
 struct PlanKey {
   TuningKey problem;
-  int smem_optin_bytes = 0;
+  // The device's other properties a plan reads: which kernels fit (shared memory), which
+  // calibration applies (DRAM bandwidth tells an H200 from an H100) and, without one, the peak
+  // rates the constants come from.
+  int smem_optin_bytes = 0, clock_mhz = 0, dram_gbps = 0;
   bool epilogue = false;
   int64_t batch = 1;
   bool shared_a = false, shared_b = false;
 
   bool operator==(const PlanKey& o) const {
-    return problem == o.problem && smem_optin_bytes == o.smem_optin_bytes && epilogue == o.epilogue &&
-           batch == o.batch && shared_a == o.shared_a && shared_b == o.shared_b;
+    return problem == o.problem && smem_optin_bytes == o.smem_optin_bytes && clock_mhz == o.clock_mhz &&
+           dram_gbps == o.dram_gbps && epilogue == o.epilogue && batch == o.batch && shared_a == o.shared_a &&
+           shared_b == o.shared_b;
   }
 };
 

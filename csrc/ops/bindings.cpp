@@ -290,10 +290,12 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
 }
 
 void add_calibration_dict(int cc, int sm_count, const std::string& source, const py::dict& copies,
-                          const py::dict& kernels, const py::object& residual, const py::object& ctas_per_sm) {
+                          const py::dict& kernels, const py::object& residual, const py::object& ctas_per_sm,
+                          int dram_gbps) {
   Calibration cal;
   cal.cc = cc;
   cal.sm_count = sm_count;
+  cal.dram_gbps = dram_gbps;
   cal.source = source;
   cal.copies.us_per_mb = copies["us_per_mb"].cast<double>();
   cal.copies.transpose_us_per_mb = copies["transpose_us_per_mb"].cast<double>();
@@ -743,7 +745,7 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("add_calibration", &cutlass_ops::add_calibration_dict,
         "Load one device's fitted cost-model constants (and the training residuals that correct them).",
         py::arg("cc"), py::arg("sm_count"), py::arg("source"), py::arg("copies"), py::arg("kernels"),
-        py::arg("residual") = py::none(), py::arg("ctas_per_sm") = py::none());
+        py::arg("residual") = py::none(), py::arg("ctas_per_sm") = py::none(), py::arg("dram_gbps") = 0);
   m.def("kernel_occupancy", &cutlass_ops::kernel_occupancy,
         "{kernel name: CTAs per SM} on a CUDA device, by CUDA's occupancy calculator, for the kernels that "
         "report it (KernelInfo::max_active_ctas) and run there.",

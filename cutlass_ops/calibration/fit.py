@@ -253,8 +253,9 @@ def unrecorded_occupancy(calibration: dict) -> list[str]:
 def _install(head: dict, constants: dict, copies: dict, residual: Optional[dict] = None,
              occupancy: Optional[dict] = None) -> None:
     _C.clear_calibrations()
-    store.install({"capability": head["capability"], "sm_count": head["sm_count"], "copies": copies,
-                   "kernels": constants, "residual": residual, "ctas_per_sm": occupancy or None}, "fit")
+    store.install({"capability": head["capability"], "sm_count": head["sm_count"], "desc": list(device_of(head)),
+                   "copies": copies, "kernels": constants, "residual": residual, "ctas_per_sm": occupancy or None},
+                  "fit")
 
 
 def _fold(row: dict) -> int:

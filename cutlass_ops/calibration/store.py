@@ -47,11 +47,13 @@ def load(path: os.PathLike) -> dict:
 
 
 def install(data: dict, source: str = "") -> None:
-    """Hand a calibration to the planner (for its compute capability and SM count). Constants of
-    kernels this build lacks are kept: they are looked up by name and simply never asked for."""
+    """Hand a calibration to the planner (for its compute capability, SM count and, where its
+    device description records it, DRAM bandwidth). Constants of kernels this build lacks are
+    kept: they are looked up by name and simply never asked for."""
     cc = data["capability"][0] * 10 + data["capability"][1]
+    dram_gbps = data["desc"][4] if "desc" in data else 0
     _C.add_calibration(cc, data["sm_count"], source or data.get("device", ""), data["copies"], data["kernels"],
-                       residual_fields(data.get("residual")), data.get("ctas_per_sm"))
+                       residual_fields(data.get("residual")), data.get("ctas_per_sm"), dram_gbps)
 
 
 def save(data: dict, path: os.PathLike) -> None:
@@ -87,8 +89,10 @@ def residual_fields(residual: Optional[dict]) -> Optional[dict]:
 
 
 def install_shipped() -> list[str]:
-    """Load every calibration shipped with the package; a file that does not load is skipped
-    with a CalibrationWarning (the planner then estimates from the device's properties)."""
+    """Load every calibration shipped with the package, in place of any loaded before; a file that
+    does not load is skipped with a CalibrationWarning (the planner then estimates from the
+    device's properties)."""
+    _C.clear_calibrations()
     loaded = []
     for path in sorted(DATA_DIR.glob(f"*{SUFFIX}")):
         try:

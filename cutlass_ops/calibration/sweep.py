@@ -45,7 +45,7 @@ TORCH_DTYPES = precisions.TORCH_DTYPE
 
 
 def device_key(name: str, capability: tuple[int, int], sm_count: int) -> str:
-    """Folder name for one device's data: calibration loads by compute capability and SM count."""
+    """Folder name for one device's data (calibrations load by compute capability, SM count and DRAM bandwidth)."""
     slug = re.sub(r"[^a-z0-9]+", "_", name.lower()).strip("_")
     return f"sm{capability[0]}{capability[1]}_{sm_count}sm_{slug}"
 
