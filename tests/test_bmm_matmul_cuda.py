@@ -474,7 +474,7 @@ def test_empty_integer_products_behave_like_torch(dtype, shapes):
     with cutlass_ops.use_cutlass():
         assert torch.equal(torch_op(x, y), expected)
     if x.dim() == 2:
-        # A forced kernel cannot take integer tensors, empty or not.
+        # A forced kernel cannot run an empty integer product (a non-empty one gets torch's error).
         with pytest.raises(ValueError, match="kernel= cannot be used"):
             cutlass_ops.mm(x, y, kernel=cutlass_ops.list_kernels()[0].name)
 

@@ -316,8 +316,8 @@ def test_refitting_the_stored_sweep_reproduces_the_shipped_model(tmp_path):
 
 
 def test_uncalibrated_sm90_devices_use_the_nearest_sm90_calibration():
-    """Calibrations load by compute capability and SM count: an H100 PCIe (114 SMs) has no
-    sweep of its own, and takes the 132-SM one (its constants are per SM)."""
+    """Calibrations load by compute capability, then the nearest SM count and bandwidth: an H100
+    PCIe (114 SMs) has no sweep of its own, and takes the 132-SM one (its constants are per SM)."""
     a = torch.empty(4096, 4096, dtype=torch.bfloat16, device="meta")
     pcie = cutlass_ops.explain(a, a, device="h100-pcie")
     assert H100_CALIBRATION.name in pcie.calibration
@@ -347,6 +347,9 @@ def test_devices_of_one_sm_count_take_the_calibration_nearest_in_dram_bandwidth(
         on_h100 = cutlass_ops.explain(a, b, device="h100")
         assert H100_CALIBRATION.name in on_h100.calibration
         assert (on_h100.kernel, on_h100.decomposition) == (before.kernel, before.decomposition)
+        # One that records no bandwidth stands for every bandwidth: it replaces both.
+        store.install({key: value for key, value in h200.items() if key != "desc"}, "any bandwidth")
+        assert {cutlass_ops.explain(a, b, device=d).calibration for d in ("h100", "h200")} == {"any bandwidth"}
     finally:
         store.install_shipped()
     assert H100_CALIBRATION.name in cutlass_ops.explain(a, b, device="h200").calibration

@@ -304,6 +304,18 @@ def test_integer_dtypes_are_unsupported_like_torch_mm():
     assert p.action == "unsupported"
 
 
+@pytest.mark.parametrize("shapes", [((0, 8), (8, 8)), ((8, 0), (0, 8)), ((8, 8), (8, 0)), ((0, 4, 8), (0, 8, 3))],
+                         ids=str)
+def test_empty_integer_products_go_to_torch_mm_like_mm(shapes):
+    """mm() hands empty integer products to torch's CUDA kernel, which computes them; explain says so,
+    and refuses kernel= as mm() does."""
+    a, b = (torch.empty(s, dtype=torch.int32, device="meta") for s in shapes)
+    p = cutlass_ops.explain(a, b, device="h100")
+    assert p.action == "torch.mm" and p.kernel is None and "empty" in p.reason, p
+    with pytest.raises(ValueError, match="kernel= cannot be used"):
+        cutlass_ops.explain(a, b, kernel=cutlass_ops.list_kernels()[0].name, device="h100")
+
+
 def test_dimension_over_int32_goes_to_torch_mm():
     p = plan(torch.empty(2**31, 1, dtype=torch.bfloat16, device="meta"), meta(1, 2))
     assert p.action == "torch.mm", p

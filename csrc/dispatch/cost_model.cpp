@@ -216,10 +216,12 @@ std::pair<int, double> device_distance(const Calibration& c, const DeviceDesc& d
 const Calibration* calibration_for(const DeviceDesc& device) {
   CalibrationStore& s = store();
   std::shared_lock lock(s.mutex);
+  // At equal distance (a device that records no bandwidth, between two calibrations that do)
+  // the one added last wins.
   const Calibration* nearest = nullptr;
   for (const auto& c : s.all) {
     if (c->cc != device.cc) continue;
-    if (nearest == nullptr || device_distance(*c, device) < device_distance(*nearest, device)) nearest = c.get();
+    if (nearest == nullptr || !(device_distance(*nearest, device) < device_distance(*c, device))) nearest = c.get();
   }
   return nearest;
 }
@@ -232,8 +234,10 @@ void add_calibration(Calibration calibration) {
     // one (explain, the plan cache). A replaced one stays allocated, unlisted.
     static std::vector<std::shared_ptr<const Calibration>> retired;
     for (auto it = s.all.begin(); it != s.all.end();) {
-      if ((*it)->cc == calibration.cc && (*it)->sm_count == calibration.sm_count &&
-          (*it)->dram_gbps == calibration.dram_gbps) {
+      // The same device class: one that records no bandwidth stands for every bandwidth.
+      const bool same_bandwidth = (*it)->dram_gbps == calibration.dram_gbps || (*it)->dram_gbps == 0 ||
+                                  calibration.dram_gbps == 0;
+      if ((*it)->cc == calibration.cc && (*it)->sm_count == calibration.sm_count && same_bandwidth) {
         retired.push_back(*it);
         it = s.all.erase(it);
       } else {

@@ -182,7 +182,9 @@ struct Calibration {
 // capability and SM count; the H200's few-row products run faster with its bandwidth, and its
 // SM90 kernels 5% faster, its SM80 ones not at all: RESULTS.md); else none.
 const Calibration* calibration_for(const DeviceDesc& device);
-void add_calibration(Calibration calibration);  // replaces one for the same cc, SM count and DRAM bandwidth
+// Replaces those of the same cc and SM count and the same DRAM bandwidth (any, where either
+// records none).
+void add_calibration(Calibration calibration);
 void clear_calibrations();
 // Bumped by every change to the calibrations or the tuning table: plan caches compare it.
 uint64_t dispatch_generation();

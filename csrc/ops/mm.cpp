@@ -430,7 +430,10 @@ at::Tensor matmul_cuda(const at::Tensor& self_in, const at::Tensor& mat2_in, at:
   const at::ScalarType dtype = self_in.scalar_type();
   const std::optional<Precision> precision = precision_for(dtype);
   if (!precision) {
-    if (!at::isComplexType(dtype)) return integer_product<TorchMm>(self_in, mat2_in, out, forced, "addmm_cuda");
+    if (!at::isComplexType(dtype)) {
+      TORCH_INTERNAL_ASSERT(epilogue == nullptr, "integer matrices reach the epilogue path");
+      return integer_product<TorchMm>(self_in, mat2_in, out, forced, "addmm_cuda");
+    }
     // Complex matrices: documented hand-off to torch.mm's CUDA kernel (cuBLAS).
     TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops.mm: kernel= cannot be used with ", dtype,
                       " tensors: cutlass_ops has no complex kernels and hands them to torch.mm");

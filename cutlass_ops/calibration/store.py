@@ -1,9 +1,10 @@
 """The cost model's shipped constants: one gzip-compressed JSON file per calibrated device class
 in ``cutlass_ops/calibration/data/`` (written by ``python -m cutlass_ops fit``; its training
 residuals are most of it), keyed by compute
-capability and SM count. All are handed to the planner at import, which needs no GPU: the
-planner takes the one matching the device it plans for (an exact match, else one of the same
-compute capability), and plans from the device's peak rates where none matches.
+capability, SM count and DRAM bandwidth. All are handed to the planner at import, which needs
+no GPU: the planner takes the one of the device's compute capability nearest in SM count, then
+in bandwidth (calibration_for, csrc/dispatch/cost_model.h), and plans from the device's peak
+rates where none has its compute capability.
 """
 
 from __future__ import annotations
