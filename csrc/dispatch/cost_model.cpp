@@ -219,9 +219,14 @@ const Calibration* calibration_for(const DeviceDesc& device) {
   // At equal distance (a device that records no bandwidth, between two calibrations that do)
   // the one added last wins.
   const Calibration* nearest = nullptr;
+  std::pair<int, double> nearest_distance;
   for (const auto& c : s.all) {
     if (c->cc != device.cc) continue;
-    if (nearest == nullptr || !(device_distance(*nearest, device) < device_distance(*c, device))) nearest = c.get();
+    const std::pair<int, double> distance = device_distance(*c, device);
+    if (nearest == nullptr || distance <= nearest_distance) {
+      nearest = c.get();
+      nearest_distance = distance;
+    }
   }
   return nearest;
 }
