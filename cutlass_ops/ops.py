@@ -522,11 +522,7 @@ def explain(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tens
         dtype = str(input.dtype).replace("torch.", "")
         if input.dtype.is_complex:
             return Plan(None, "torch.mm", "complex dtypes are handed to torch.mm (cuBLAS)", dtype, spec)
-        if 0 in input.shape or 0 in mat2.shape[-1:]:
-            # torch's CUDA kernel computes empty integer products, and mm() lets it.
-            if kernel:
-                raise ValueError(f"cutlass_ops: kernel= cannot be used with {input.dtype} tensors: cutlass_ops has "
-                                 "no integer kernels, and torch computes their empty products")
+        if d["empty_integer_product"]:  # (kernel= on one was refused above, as mm() refuses it)
             return Plan(None, "torch.mm", f"an empty {dtype} product: torch.mm's CUDA kernel computes it (zeros "
                         "where K = 0)", dtype, spec)
         return Plan(None, "unsupported", f"torch.mm does not support {dtype} on CUDA either", dtype, spec)

@@ -536,6 +536,7 @@ py::dict explain(const at::Tensor& self, const at::Tensor& mat2, const std::opti
   const Explanation e = explain_call(self, mat2, out ? &*out : nullptr, kernel, device);
   py::dict d;
   d["supported_dtype"] = e.supported_dtype;
+  d["empty_integer_product"] = e.empty_integer_product;
   if (!e.supported_dtype) return d;
   const Plan& p = e.plan;
   d["precision"] = precision_name(p.precision);

@@ -95,23 +95,32 @@ struct TorchBmm {
   raise_mm_arg_error(self, mat2, out);
 }
 
+// An integer or bool product torch's CUDA kernel computes: M, N, K or the batch zero (nothing
+// to multiply; zeros where K is zero). torch refuses the others.
+bool empty_integer_product(const at::Tensor& self, const at::Tensor& mat2) {
+  const bool empty = self.size(-2) == 0 || self.size(-1) == 0 || mat2.size(-1) == 0;
+  return empty || (self.dim() == 3 && self.size(0) == 0);
+}
+
+// kernel= names one of our kernels, and none multiplies integers.
+void refuse_forced_integer_kernel(at::ScalarType dtype, std::string_view forced) {
+  TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops: kernel= cannot be used with ", dtype,
+                    " tensors: cutlass_ops has no integer kernels, and torch computes their empty products");
+}
+
 // Integer and bool matrices, which cutlass_ops has no kernels for, behave as in torch: torch's
-// CUDA kernel computes empty products (M, N, K or the batch zero: nothing to multiply, zeros
-// where K is zero) and refuses the others with its own error (torch.mm's names "addmm_cuda",
-// torch.bmm's "baddbmm_cuda"), raised on an empty stand-in so out stays untouched. Our wording of
-// that error follows only if torch's kernel were to accept the call.
+// CUDA kernel computes empty products and refuses the others with its own error (torch.mm's
+// names "addmm_cuda", torch.bmm's "baddbmm_cuda"), raised on an empty stand-in so out stays
+// untouched. Our wording of that error follows only if torch's kernel were to accept the call.
 template <class Torch>
 at::Tensor integer_product(const at::Tensor& self, const at::Tensor& mat2, at::Tensor* out, std::string_view forced,
                            const char* torch_kernel) {
-  bool empty = self.size(-2) == 0 || self.size(-1) == 0 || mat2.size(-1) == 0;
-  if (self.dim() == 3) empty = empty || self.size(0) == 0;
-  if (!empty) {
+  if (!empty_integer_product(self, mat2)) {
     let_torch_raise<Torch>({&self, &mat2}, out, self, mat2);
     TORCH_CHECK_NOT_IMPLEMENTED(false, "\"", torch_kernel, "\" not implemented for '",
                                 c10::toString(self.scalar_type()), "'");
   }
-  TORCH_CHECK_VALUE(forced.empty(), "cutlass_ops: kernel= cannot be used with ", self.scalar_type(),
-                    " tensors: cutlass_ops has no integer kernels, and torch computes their empty products");
+  refuse_forced_integer_kernel(self.scalar_type(), forced);
   stats::count(stats::Outcome::kNoWork);
   if (out) return Torch::cuda_out(*out, self, mat2);
   return Torch::cuda(self, mat2);
@@ -671,6 +680,10 @@ Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const a
   const std::optional<Precision> precision = precision_for(self.scalar_type());
   if (!precision) {
     e.supported_dtype = false;
+    if (!at::isComplexType(self.scalar_type()) && empty_integer_product(self, mat2)) {
+      e.empty_integer_product = true;  // mm() hands it to torch's CUDA kernel
+      refuse_forced_integer_kernel(self.scalar_type(), forced);
+    }
     return e;
   }
   const int64_t m = self.size(-2), n = mat2.size(-1);

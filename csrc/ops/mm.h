@@ -86,6 +86,7 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
 // tensors plan from their strides and storage offsets).
 struct Explanation {
   bool supported_dtype = true;  // false: complex and other dtypes cutlass_ops hands to torch.mm
+  bool empty_integer_product = false;  // an integer product torch's CUDA kernel computes (mm() hands it on)
   Plan plan;
   std::string forced_rejection;  // non-empty: the forced kernel cannot run the call
   std::vector<Ranked> ranked;    // every candidate with the cost model's prediction, cheapest first
