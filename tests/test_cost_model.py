@@ -23,6 +23,8 @@ _C = cutlass_ops._extension._C
 ROOT = Path(__file__).resolve().parent.parent
 H100 = ROOT / "benchmarks" / "sweep" / "sm90_132sm_nvidia_h100_80gb_hbm3"
 H100_CALIBRATION = store.DATA_DIR / f"{H100.name}{store.SUFFIX}"
+H200 = ROOT / "benchmarks" / "sweep" / "sm90_132sm_nvidia_h200"
+H200_CALIBRATION = store.DATA_DIR / f"{H200.name}{store.SUFFIX}"
 
 needs_sm90 = pytest.mark.skipif(not any(k.family == "cutlass3x" for k in cutlass_ops.list_kernels()),
                                 reason="built without the sm90a kernels")
@@ -50,6 +52,37 @@ def test_regret_on_the_held_out_split_is_what_results_records(judged):
     assert summary["regret_geomean"] <= 1.03
     # Within 3% of what the best kernel in the build would reach against torch.mm.
     assert summary["vs_torch_geomean"] >= 0.97 * summary["best_vs_torch_geomean"]
+
+
+@needs_sm90
+def test_the_h200s_own_calibration_on_its_held_out_split_is_what_results_records():
+    """The H200's sweep, planned as an H200 plans it (its device description: the H200's own
+    calibration, nearest in DRAM bandwidth), replayed on its test split: the figures
+    benchmarks/sweep/<H200>/evaluation.json records (RESULTS.md), and better than the H100's
+    calibration did on the same problems."""
+    rows, untimed = evaluate.judge(H200, ("test",))
+    assert not untimed, f"the model picks candidates the sweep never timed: {untimed[:5]}"
+    recorded = json.loads((H200 / "evaluation.json").read_text())
+    summary = evaluate.summary(rows)
+    for key in ("problems", "regret_geomean", "regret_p95", "regret_max", "vs_torch_geomean",
+                "best_vs_torch_geomean"):
+        assert summary[key] == pytest.approx(recorded["all"][key], rel=1e-6), key
+    assert summary["regret_geomean"] <= 1.03
+    assert summary["vs_torch_geomean"] >= 0.97 * summary["best_vs_torch_geomean"]
+    head = sweep_files.read(H200 / "bf16.jsonl.gz")[0]
+    assert cutlass_ops.explain(torch.empty(64, 64, dtype=torch.bfloat16, device="meta"),
+                               torch.empty(64, 64, dtype=torch.bfloat16, device="meta"),
+                               device=cutlass_ops.DeviceSpec(head["device"], (9, 0), *fit.device_of(head)[1:])
+                               ).calibration.count(H200_CALIBRATION.name) == 1
+    try:  # the same problems planned with the H100's constants alone
+        _C.clear_calibrations()
+        store.install(store.load(H100_CALIBRATION))
+        with_h100 = evaluate.summary(evaluate.judge(H200, ("test",))[0])
+    finally:
+        store.install_shipped()
+    assert with_h100["problems"] == summary["problems"]
+    assert summary["regret_geomean"] < with_h100["regret_geomean"]
+    assert summary["vs_torch_geomean"] > with_h100["vs_torch_geomean"]
 
 
 @needs_sm90
@@ -352,7 +385,8 @@ def test_devices_of_one_sm_count_take_the_calibration_nearest_in_dram_bandwidth(
         assert {cutlass_ops.explain(a, b, device=d).calibration for d in ("h100", "h200")} == {"any bandwidth"}
     finally:
         store.install_shipped()
-    assert H100_CALIBRATION.name in cutlass_ops.explain(a, b, device="h200").calibration
+    assert H200_CALIBRATION.name in cutlass_ops.explain(a, b, device="h200").calibration
+    assert H100_CALIBRATION.name in cutlass_ops.explain(a, b, device="h100").calibration
 
 
 def test_plan_cache_under_threads():
@@ -668,4 +702,5 @@ def test_a_calibration_of_another_format_version_is_refused_by_name(tmp_path, mo
         assert store.install_shipped() == []
     assert installed == []
     monkeypatch.undo()
-    assert store.install_shipped() == [H100_CALIBRATION.name]  # the loader above cleared it
+    # The loader above cleared them.
+    assert store.install_shipped() == sorted([H100_CALIBRATION.name, H200_CALIBRATION.name])

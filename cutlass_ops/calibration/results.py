@@ -6,6 +6,7 @@ and the quick benchmark (benchmarks/quick_h100.json), from the stored files. The
 files are written by
 
     python -m cutlass_ops evaluate benchmarks/sweep/<device> --json benchmarks/sweep/<device>/evaluation.json
+        (for the H100's folder and the H200's)
     python -m cutlass_ops evaluate benchmarks/sweep/recheck_seed7/<device> --split all \\
         --unseen-by benchmarks/sweep/<device> --json benchmarks/sweep/recheck_seed7/evaluation.json
 
@@ -26,6 +27,8 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[2]
 DEVICE = "sm90_132sm_nvidia_h100_80gb_hbm3"
 TEST_SPLIT = ROOT / "benchmarks" / "sweep" / DEVICE / "evaluation.json"
+# The H200's own sweep and calibration, judged on its own test split.
+H200_TEST_SPLIT = ROOT / "benchmarks" / "sweep" / "sm90_132sm_nvidia_h200" / "evaluation.json"
 RECHECK = ROOT / "benchmarks" / "sweep" / "recheck_seed7" / "evaluation.json"
 
 # README's rows: precision -> how the table names it
@@ -76,11 +79,13 @@ def verdict_table(groups: dict) -> str:
     return "\n".join(lines)
 
 
-def test_split_table(groups: dict) -> str:
-    """RESULTS.md's table of every group of the test split (evaluate --markdown's columns)."""
-    from .evaluate import table
+def test_split_table(groups: dict, rule_tree: bool = True) -> str:
+    """RESULTS.md's table of every group of the test split (evaluate --markdown's columns; the
+    rule tree's only where its picks were recorded, on the H100)."""
+    from .evaluate import COLUMNS, table
 
-    return table(groups, markdown=True)
+    columns = [c for c in COLUMNS if rule_tree or not c.startswith("before_")]
+    return table(groups, markdown=True, columns=columns)
 
 
 def recheck_table(groups: dict) -> str:
@@ -177,6 +182,7 @@ def quick_table() -> str:
 BLOCKS: list[tuple[Path, str, Callable[[], str]]] = [
     (ROOT / "README.md", "verdict", lambda: verdict_table(_load(TEST_SPLIT))),
     (ROOT / "benchmarks" / "RESULTS.md", "test-split", lambda: test_split_table(_load(TEST_SPLIT))),
+    (ROOT / "benchmarks" / "RESULTS.md", "test-split-h200", lambda: test_split_table(_load(H200_TEST_SPLIT), False)),
     (ROOT / "benchmarks" / "RESULTS.md", "recheck", lambda: recheck_table(_load(RECHECK))),
     (ROOT / "benchmarks" / "RESULTS.md", "worst", worst_list),
     (ROOT / "benchmarks" / "RESULTS.md", "cover", cover_table),
