@@ -35,15 +35,13 @@ def judged():
     return evaluate.judge(H100, ("test",))
 
 
-@needs_sm90
-def test_regret_on_the_held_out_split_is_what_results_records(judged):
-    """Recomputes the test split's figures from the stored timings with the shipped constants and
-    checks them against benchmarks/sweep/<device>/evaluation.json (what RESULTS.md reports): a
-    change to the model, its features or the constants that moves them fails here until the
-    calibration is refitted and the figures re-recorded."""
-    rows, untimed = judged
+def replayed_as_recorded(folder: Path, judged_rows) -> dict:
+    """The test split's figures, recomputed from the stored timings with the shipped constants,
+    checked against benchmarks/sweep/<device>/evaluation.json (what RESULTS.md reports) and the
+    issue's bars; the summary."""
+    rows, untimed = judged_rows
     assert not untimed, f"the model picks candidates the sweep never timed: {untimed[:5]}"
-    recorded = json.loads((H100 / "evaluation.json").read_text())
+    recorded = json.loads((folder / "evaluation.json").read_text())
     summary = evaluate.summary(rows)
     for key in ("problems", "regret_geomean", "regret_p95", "regret_max", "vs_torch_geomean",
                 "best_vs_torch_geomean"):
@@ -52,23 +50,22 @@ def test_regret_on_the_held_out_split_is_what_results_records(judged):
     assert summary["regret_geomean"] <= 1.03
     # Within 3% of what the best kernel in the build would reach against torch.mm.
     assert summary["vs_torch_geomean"] >= 0.97 * summary["best_vs_torch_geomean"]
+    return summary
+
+
+@needs_sm90
+def test_regret_on_the_held_out_split_is_what_results_records(judged):
+    """A change to the model, its features or the constants that moves the test split's figures
+    fails here until the calibration is refitted and the figures re-recorded."""
+    replayed_as_recorded(H100, judged)
 
 
 @needs_sm90
 def test_the_h200s_own_calibration_on_its_held_out_split_is_what_results_records():
     """The H200's sweep, planned as an H200 plans it (its device description: the H200's own
-    calibration, nearest in DRAM bandwidth), replayed on its test split: the figures
-    benchmarks/sweep/<H200>/evaluation.json records (RESULTS.md), and better than the H100's
-    calibration did on the same problems."""
-    rows, untimed = evaluate.judge(H200, ("test",))
-    assert not untimed, f"the model picks candidates the sweep never timed: {untimed[:5]}"
-    recorded = json.loads((H200 / "evaluation.json").read_text())
-    summary = evaluate.summary(rows)
-    for key in ("problems", "regret_geomean", "regret_p95", "regret_max", "vs_torch_geomean",
-                "best_vs_torch_geomean"):
-        assert summary[key] == pytest.approx(recorded["all"][key], rel=1e-6), key
-    assert summary["regret_geomean"] <= 1.03
-    assert summary["vs_torch_geomean"] >= 0.97 * summary["best_vs_torch_geomean"]
+    calibration, nearest in DRAM bandwidth), replayed on its test split: the figures its
+    evaluation.json records, and better than the H100's calibration did on the same problems."""
+    summary = replayed_as_recorded(H200, evaluate.judge(H200, ("test",)))
     head = sweep_files.read(H200 / "bf16.jsonl.gz")[0]
     assert cutlass_ops.explain(torch.empty(64, 64, dtype=torch.bfloat16, device="meta"),
                                torch.empty(64, 64, dtype=torch.bfloat16, device="meta"),
