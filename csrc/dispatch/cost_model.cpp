@@ -314,7 +314,8 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       }
       // Every partial tile but one per tile is written and read back. Serial split-K: the
       // slices take turns to add theirs, a chain of s - 1. CUTLASS 2.x's stream-K kernel with a
-      // split factor runs the slices at once, summed as its stream-K blocks are.
+      // split factor runs the slices at once, summed as its stream-K blocks are: handed on in
+      // turn, or by a separate reduction CTA per tile that reads the tile's s partials.
       const int64_t slice_blocks = static_cast<int64_t>(tiles * s);
       const bool separate_reduction =
           k.split_k_in_workspace &&
@@ -322,6 +323,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
                                        static_cast<int64_t>(tiles), ctas);
       f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
       f[kFeatChain] = separate_reduction ? 1 : s - 1;
+      f[kFeatReductionReads] = separate_reduction ? s : 0;
       break;
     }
     case Decomposition::kStreamK: {
@@ -339,11 +341,10 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
         f[kFeatCriticalIters] = first_round + (rounds - 1) * k_tiles;
         f[kFeatTileRounds] = rounds + (split.sk_blocks > 0 ? 1 : 0);
         f[kFeatFixupMB] = 2.0 * split.sk_blocks * tile_bytes / kMB;
-        f[kFeatChain] = split.sk_blocks == 0 ? 0
-                        : split.separate_reduction
-                            ? 1
-                            : std::max(0.0, ceil_div(static_cast<double>(split.sk_blocks),
-                                                     static_cast<double>(split.sk_tiles)) - 1);
+        const double peers = split.sk_blocks == 0 ? 0
+                             : ceil_div(static_cast<double>(split.sk_blocks), static_cast<double>(split.sk_tiles));
+        f[kFeatChain] = split.sk_blocks == 0 ? 0 : split.separate_reduction ? 1 : std::max(0.0, peers - 1);
+        f[kFeatReductionReads] = split.separate_reduction ? peers : 0;
         break;
       }
       // CUTLASS 3.x's persistent stream-K scheduler: the tiles' K iterations dealt evenly over
@@ -404,6 +405,8 @@ Coefficients property_coefficients(const KernelInfo& k, const DeviceDesc& dev, c
   c[kFeatL2MB] = us_per_dram_mb / 3.0;  // L2 serves about three times the DRAM bandwidth
   // A partial tile handed on: written and read at the SM's share of the bandwidth, plus a flag.
   c[kFeatChain] = 0.5 + 2.0 * 4.0 * k.tile_m * k.tile_n / kMB * us_per_dram_mb * std::max(1, dev.sm_count);
+  // A partial tile a reduction CTA reads, at the SM's share of the bandwidth.
+  c[kFeatReductionReads] = 4.0 * k.tile_m * k.tile_n / kMB * us_per_dram_mb * std::max(1, dev.sm_count);
   return c;
 }
 
@@ -414,7 +417,7 @@ double kernel_time_us(const Features& f, const Coefficients& c) {
   const double overlap = std::pow(std::pow(compute, kSmoothMaxPower) + std::pow(memory, kSmoothMaxPower),
                                   1.0 / kSmoothMaxPower);
   return c[kFeatLaunch] * f[kFeatLaunch] + c[kFeatTileRounds] * f[kFeatTileRounds] +
-         c[kFeatFixupMB] * f[kFeatFixupMB] + c[kFeatPassMB] * f[kFeatPassMB] + c[kFeatChain] * f[kFeatChain] +
+         c[kFeatFixupMB] * f[kFeatFixupMB] + c[kFeatPassMB] * f[kFeatPassMB] + c[kFeatChain] * f[kFeatChain] + c[kFeatReductionReads] * f[kFeatReductionReads] +
          overlap;
 }
 

@@ -4,6 +4,7 @@
 // cheapest candidate. No torch, no CUTLASS, no GPU.
 //
 //   time = c_launch + c_tile * tile_rounds + c_fixup * fixup_mb + c_pass * pass_mb + c_chain * chain
+//          + c_reduce * reduction_reads
 //          + smoothmax(c_iter * critical_iters,
 //                      c_read * read_mb + c_l2 * l2_mb + c_write * write_mb + c_ragged * ragged_l2_mb)
 //          + the variant's copies (staging, K-major B) at the device's copy rates
@@ -26,7 +27,15 @@
 // pass_mb: operand passes inside the kernel (3xTF32's split of A and B into TF32 parts);
 // chain: partial tiles one tile's result waits for, one after another (split-K's slices less
 //   one; stream-K's CTAs sharing a tile less one: with few tiles and a long K, 132 SMs may share
-//   one tile, and that reduction, not the multiply, is the time).
+//   one tile, and that reduction, not the multiply, is the time);
+// reduction_reads: partial tiles one reduction CTA reads, one after another, where CUTLASS 2.x's
+//   stream-K kernel sums them in separate reduction CTAs (its split-K, and stream-K blocks that
+//   leave CTA slots free): s for s K slices. Its time grows with s once the slices fill the GPU
+//   (1 x 4 x 10460 bf16 on the 64x64x32 a4 tile: 12.4 us at 24 slices, 13.9 at 48, 16.0 at 64;
+//   H200 sweep), which the chain's single hand-off left out: the H200's two worst test-split
+//   picks were 64 slices there. Its own constant, not a longer chain: counted as chain links,
+//   the fit's cross-validation got worse (H100 1.0150 against 1.0148, H200 1.0142 against
+//   1.0141); as its own term, better (1.0146, 1.0139).
 //
 // The K decomposition priced is the one the kernel runs: CUTLASS 2.x's stream-K kernel splits
 // the tiles into data-parallel ones and stream-K blocks by its host code's heuristic, which the
@@ -47,7 +56,7 @@
 // sweep has timed it (`python -m cutlass_ops sweep --add-kernels`, then `fit`); until then it
 // runs when forced (explain() lists it, marked).
 //
-// What the ten terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
+// What the eleven terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
 // streaming kernels' K split; CUTLASS's stream-K heuristics) varies smoothly with the shape, and
 // the sweep measured it: each candidate class (variant, config and alignment, K decomposition;
 // all four operand layouts together) keeps its training problems' log residuals, log(measured /
@@ -84,7 +93,8 @@ enum Feature : int {
   kFeatChain = 7,
   kFeatWriteMB = 8,
   kFeatRaggedPitchL2MB = 9,  // ragged_l2_mb above
-  kNumFeatures = 10,
+  kFeatReductionReads = 10,  // reduction_reads above
+  kNumFeatures = 11,
 };
 using Features = std::array<double, kNumFeatures>;
 using Coefficients = std::array<double, kNumFeatures>;  // microseconds per unit of each feature
@@ -190,7 +200,7 @@ void clear_calibrations();
 uint64_t dispatch_generation();
 void bump_dispatch_generation();
 
-// The ten terms of `kernel` on its candidate's plan (`calibration`: the device's, for the CTAs
+// The eleven terms of `kernel` on its candidate's plan (`calibration`: the device's, for the CTAs
 // per SM it records; or none).
 Features features(const Plan& candidate_plan, const KernelInfo& kernel, const DeviceDesc& device,
                   const Calibration* calibration);
@@ -221,12 +231,12 @@ std::string calibration_name(const KernelInfo& kernel);
 
 struct Prediction {
   double us = 0;
-  double kernel_us = 0, copy_us = 0;  // the ten-term model's parts, before the residual factor
+  double kernel_us = 0, copy_us = 0;  // the eleven-term model's parts, before the residual factor
   double residual = 1;                // the factor the training residuals near the problem apply
   bool calibrated = false;  // the kernel's constants came from a sweep of this device class
 };
 
-// One candidate's ten-term cost before the residual factor, with what it came from: the
+// One candidate's eleven-term cost before the residual factor, with what it came from: the
 // features (fit's regressors) and the copy work. Its prediction is predict's before the training
 // residuals near the problem scale it.
 struct PlainCost {

@@ -168,7 +168,7 @@ py::list cost_rows(const std::string& precision, const std::string& layouts, con
     const PlainCost cost = plain_cost(p, c, dev, cal);
     py::tuple ft(static_cast<size_t>(kNumFeatures));
     for (int i = 0; i < kNumFeatures; ++i) ft[i] = cost.features[i];
-    // The ten-term model's time (kernel and copies), before the residual factor: what fit.predict computes.
+    // The eleven-term model's time (kernel and copies), before the residual factor: what fit.predict computes.
     const CopyWork& w = cost.copies;
     out.append(py::make_tuple(ft, py::make_tuple(w.padded_mb, w.transpose_mb, w.launches),
                               cost.prediction.kernel_us + cost.prediction.copy_us, cost.prediction.calibrated));

@@ -40,7 +40,7 @@ from .store import FORMAT, FORMAT_VERSION
 
 _C = _extension._C
 
-NUM_FEATURES = 10
+NUM_FEATURES = 11
 COPY_DEFAULTS = {"us_per_mb": 0.4, "transpose_us_per_mb": 1.0, "launch_us": 3.0}  # cost_model.h CopyCosts
 # NEAR, by the training split's cross-validation (fit prints it; H100 sweep with the N-fitted
 # step-6 tiles, 2026-11-27): 1.5 -> regret geomean 1.0176 (p95 1.105), 2.0 -> 1.0181 (1.107).
@@ -92,7 +92,7 @@ def _traits() -> dict:
 
 
 def constants_key(kernel: str) -> str:
-    """Kernels that share the ten constants: fit_key's twins, and the builds of one fp32 SIMT
+    """Kernels that share the eleven constants: fit_key's twins, and the builds of one fp32 SIMT
     code listed under TF32 and 3xTF32 as well (the hand-written streaming kernels compute full
     fp32 products whatever they are listed under), which pool their samples with the fp32
     build's: a 3xTF32 build alone may have too few training rows to fit."""
@@ -104,13 +104,13 @@ def constants_key(kernel: str) -> str:
 
 
 def predict(features, c):
-    """cost_model.cpp kernel_time_us, for the fit: one sample's ten features, or ten arrays of
+    """cost_model.cpp kernel_time_us, for the fit: one sample's eleven features, or eleven arrays of
     them (the samples' time each)."""
     compute = c[4] * features[4]
     memory = c[5] * features[5] + c[6] * features[6] + c[8] * features[8] + c[9] * features[9]
     overlap = (compute ** SMOOTH_MAX_POWER + memory ** SMOOTH_MAX_POWER) ** (1.0 / SMOOTH_MAX_POWER)
     return (c[0] * features[0] + c[1] * features[1] + c[2] * features[2] + c[3] * features[3]
-            + c[7] * features[7] + overlap)
+            + c[7] * features[7] + c[10] * features[10] + overlap)
 
 
 def training_samples(folder: Path, splits=("train",)):
@@ -271,7 +271,7 @@ def _fold(row: dict) -> int:
 
 def residual_rows(folder: Path, device) -> list[dict]:
     """Training rows with each timed candidate's measured time and the installed model's
-    prediction (the ten terms, before any residual correction)."""
+    prediction (the eleven terms, before any residual correction)."""
     rows = []
     for head, row in sweep_files.iter_rows(folder):
         if row["split"] != "train":
