@@ -417,8 +417,8 @@ double kernel_time_us(const Features& f, const Coefficients& c) {
   const double overlap = std::pow(std::pow(compute, kSmoothMaxPower) + std::pow(memory, kSmoothMaxPower),
                                   1.0 / kSmoothMaxPower);
   return c[kFeatLaunch] * f[kFeatLaunch] + c[kFeatTileRounds] * f[kFeatTileRounds] +
-         c[kFeatFixupMB] * f[kFeatFixupMB] + c[kFeatPassMB] * f[kFeatPassMB] + c[kFeatChain] * f[kFeatChain] + c[kFeatReductionReads] * f[kFeatReductionReads] +
-         overlap;
+         c[kFeatFixupMB] * f[kFeatFixupMB] + c[kFeatPassMB] * f[kFeatPassMB] + c[kFeatChain] * f[kFeatChain] +
+         c[kFeatReductionReads] * f[kFeatReductionReads] + overlap;
 }
 
 CopyWork copy_work(const Plan& normalized, Variant variant) {
