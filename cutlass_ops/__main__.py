@@ -288,6 +288,24 @@ def cmd_cover(args) -> int:
     return 0
 
 
+def cmd_compare(args) -> int:
+    from pathlib import Path
+
+    from .calibration import compare
+
+    for folder in (args.first, args.second):
+        if not any(Path(folder).glob("*.jsonl.gz")):
+            print(f"compare: {folder}: no sweep files (*.jsonl.gz)", file=sys.stderr)
+            return 2
+    try:
+        result = compare.compare(Path(args.first), Path(args.second), args.factor)
+    except ValueError as error:
+        print(f"compare: {error}", file=sys.stderr)
+        return 2
+    print(compare.report(result, Path(args.first).name, Path(args.second).name, args.most))
+    return 0
+
+
 def cmd_results(args) -> int:
     from .calibration import results
 
@@ -458,6 +476,14 @@ def main(argv=None) -> int:
     p.add_argument("--tolerance", type=float, default=0.02,
                    help="a problem is covered by a group within this fraction of the fastest (default 0.02)")
     p.set_defaults(func=cmd_cover)
+
+    p = sub.add_parser("compare", help="two devices' sweeps side by side: the timings one of them contradicts")
+    p.add_argument("first", help="one device's sweep folder")
+    p.add_argument("second", help="another device's sweep folder, of the same problems")
+    p.add_argument("--factor", type=float, default=2.0,
+                   help="a timing this many times slower or faster than the other's is contradicted (default 2)")
+    p.add_argument("--most", type=int, default=8, help="list this many of each kind, the largest first")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("results", help="regenerate README's and RESULTS.md's tables from the evaluation files")
     p.add_argument("--check", action="store_true", help="change nothing; exit 1 if a table is stale")
