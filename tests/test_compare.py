@@ -55,3 +55,14 @@ def test_the_h100_sweep_against_the_h200s_is_what_results_records():
     stream_k = {(c.shape, c.candidate[1], c.first_us, c.second_us) for c in result.slower
                 if c.row == "bf16-random-00222" and c.candidate[2] == "stream-k"}
     assert ("440x128x9288 rr", "cutlass2x_sm80_bf16_rr_64x64x64_5s_a8", 48.64, 14.272) in stream_k
+
+
+def test_the_command_prints_both_kinds_and_refuses_a_folder_without_sweeps(capsys, tmp_path):
+    from cutlass_ops.__main__ import main
+    assert main(["compare", str(H100), str(H200), "--most", "2"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("7607 problems, 431371 candidates timed in both")
+    assert out[1].startswith("1162 timings over 2x slower") and out[4].startswith("24 timings over 2x faster")
+    assert "813.7 us against 17.2" in out[2]  # the largest first
+    assert main(["compare", str(tmp_path), str(H200)]) == 2
+    assert f"compare: {tmp_path}: no sweep files" in capsys.readouterr().err
