@@ -298,7 +298,7 @@ def cmd_compare(args) -> int:
             print(f"compare: {folder}: no sweep files (*.jsonl.gz)", file=sys.stderr)
             return 2
     try:
-        result = compare.compare(Path(args.first), Path(args.second), args.factor)
+        result = compare.compare(Path(args.first), Path(args.second), args.factor or compare.FACTOR)
     except ValueError as error:
         print(f"compare: {error}", file=sys.stderr)
         return 2
@@ -480,7 +480,7 @@ def main(argv=None) -> int:
     p = sub.add_parser("compare", help="two devices' sweeps side by side: the timings one of them contradicts")
     p.add_argument("first", help="one device's sweep folder")
     p.add_argument("second", help="another device's sweep folder, of the same problems")
-    p.add_argument("--factor", type=float, default=2.0,
+    p.add_argument("--factor", type=float,
                    help="a timing this many times slower or faster than the other's is contradicted (default 2)")
     p.add_argument("--most", type=int, default=8, help="list this many of each kind, the largest first")
     p.set_defaults(func=cmd_compare)

@@ -15,7 +15,8 @@ H200 = ROOT / "benchmarks" / "sweep" / "sm90_132sm_nvidia_h200"
 
 def _row(rid, timings, shape=(8, 16, 32, "rr"), split="train"):
     m, n, k, layout = shape
-    return {"id": rid, "m": m, "n": n, "k": k, "layout": layout, "split": split,
+    return {"id": rid, "m": m, "n": n, "k": k, "layout": layout, "split": split, "precision": "bf16",
+            "layouts": layout, "problem": [m, n, k], "align": [8, 8, 8],
             "c": [[variant, kernel, "data-parallel", 1, us, 5] for (variant, kernel), us in timings.items()]}
 
 

@@ -343,7 +343,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
         f[kFeatFixupMB] = 2.0 * split.sk_blocks * tile_bytes / kMB;
         const double peers = split.sk_blocks == 0 ? 0
                              : ceil_div(static_cast<double>(split.sk_blocks), static_cast<double>(split.sk_tiles));
-        f[kFeatChain] = split.sk_blocks == 0 ? 0 : split.separate_reduction ? 1 : std::max(0.0, peers - 1);
+        f[kFeatChain] = split.separate_reduction ? 1 : std::max(0.0, peers - 1);  // 0 without stream-K blocks
         f[kFeatReductionReads] = split.separate_reduction ? peers : 0;
         break;
       }

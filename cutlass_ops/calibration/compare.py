@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import sweep as sweep_files
+from .evaluate import problem_key, shape_of
 
 FACTOR = 2.0  # a timing this many times slower or faster than the other device's is contradicted
 
@@ -28,7 +29,7 @@ FACTOR = 2.0  # a timing this many times slower or faster than the other device'
 class Contradiction:
     dtype: str
     row: str            # the row id, the same in both sweeps
-    shape: str          # M x N x K and layouts
+    shape: str          # evaluate.shape_of (the batch in front) and layouts
     split: str          # the first sweep's split (train or test)
     candidate: tuple    # (variant, kernel, decomposition, slices)
     first_us: float
@@ -59,9 +60,9 @@ def compare(first: Path, second: Path, factor: float = FACTOR) -> Comparison:
     ratios, slower, faster, problems = [], [], [], 0
     for key in sorted(a.keys() & b.keys()):
         ra, rb = a[key], b[key]
-        if (ra["m"], ra["n"], ra["k"], ra["layout"]) != (rb["m"], rb["n"], rb["k"], rb["layout"]):
-            raise ValueError(f"{key[1]}: {ra['m']}x{ra['n']}x{ra['k']} {ra['layout']} in {first}, "
-                             f"{rb['m']}x{rb['n']}x{rb['k']} {rb['layout']} in {second}: not the same problem")
+        if problem_key(ra) != problem_key(rb):  # shape, batch, layouts and alignment
+            raise ValueError(f"{key[1]}: {shape_of(ra)} {ra['layout']} in {first}, "
+                             f"{shape_of(rb)} {rb['layout']} in {second}: not the same problem")
         problems += 1
         ta = {tuple(c[:4]): c[4] for c in ra["c"] if c[4]}
         tb = {tuple(c[:4]): c[4] for c in rb["c"] if c[4]}
@@ -72,8 +73,8 @@ def compare(first: Path, second: Path, factor: float = FACTOR) -> Comparison:
             ratio = ta[cand] / tb[cand]
             ratios.append(ratio)
             if ratio > factor or ratio < 1 / factor:
-                shape = f"{ra['m']}x{ra['n']}x{ra['k']} {ra['layout']}"
-                c = Contradiction(key[0], key[1], shape, ra["split"], cand, ta[cand], tb[cand], tb[cand] < 1.5 * fastest)
+                c = Contradiction(key[0], key[1], f"{shape_of(ra)} {ra['layout']}", ra["split"], cand, ta[cand],
+                                  tb[cand], tb[cand] < 1.5 * fastest)
                 (slower if ratio > factor else faster).append(c)
     ratios.sort()
     median = ratios[len(ratios) // 2] if ratios else math.nan
