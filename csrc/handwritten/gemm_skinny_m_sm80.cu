@@ -583,8 +583,14 @@ KernelInfo skinny_info(const char* name) {
   constexpr bool kAnyAlign = kLoads != Loads::kVector;
   const int vec = kPiece<P, kLoads>;
   const int align_b = kAnyAlign ? 1 : vec, align_d = kAnyAlign || L == Layout::kColMajor ? 1 : vec;
+  // The tile's K: what one main-loop step covers with all its loads of B in flight (at the full
+  // row chunk), not the chunk of A staged. A step waits on DRAM's latency once, so the cost
+  // model's K steps count these: with the 256-row staging chunk as the step, 184 and 8 rows of
+  // K were one step each, and IEEE fp32 40x216x184 "rr" was priced at 6.2 us against 12.0
+  // measured (H200 sweep; six steps of 32 rows now).
   KernelInfo info = make_info({name, kConfig, Registered, /*align_a=*/1, align_b, align_d, kMaxRows, S::cols(vec),
-                               S::kChunk, static_cast<int>(S::smem_floats(kMaxRows, vec) * sizeof(float)),
+                               S::slab_quantum(vec, kLoads, kMaxRows),
+                               static_cast<int>(S::smem_floats(kMaxRows, vec) * sizeof(float)),
                                &can_implement<P, L, kLoads>, &run<P, L, kLoads>});
   info.layout_b = L;
   if (kAnyAlign) info.max_m = kMaxRowsUnaligned;
