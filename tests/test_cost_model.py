@@ -651,6 +651,40 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
         store.install_shipped()
 
 
+def test_cutlass2x_stream_k_prices_the_block_remap_hopper_places_two_to_an_sm():
+    """CUTLASS 2.x's stream-K kernel remaps the first two waves of its block indices in pairs when
+    it launches over two waves of blocks with several CTAs per SM; Hopper places the pair on two
+    SMs, so a single wave of over 66 stream-K blocks runs two to an SM (cost_model.cpp,
+    cutlass2x_remap_factors). The DMMA 64x64 tile, three CTAs per SM and four reduction CTAs per
+    stream-K tile: at 3144x40x6144 its 50 tiles of 192 K steps go to 132 stream-K blocks of up to
+    73 steps and 200 reduction CTAs (remapped: the busiest SM runs 146 steps); at 891x11x9246 its
+    14 tiles of 289 steps to 126 blocks of up to 33 and 56 reduction CTAs (not remapped)."""
+    kernel = "cutlass2x_sm90_f32_rr_dmma16x8x8_64x64x32_4s_streamk_a4"
+    info = {k["name"]: k for k in _C.kernels()}.get(kernel)
+    if info is None:
+        pytest.skip(f"{kernel} is not built")
+    assert info["reduction_ctas_per_tile"] == 4  # its epilogue's accumulator fragments
+    h100 = fit.H100_DESC
+
+    def critical_iters(problem):
+        cands = [["in-place", kernel, "stream-k", 1]]
+        return _C.cost_rows("f32", "rr", problem, [4, 4, 4], cands, h100)[0][0][4]  # kFeatCriticalIters
+
+    try:
+        _C.clear_calibrations()
+        store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
+                       "ctas_per_sm": {kernel: 3}}, "test")
+        assert critical_iters([3144, 40, 6144]) == 146
+        assert critical_iters([891, 11, 9246]) == 33
+        # One CTA per SM: CUTLASS does not remap.
+        store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
+                       "ctas_per_sm": {kernel: 1}}, "test")
+        assert critical_iters([3144, 40, 6144]) == 73
+    finally:
+        _C.clear_calibrations()
+        store.install_shipped()
+
+
 def test_ragged_row_pitch_term_prices_the_hand_written_tma_kernel_only():
     """ragged_l2_mb (cost_model.h): the L2 traffic that the hand-written TMA kernel loads from an
     operand whose rows do not start 128 bytes apart. F.linear's layout with K = 920 (1,840-byte

@@ -245,6 +245,7 @@ struct Sm80Gemm {
         .smem_bytes = static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
         .decompositions = kDecompositions,
         .split_k_in_workspace = kSplitKInWorkspace,
+        .reduction_ctas_per_tile = kStreamK ? static_cast<int>(Gemm::GemmKernel::Epilogue::kAccumulatorFragments) : 0,
         .batched = true,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,

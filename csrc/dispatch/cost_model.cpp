@@ -159,6 +159,25 @@ bool cutlass2x_separate_reduction(int64_t sk_waves, int64_t sk_blocks, int64_t s
   return sk_waves < occupancy && sk_blocks > 2 * sk_tiles;
 }
 
+// How much more work the busiest SM gets where CUTLASS 2.x's stream-K kernel remaps its block
+// indices, as {stream-K blocks' factor, data-parallel blocks' factor}. With more than one CTA per
+// SM and over two waves of blocks (reduction CTAs and padding included),
+// ThreadblockSwizzleStreamK::get_block_idx gives hardware blocks 2i and 2i + 1 the logical blocks
+// i and i + SMs of the first two waves, expecting each pair on one SM. Hopper's block scheduler
+// places consecutive blocks on different SMs, so SM 2i runs the stream-K blocks i and i + SMs/2
+// side by side: a single wave of over SMs/2 stream-K blocks runs on half the SMs, two to an SM,
+// and the data-parallel blocks of the second logical wave the same on the other half. Measured
+// on the H200 sweep, CUTLASS 2.x's DMMA 64x64 tile (four reduction CTAs per tile): stream-K on
+// 37-59 tiles, where the remap applies, took 1.76-1.85x its prediction (about its data-parallel
+// time: 2320x24x768, 22.5 us against 22.4), and on up to 29 tiles, where it does not, 0.94-1.00x.
+std::pair<double, double> cutlass2x_remap_factors(int64_t sk_blocks, int64_t dp_blocks, int64_t reduction_blocks,
+                                                  int64_t sms, int64_t occupancy) {
+  const int64_t sk_waves = ceil_div_i(sk_blocks, sms);
+  const int64_t active = sk_waves * sms + dp_blocks + reduction_blocks;  // get_num_active_blocks
+  if (occupancy <= 1 || active <= 2 * sms || sk_waves != 1) return {1.0, 1.0};
+  return {sk_blocks > sms / 2 ? 2.0 : 1.0, std::min(dp_blocks, sms) > sms / 2 ? 2.0 : 1.0};
+}
+
 // ThreadblockSwizzleStreamK::get_blocks and the block counts its constructor derives from them.
 StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int64_t avail_sms, int64_t occupancy) {
   StreamKSplit split;
@@ -321,6 +340,13 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
           k.split_k_in_workspace &&
           cutlass2x_separate_reduction(ceil_div_i(slice_blocks, std::max(1, dev.sm_count)), slice_blocks,
                                        static_cast<int64_t>(tiles), ctas);
+      if (k.split_k_in_workspace) {
+        f[kFeatCriticalIters] *= cutlass2x_remap_factors(
+                                     slice_blocks, 0,
+                                     separate_reduction ? static_cast<int64_t>(tiles) * k.reduction_ctas_per_tile : 0,
+                                     std::max(1, dev.sm_count), ctas)
+                                     .first;
+      }
       f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
       f[kFeatChain] = separate_reduction ? 1 : s - 1;
       f[kFeatReductionReads] = separate_reduction ? s : 0;
@@ -337,7 +363,11 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
         const double rounds = ceil_div(blocks, slots);
         const double sk_iters = ceil_div(static_cast<double>(split.sk_tiles) * k_tiles,
                                          static_cast<double>(std::max<int64_t>(1, split.sk_blocks)));
-        const double first_round = std::max(split.sk_blocks > 0 ? sk_iters : 0.0, split.dp_tiles > 0 ? k_tiles : 0.0);
+        const auto [sk_factor, dp_factor] = cutlass2x_remap_factors(
+            split.sk_blocks, split.dp_tiles, split.separate_reduction ? split.sk_tiles * k.reduction_ctas_per_tile : 0,
+            std::max(1, dev.sm_count), ctas);
+        const double first_round = std::max(split.sk_blocks > 0 ? sk_factor * sk_iters : 0.0,
+                                            split.dp_tiles > 0 ? dp_factor * k_tiles : 0.0);
         f[kFeatCriticalIters] = first_round + (rounds - 1) * k_tiles;
         f[kFeatTileRounds] = rounds + (split.sk_blocks > 0 ? 1 : 0);
         f[kFeatFixupMB] = 2.0 * split.sk_blocks * tile_bytes / kMB;

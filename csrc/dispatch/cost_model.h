@@ -39,8 +39,9 @@
 //
 // The K decomposition priced is the one the kernel runs: CUTLASS 2.x's stream-K kernel splits
 // the tiles into data-parallel ones and stream-K blocks by its host code's heuristic, which the
-// model ports (cost_model.cpp); the streaming kernels cut K into as many slices as their
-// workspace holds.
+// model ports (cost_model.cpp), with the block placement its index remapping gets on Hopper (two
+// stream-K blocks to an SM on half the SMs: cutlass2x_remap_factors); the streaming kernels cut
+// K into as many slices as their workspace holds.
 //
 // Constants are per kernel and per K decomposition: a kernel's split-K and stream-K runs go
 // through other code (workspace, barriers) than its data-parallel one.

@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 13;
+inline constexpr int kKernelAbiVersion = 14;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -130,6 +130,11 @@ struct KernelInfo {
   // partial sum to D's type; here all slices run at once and one CTA per tile sums their partial
   // tiles in its workspace, in the accumulator's type. Such kernels offer stream-K too.
   bool split_k_in_workspace = false;
+  // CUTLASS 2.x's stream-K kernel: the reduction CTAs it launches per stream-K tile where it sums
+  // partial tiles in CTAs of their own (one per accumulator fragment of its epilogue,
+  // Epilogue::kAccumulatorFragments); 0 for every other kernel. The cost model needs the count
+  // to know when CUTLASS remaps its block indices (cost_model.cpp, cutlass2x_remap_factors).
+  int reduction_ctas_per_tile = 0;
   // Applies GemmArgs::epilogue (alpha, a bias along D's columns, an activation) while storing D.
   // Such kernels are the fused builds of a config (kernel name suffix "_bias_act") and run only
   // calls that have an epilogue; every other kernel gets the plain one, and the planner adds

@@ -68,6 +68,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["presplit"] = k.pass == OperandPass::kPresplit;
   d["sums_slices"] = k.sums_slices;
   d["split_k_in_workspace"] = k.split_k_in_workspace;
+  d["reduction_ctas_per_tile"] = k.reduction_ctas_per_tile;
   return d;
 }
 
