@@ -199,9 +199,23 @@ def cmd_sweep(args) -> int:
         occupancy = sweep.record_occupancy(folder)
         print(f"{len(occupancy)} kernels' CTAs per SM written to {folder / sweep.OCCUPANCY_FILE}")
         return 0
-    if args.add_kernels and args.retime:
-        print("--add-kernels and --retime: one at a time", file=sys.stderr)
+    if sum(bool(x) for x in (args.add_kernels, args.retime, args.retime_contradicted)) > 1:
+        print("--add-kernels, --retime and --retime-contradicted: one at a time", file=sys.stderr)
         return 2
+    if args.retime_contradicted:
+        from .calibration import compare
+
+        folder = sweep.device_folder(args.out)
+        other = Path(args.retime_contradicted)
+        if not any(other.glob("*.jsonl.gz")):
+            print(f"--retime-contradicted: {other}: no sweep files (*.jsonl.gz)", file=sys.stderr)
+            return 2
+        targets = compare.retime_targets(compare.compare(folder, other))
+        print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are contradicted by "
+              f"{other} (over {compare.FACTOR:g}x either way): timing them again", file=sys.stderr)
+        sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
+                     progress=not args.no_progress, targets=targets)
+        return 0
     if args.add_kernels or args.retime:
         folder = sweep.device_folder(args.out)
         try:
@@ -443,6 +457,9 @@ def main(argv=None) -> int:
     p.add_argument("--retime", metavar="NAMES",
                    help="comma list of kernels (shell patterns allowed) whose launch changed since the sweep: time "
                         "their stored candidates again and replace them (resumable)")
+    p.add_argument("--retime-contradicted", metavar="SWEEP",
+                   help="another device's sweep folder: time again exactly the candidates of this GPU's sweep that it "
+                        "contradicts by over 2x either way (`compare`), and replace them (resumable)")
     p.add_argument("--decomposition", choices=["data-parallel", "split-k", "stream-k"],
                    help="with --retime or --add-kernels: only the candidates of this K decomposition")
     p.add_argument("--batched", action="store_true",

@@ -7,9 +7,10 @@ Both sweeps hold the same problems (by dtype and row id, with the same shapes) a
 (variant, kernel, decomposition, slices) candidates. Between two GPUs of one architecture a
 candidate's time moves by a few percent (the H100 against the H200: median 1.013); one that
 differs by more than `factor` either way was most likely timed wrongly on one of them, or on
-code that has changed since. Those are the rows to time again (`sweep --retime`) before the
-next fit, and a fit or an evaluation that leans on them leans on a timing the other device
-does not confirm. From the stored files alone: no GPU.
+code that has changed since. Those are the timings to take again before the next fit (`sweep
+--retime-contradicted OTHER` on the first sweep's GPU), and a fit or an evaluation that leans
+on them leans on a timing the other device does not confirm. From the stored files alone: no
+GPU.
 """
 
 from __future__ import annotations
@@ -79,6 +80,15 @@ def compare(first: Path, second: Path, factor: float = FACTOR) -> Comparison:
     ratios.sort()
     median = ratios[len(ratios) // 2] if ratios else math.nan
     return Comparison(problems, len(ratios), median, slower, faster, factor)
+
+
+def retime_targets(result: Comparison) -> dict:
+    """{(dtype, row id): {candidate, ...}}: the first sweep's contradicted timings, both ways, as
+    ``sweep.extend(targets=...)`` times them again (`sweep --retime-contradicted`)."""
+    targets: dict = {}
+    for c in result.slower + result.faster:
+        targets.setdefault((c.dtype, c.row), set()).add(tuple(c.candidate))
+    return targets
 
 
 def report(result: Comparison, first: str, second: str, most: int = 8) -> str:

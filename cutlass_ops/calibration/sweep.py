@@ -254,7 +254,7 @@ def drift_scale(reference_stored: Optional[float], reference_now: Optional[float
 
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
-           decomposition: Optional[str] = None) -> dict[str, int]:
+           decomposition: Optional[str] = None, targets: Optional[dict] = None) -> dict[str, int]:
     """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
     merge them into the rows: a new config calibrated without sweeping every candidate again.
     Kernels the rows already hold are timed only on the candidates they lack (a decomposition or
@@ -273,9 +273,16 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     ``kernels`` may hold shell patterns (``cutlass2x_sm80_bf16_*``). With ``retime``, the
     kernels' stored candidates (those of ``decomposition`` only, if given) are timed again and
     replaced: for a kernel whose launch changed since the sweep. The reference is then the
-    fastest stored candidate of another kernel."""
+    fastest stored candidate of another kernel.
+
+    With ``targets`` ({(dtype, row id): {(variant, kernel, decomposition, slices), ...}}, as
+    ``compare.retime_targets`` reads them off two devices' sweeps), exactly those stored
+    candidates are timed again and replaced, and only in those rows; ``kernels`` is then ignored."""
     start = time.monotonic()
     built = [k["name"] for k in _C.kernels()]
+    if targets is not None:
+        retime, decomposition = True, None
+        kernels = sorted({candidate[1] for row_targets in targets.values() for candidate in row_targets})
     patterns = list(kernels)
     kernels = [k for k in built if any(fnmatch.fnmatchcase(k, pattern) for pattern in patterns)]
     unknown = sorted(p for p in patterns if not fnmatch.filter(built, p))
@@ -285,7 +292,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         raise ValueError(f"extend: decomposition {decomposition!r}: choose one of {', '.join(DECOMPOSITIONS)}")
     chosen = set(kernels)
 
-    def to_time(candidate) -> bool:  # a candidate this call times (and, with retime, replaces)
+    def to_time(candidate, row_key) -> bool:  # a candidate this call times (and, with retime, replaces)
+        if targets is not None:
+            return tuple(candidate[:4]) in targets.get(row_key, ())
         return candidate[1] in chosen and (decomposition is None or candidate[2] == decomposition)
     generator = torch.Generator(device="cuda").manual_seed(1)
     done_counts = {}
@@ -324,8 +333,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 # Candidates the row holds (timed by the sweep or an earlier extension) are kept
                 # as they are; a kernel is timed where it lists one the row lacks (a new kernel,
                 # or a decomposition or split count it offers since).
-                stored = {tuple(c[:4]) for c in row["c"] if not (retime and to_time(c))}
-                lacking = {tuple(c[0])[1] for c in candidates if tuple(c[0]) not in stored and to_time(c[0])}
+                row_key = (head["dtype"], row["id"])
+                stored = {tuple(c[:4]) for c in row["c"] if not (retime and to_time(c, row_key))}
+                lacking = {tuple(c[0])[1] for c in candidates if tuple(c[0]) not in stored and to_time(c[0], row_key)}
                 mine = [k for k in kernels if k in lacking]
                 if not mine:
                     done[row["id"]] = {"id": row["id"], "scale": 1.0, "c": []}
@@ -333,7 +343,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                     if bar is not None:
                         bar.update(1)
                     continue
-                timed = [c for c in row["c"] if c[4] is not None and not (retime and c[1] in chosen)]
+                # The reference: the fastest stored candidate of a kernel this row does not time again.
+                row_chosen = chosen if targets is None else {c[1] for c in targets.get(row_key, ())}
+                timed = [c for c in row["c"] if c[4] is not None and not (retime and c[1] in row_chosen)]
                 reference = min(timed, key=lambda c: c[4]) if timed else None
                 p = problem_sets.Problem(row["id"], dtype, row["m"], row["n"], row["k"], row["layout"], row["group"],
                                          row["model"], row["split"], row.get("batch", 1))
@@ -348,7 +360,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 scale = drift_scale(reference[4] if reference else None, now, row.get("torch_us"), r["torch_us"])
                 added = [[*cand, None if us is None else round(us * scale, 3), n]
                          for cand, us, n in r["candidates"] if cand[1] in mine and tuple(cand) not in stored
-                         and to_time(cand)]
+                         and to_time(cand, row_key)]
                 done[row["id"]] = {"id": row["id"], "scale": round(scale, 4), "c": added}
                 pending.append(json.dumps(done[row["id"]], separators=(",", ":")) + "\n")
                 if len(pending) >= FLUSH_EVERY:
@@ -374,7 +386,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 "method": ("each new time scaled by the median of 1 and two drifts: the row's fastest stored "
                            "candidate's stored time over its time now, and torch.mm's")}
             if retime:
-                record["retimed"] = decomposition or "all decompositions"
+                record["retimed"] = ("the candidates another device's sweep contradicts" if targets is not None
+                                     else decomposition or "all decompositions")
                 record["method"] = ("stored times replaced; each new time scaled by the median of 1 and two drifts: "
                                     "the row's fastest stored candidate of another kernel's stored time over its "
                                     "time now, and torch.mm's")
