@@ -167,9 +167,10 @@ bool cutlass2x_separate_reduction(int64_t sk_waves, int64_t sk_blocks, int64_t s
 // places consecutive blocks on different SMs, so SM 2i runs the stream-K blocks i and i + SMs/2
 // side by side: a single wave of over SMs/2 stream-K blocks runs on half the SMs, two to an SM,
 // and the data-parallel blocks of the second logical wave the same on the other half. Measured
-// on the H200 sweep, CUTLASS 2.x's DMMA 64x64 tile (four reduction CTAs per tile): stream-K on
-// 37-59 tiles, where the remap applies, took 1.76-1.85x its prediction (about its data-parallel
-// time: 2320x24x768, 22.5 us against 22.4), and on up to 29 tiles, where it does not, 0.94-1.00x.
+// on the H200 sweep, CUTLASS 2.x's DMMA 64x64 tile (three CTAs per SM, four reduction CTAs per
+// tile): stream-K on 40-59 tiles, where the remap applies, took 1.76-1.85x its prediction on
+// average, about its data-parallel time (2320x24x768, 37 tiles: 22.5 us against 22.4), and on up
+// to 29 tiles, where it does not, 0.94-1.00x.
 std::pair<double, double> cutlass2x_remap_factors(int64_t sk_blocks, int64_t dp_blocks, int64_t reduction_blocks,
                                                   int64_t sms, int64_t occupancy) {
   const int64_t sk_waves = ceil_div_i(sk_blocks, sms);
