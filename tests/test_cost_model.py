@@ -651,6 +651,24 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
         store.install_shipped()
 
 
+def test_the_streaming_kernels_k_step_is_what_their_loads_in_flight_cover():
+    """A step of the few-row SIMT kernels' main loop covers the rows of B its loads in flight
+    reach (32 in "rr": 4 warps x 8 loads), not the 256-row chunk of A it stages, so the model's K
+    steps grow with K below 256 rows: IEEE fp32 40x216x184 "rr", priced at 6.2 us where it took 12.0
+    with the chunk as the step (H200 sweep), counts ceil(184 / 32) = 6 steps, 40x216x8 one."""
+    kernel = "handwritten_sm80_f32_rr_skinny_m"
+    info = {k["name"]: k for k in _C.kernels()}.get(kernel)
+    if info is None:
+        pytest.skip(f"{kernel} is not built")
+    assert info["tile"][2] == 32
+
+    def critical_iters(k):
+        cands = [["in-place", kernel, "data-parallel", 1]]
+        return _C.cost_rows("f32", "rr", [40, 216, k], [4, 4, 4], cands, fit.H100_DESC)[0][0][4]
+
+    assert (critical_iters(8), critical_iters(184)) == (1, 6)
+
+
 def test_cutlass2x_stream_k_prices_the_block_remap_hopper_places_two_to_an_sm():
     """CUTLASS 2.x's stream-K kernel remaps the first two waves of its block indices in pairs when
     it launches over two waves of blocks with several CTAs per SM; Hopper places the pair on two
