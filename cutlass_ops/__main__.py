@@ -207,14 +207,15 @@ def cmd_sweep(args) -> int:
 
         folder = sweep.device_folder(args.out)
         other = Path(args.retime_contradicted)
-        if not any(other.glob("*.jsonl.gz")):
-            print(f"--retime-contradicted: {other}: no sweep files (*.jsonl.gz)", file=sys.stderr)
+        try:
+            targets = compare.retime_targets(compare.compare(folder, other))
+            print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are contradicted "
+                  f"by {other} (over {compare.FACTOR:g}x either way): timing them again", file=sys.stderr)
+            sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
+                         progress=not args.no_progress, targets=targets)
+        except ValueError as error:
+            print(f"--retime-contradicted: {error}", file=sys.stderr)
             return 2
-        targets = compare.retime_targets(compare.compare(folder, other))
-        print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are contradicted by "
-              f"{other} (over {compare.FACTOR:g}x either way): timing them again", file=sys.stderr)
-        sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
-                     progress=not args.no_progress, targets=targets)
         return 0
     if args.add_kernels or args.retime:
         folder = sweep.device_folder(args.out)
@@ -307,10 +308,6 @@ def cmd_compare(args) -> int:
 
     from .calibration import compare
 
-    for folder in (args.first, args.second):
-        if not any(Path(folder).glob("*.jsonl.gz")):
-            print(f"compare: {folder}: no sweep files (*.jsonl.gz)", file=sys.stderr)
-            return 2
     try:
         result = compare.compare(Path(args.first), Path(args.second), args.factor or compare.FACTOR)
     except ValueError as error:

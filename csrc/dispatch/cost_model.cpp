@@ -336,17 +336,13 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       // slices take turns to add theirs, a chain of s - 1. CUTLASS 2.x's stream-K kernel with a
       // split factor runs the slices at once, summed as its stream-K blocks are: handed on in
       // turn, or by a separate reduction CTA per tile that reads the tile's s partials.
-      const int64_t slice_blocks = static_cast<int64_t>(tiles * s);
-      const bool separate_reduction =
-          k.split_k_in_workspace &&
-          cutlass2x_separate_reduction(ceil_div_i(slice_blocks, std::max(1, dev.sm_count)), slice_blocks,
-                                       static_cast<int64_t>(tiles), ctas);
+      bool separate_reduction = false;
       if (k.split_k_in_workspace) {
-        f[kFeatCriticalIters] *= cutlass2x_remap_factors(
-                                     slice_blocks, 0,
-                                     separate_reduction ? static_cast<int64_t>(tiles) * k.reduction_ctas_per_tile : 0,
-                                     std::max(1, dev.sm_count), ctas)
-                                     .first;
+        const int64_t sms = std::max(1, dev.sm_count), slice_blocks = static_cast<int64_t>(tiles * s);
+        separate_reduction = cutlass2x_separate_reduction(ceil_div_i(slice_blocks, sms), slice_blocks,
+                                                          static_cast<int64_t>(tiles), ctas);
+        const int64_t reduction_blocks = separate_reduction ? static_cast<int64_t>(tiles) * k.reduction_ctas_per_tile : 0;
+        f[kFeatCriticalIters] *= cutlass2x_remap_factors(slice_blocks, 0, reduction_blocks, sms, ctas).first;
       }
       f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
       f[kFeatChain] = separate_reduction ? 1 : s - 1;

@@ -53,6 +53,8 @@ class Comparison:
 
 
 def _rows(folder: Path) -> dict:
+    if not any(Path(folder).glob("*.jsonl.gz")):
+        raise ValueError(f"{folder}: no sweep files (*.jsonl.gz)")
     return {(head["dtype"], row["id"]): row for head, row in sweep_files.iter_rows(folder)}
 
 
