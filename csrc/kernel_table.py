@@ -229,12 +229,12 @@ wide N; the stream-K one spreads few tiles (257x4096: 64) over the SMs. They nee
 module's CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED (setup.py): without it CuTe's selector issues
 eighteen N = 8 WGMMAs per K step instead of one N = 144, the kernel is bound by shared memory
 (Nsight Compute: L1 96%, compute 36%) and ran at 0.40-0.64x torch.mm; with it, 0.88-1.06x at
-257 rows (benchmarks/probes/row_tiles_probe.py, RESULTS.md)."""
+257 rows (benchmarks/probes/row_tiles_probe.py, docs/findings.md)."""
 _SWAPPED_WAVES = """Mid-size 16-bit products in the layouts of x @ W and F.linear whose row count leaves
 128- and 256-row tiles a ragged last wave (777, 1500, 2049, 3000 tokens): there the best kernel
 built before these reached 0.89x torch.mm (bf16 model problems of 777 and 2049 rows, H100 sweep,
 2026-11-24). cuBLAS runs tiles whose sides fit the problem: 192x192 with a 2x1 cluster on
-2049x4608x3584 "rc" (benchmarks/probes/cublas_choices_probe.py, RESULTS.md), where 128x256 tiles
+2049x4608x3584 "rc" (benchmarks/probes/cublas_choices_probe.py, docs/findings.md), where 128x256 tiles
 make 306 = 2.3 waves. Swapped, as the 144-row tiles are, the row tile goes along WGMMA's N side:
 192 rows x 128 columns (CUTLASS runs 128x192, a default WGMMA N) make that problem 11 x 36 = 396
 tiles, three full waves; 176 rows x 256 columns (CUTLASS runs 256x176, 176 accumulators per
@@ -242,7 +242,7 @@ consumer thread, an extended WGMMA N) cover 1500-3000 rows with wide N in fewer,
 Chosen by a what-if over the stored sweep (each problem's 144-row swapped time scaled by the
 tiles' wave and padding arithmetic, ten row heights x two widths): these two gained most
 (estimated bf16 model problems of the test split 0.946x -> 0.956x torch.mm for the best built
-kernel; measured in RESULTS.md)."""
+kernel; measured in docs/findings.md)."""
 _PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the
 other warpgroup on the CTA's next tile), in three widths so that few rows still give close to a
 wave of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
@@ -330,7 +330,7 @@ the pair of tiles beside each other. Persistent, no workspace. cuBLAS's kernel f
 1000x1024x4096 on an H100 is named 128x64 with a 1x2 cluster, but its names give the output's
 columns first (it computes D^T): 64 rows x 128 columns, two tile rows to a cluster, non-cooperative.
 That arrangement, the 64x128 ping-pong tile with a 2x1 cluster, was built and swept (H100,
-2026-11-28; branch wip/multicast, not in this table; RESULTS.md, "What cuBLAS runs on the model
+2026-11-28; branch wip/multicast, not in this table; docs/findings.md, "What cuBLAS runs on the model
 problems"): 23.4 us at 1000x1024x4096 "rr" against this tile's 24.4 and torch.mm's 18.6 (the
 sweep's times), no better on the test split. Built in the layouts of x @ W and F.linear, and
 in "cr" and "cc" with the 64-row ping-pong tiles (below 0.85x torch.mm there with 128-row tiles
@@ -510,7 +510,7 @@ for any 16-bit shape; dispatch takes anything faster."""),
 _FITTED_N = """The ladder's step-6 kernel on tiles of 128 rows by 192, 208, 224 and 240 columns, bf16 and f16,
 F.linear's layout (B column-major; kernel names end in _n<N>): tiles whose width fits the problem,
 as cuBLAS's do (128x200 at 777x8192x8192 "rc", 128x160 and 128x192 at 2049 rows: H100,
-benchmarks/probes/cublas_choices_probe.py, RESULTS.md), so that N fills whole tiles and the
+benchmarks/probes/cublas_choices_probe.py, docs/findings.md), so that N fills whole tiles and the
 tiles whole waves of 132 SMs: at 777 x 8192, 224 tiles of 128x256 (1.7 waves: two, the second
 70% full) or 259 of 128x224 (two, 96% full), an eighth less work per SM. D leaves in 64-column TMA boxes and a narrower unswizzled last
 one (16, 32 or 48 columns). Chosen by a what-if over the stored sweep (each problem's time on the

@@ -59,7 +59,7 @@ def test_rows_of_one_id_but_other_shapes_are_refused(monkeypatch):
 
 
 def test_the_h100_sweep_against_the_h200s_is_what_results_records():
-    """benchmarks/RESULTS.md, "Where the two sweeps disagree"."""
+    """docs/findings.md, "Where the two sweeps disagree"."""
     result = compare.compare(H100, H200)
     assert (result.problems, result.timings) == (7607, 431371)
     assert result.median_ratio == pytest.approx(1.013, abs=5e-4)

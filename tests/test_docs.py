@@ -18,6 +18,19 @@ def test_readme_is_short_and_its_links_resolve():
         assert (ROOT / link).exists(), f"README links to {link}, which does not exist"
 
 
+def test_results_holds_current_figures_and_its_links_resolve():
+    """benchmarks/RESULTS.md is the current figures; the measurements behind them live in
+    docs/findings.md, so RESULTS.md stays short enough to read."""
+    results = (ROOT / "benchmarks" / "RESULTS.md").read_text()
+    assert len(results.encode()) <= 32 * 1024, f"RESULTS.md is {len(results.encode())} bytes; keep it under 32 KiB"
+    for link in re.findall(r"\]\(([^)#:]+)\)", results):
+        assert (ROOT / "benchmarks" / link).exists(), f"RESULTS.md links to {link}, which does not exist"
+    anchors = {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+               for h in re.findall(r"^#+ (.*)$", results, re.M)}
+    for anchor in re.findall(r"\]\(#([^)]+)\)", results):
+        assert anchor in anchors, f"RESULTS.md links to #{anchor}, a heading it does not have"
+
+
 def test_docs_links_resolve():
     for page in sorted((ROOT / "docs").glob("*.md")):
         for link in re.findall(r"\]\(([^)#:]+)\)", page.read_text()):

@@ -6,7 +6,7 @@ before every repetition, medians, implementations in alternating rounds).
 
     python benchmarks/probes/skinny_unaligned_probe.py [--dtype bf16]   # on a GPU, cutlass_ops built
 
-(The figures in RESULTS.md, at 70bc644, came from this probe's earlier loop of its own: one
+(The figures in docs/findings.md, at 70bc644, came from this probe's earlier loop of its own: one
 call per timing after a 256 MB flush, alternating, median of 15.)
 
 Shapes: the sweep's losing class (up to 16 rows, odd N or K) in the row-major (rr) and F.linear

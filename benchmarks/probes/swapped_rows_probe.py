@@ -9,7 +9,7 @@ against a float32 product.
 
     python benchmarks/probes/swapped_rows_probe.py
 
-RESULTS.md, "Rows of x as the wide side of the tile", holds the figures.
+docs/findings.md, "Rows of x as the wide side of the tile", holds the figures.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ bench's timing (L2 flushed before every repetition).
 
 The L2 promotion the kernel asks of its tensor maps is picked per operand
 (csrc/handwritten/gemm_6_wgmma_tma_sm90.cu, l2_promotion); rebuilding with one setting forced
-compares them (RESULTS.md, "Rows off 128-byte boundaries").
+compares them (docs/findings.md, "Rows off 128-byte boundaries").
 """
 
 from __future__ import annotations

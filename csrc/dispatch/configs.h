@@ -331,10 +331,10 @@ struct Sm90_256x128x64_1x2x1_Coop {
 // but its names give the output's columns first (it computes D^T): 64 rows x 128 columns, two
 // tile rows to a cluster, non-cooperative. That arrangement, the 64x128 ping-pong tile with a
 // 2x1 cluster, was built and swept (H100, 2026-11-28; branch wip/multicast, not in this table;
-// RESULTS.md, "What cuBLAS runs on the model problems"): 23.4 us at 1000x1024x4096 "rr" against
-// this tile's 24.4 and torch.mm's 18.6 (the sweep's times), no better on the test split. Built
-// in the layouts of x @ W and F.linear, and in "cr" and "cc" with the 64-row ping-pong tiles
-// (below 0.85x torch.mm there with 128-row tiles alone).
+// docs/findings.md, "What cuBLAS runs on the model problems"): 23.4 us at 1000x1024x4096 "rr"
+// against this tile's 24.4 and torch.mm's 18.6 (the sweep's times), no better on the test split.
+// Built in the layouts of x @ W and F.linear, and in "cr" and "cc" with the 64-row ping-pong
+// tiles (below 0.85x torch.mm there with 128-row tiles alone).
 struct Sm90_128x64x64_1x2x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_128x64x64_1x2x1_Coop;
   static constexpr const char* kName = "128x64x64_1x2x1_coop";
@@ -582,7 +582,7 @@ struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
 // module's CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED (setup.py): without it CuTe's selector issues
 // eighteen N = 8 WGMMAs per K step instead of one N = 144, the kernel is bound by shared memory
 // (Nsight Compute: L1 96%, compute 36%) and ran at 0.40-0.64x torch.mm; with it, 0.88-1.06x at
-// 257 rows (benchmarks/probes/row_tiles_probe.py, RESULTS.md).
+// 257 rows (benchmarks/probes/row_tiles_probe.py, docs/findings.md).
 struct Sm90_144x128x64_2x1x1_Coop_SwapAB {
   static constexpr ConfigId kId = ConfigId::kSm90_144x128x64_2x1x1_Coop_SwapAB;
   static constexpr const char* kName = "144x128x64_2x1x1_coop_swapab";
@@ -621,15 +621,15 @@ struct Sm90_144x128x64_2x1x1_CoopStreamK_SwapAB {
 // 256-row tiles a ragged last wave (777, 1500, 2049, 3000 tokens): there the best kernel built
 // before these reached 0.89x torch.mm (bf16 model problems of 777 and 2049 rows, H100 sweep,
 // 2026-11-24). cuBLAS runs tiles whose sides fit the problem: 192x192 with a 2x1 cluster on
-// 2049x4608x3584 "rc" (benchmarks/probes/cublas_choices_probe.py, RESULTS.md), where 128x256
-// tiles make 306 = 2.3 waves. Swapped, as the 144-row tiles are, the row tile goes along WGMMA's
-// N side: 192 rows x 128 columns (CUTLASS runs 128x192, a default WGMMA N) make that problem 11
-// x 36 = 396 tiles, three full waves; 176 rows x 256 columns (CUTLASS runs 256x176, 176
-// accumulators per consumer thread, an extended WGMMA N) cover 1500-3000 rows with wide N in
+// 2049x4608x3584 "rc" (benchmarks/probes/cublas_choices_probe.py, docs/findings.md), where
+// 128x256 tiles make 306 = 2.3 waves. Swapped, as the 144-row tiles are, the row tile goes along
+// WGMMA's N side: 192 rows x 128 columns (CUTLASS runs 128x192, a default WGMMA N) make that
+// problem 11 x 36 = 396 tiles, three full waves; 176 rows x 256 columns (CUTLASS runs 256x176,
+// 176 accumulators per consumer thread, an extended WGMMA N) cover 1500-3000 rows with wide N in
 // fewer, fuller waves. Chosen by a what-if over the stored sweep (each problem's 144-row swapped
 // time scaled by the tiles' wave and padding arithmetic, ten row heights x two widths): these
 // two gained most (estimated bf16 model problems of the test split 0.946x -> 0.956x torch.mm for
-// the best built kernel; measured in RESULTS.md).
+// the best built kernel; measured in docs/findings.md).
 struct Sm90_192x128x64_2x1x1_Coop_SwapAB {
   static constexpr ConfigId kId = ConfigId::kSm90_192x128x64_2x1x1_Coop_SwapAB;
   static constexpr const char* kName = "192x128x64_2x1x1_coop_swapab";
@@ -1063,27 +1063,27 @@ struct Handwritten_6_WgmmaTma_128x256x64 {
 // The ladder's step-6 kernel on tiles of 128 rows by 192, 208, 224 and 240 columns, bf16 and
 // f16, F.linear's layout (B column-major; kernel names end in _n<N>): tiles whose width fits the
 // problem, as cuBLAS's do (128x200 at 777x8192x8192 "rc", 128x160 and 128x192 at 2049 rows:
-// H100, benchmarks/probes/cublas_choices_probe.py, RESULTS.md), so that N fills whole tiles and
-// the tiles whole waves of 132 SMs: at 777 x 8192, 224 tiles of 128x256 (1.7 waves: two, the
-// second 70% full) or 259 of 128x224 (two, 96% full), an eighth less work per SM. D leaves in
-// 64-column TMA boxes and a narrower unswizzled last one (16, 32 or 48 columns). Chosen by a
-// what-if over the stored sweep (each problem's time on the 128x256 build scaled by the tiles'
-// wave and padding arithmetic, a smaller tile's lower rate included): on the bf16 "rc" problems
-// of a wave or more, the best built kernel from 0.953x to about 0.97x torch.mm (test split), an
-// estimate. Forced on seven bf16 F.linear shapes (H200, 2026-11-27, d9f8a5a, do_bench medians of
-// three alternated rounds): ahead of the model's pick at 777x8192x8192 (128x224: 0.93x torch.mm,
-// the pick 0.84x) and 1000x14336x4096 (0.98x against 0.91x), behind it at 1000x4096x4096,
-// 2049x8192x8192, 3000x4096x11008, 257x8192x28672 and 4096^3. Swept on the H100 (2026-11-27,
-// `sweep --add-kernels` on every 16-bit "rc" row): the fastest candidate on 198 bf16 and 52 f16
-// rows, up to 1.23x faster than the best kernel before them (8191x1600x1600; 777x3072x1024
-// 1.15x, test split); the best built kernel on the test split's bf16 model problems from 0.952x
-// to 0.959x torch.mm, f16 0.952x to 0.958x, its bf16 "rc" problems 0.996x to 1.003x: less than
-// the what-if's estimate. Also built with linear's bias and activation fused (names ending in
-// _bias_act, applied to the accumulators before D is stored), as is the 128x256 step in "rc": at
-// 1000 x 4096 -> 14336, 3000 and 4096 x 4096 -> 14336 the plain product runs an N-fitted tile,
-// and without a fused build a biased one ran the CUTLASS 128x256 tile (0.87-0.97x torch's
-// F.linear, linear_epilogue_probe, H100, a3b68e5). Compiled like the step itself (no CuTe), so
-// four widths cost the build seconds, where CUTLASS tiles cost minutes.
+// H100, benchmarks/probes/cublas_choices_probe.py, docs/findings.md), so that N fills whole
+// tiles and the tiles whole waves of 132 SMs: at 777 x 8192, 224 tiles of 128x256 (1.7 waves:
+// two, the second 70% full) or 259 of 128x224 (two, 96% full), an eighth less work per SM. D
+// leaves in 64-column TMA boxes and a narrower unswizzled last one (16, 32 or 48 columns).
+// Chosen by a what-if over the stored sweep (each problem's time on the 128x256 build scaled by
+// the tiles' wave and padding arithmetic, a smaller tile's lower rate included): on the bf16
+// "rc" problems of a wave or more, the best built kernel from 0.953x to about 0.97x torch.mm
+// (test split), an estimate. Forced on seven bf16 F.linear shapes (H200, 2026-11-27, d9f8a5a,
+// do_bench medians of three alternated rounds): ahead of the model's pick at 777x8192x8192
+// (128x224: 0.93x torch.mm, the pick 0.84x) and 1000x14336x4096 (0.98x against 0.91x), behind it
+// at 1000x4096x4096, 2049x8192x8192, 3000x4096x11008, 257x8192x28672 and 4096^3. Swept on the
+// H100 (2026-11-27, `sweep --add-kernels` on every 16-bit "rc" row): the fastest candidate on
+// 198 bf16 and 52 f16 rows, up to 1.23x faster than the best kernel before them (8191x1600x1600;
+// 777x3072x1024 1.15x, test split); the best built kernel on the test split's bf16 model
+// problems from 0.952x to 0.959x torch.mm, f16 0.952x to 0.958x, its bf16 "rc" problems 0.996x
+// to 1.003x: less than the what-if's estimate. Also built with linear's bias and activation
+// fused (names ending in _bias_act, applied to the accumulators before D is stored), as is the
+// 128x256 step in "rc": at 1000 x 4096 -> 14336, 3000 and 4096 x 4096 -> 14336 the plain product
+// runs an N-fitted tile, and without a fused build a biased one ran the CUTLASS 128x256 tile
+// (0.87-0.97x torch's F.linear, linear_epilogue_probe, H100, a3b68e5). Compiled like the step
+// itself (no CuTe), so four widths cost the build seconds, where CUTLASS tiles cost minutes.
 struct Handwritten_6_WgmmaTma_128x192x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x192x64;
   static constexpr const char* kName = "6_wgmma_tma_128x192x64_4s";

@@ -402,7 +402,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
   // training split's cross-validation (H100 sweep, 2026-11-27), regret geomean (p95): without
   // the term 1.0152 (1.093); with it for every TMA kernel 1.0146 (1.089) under other residual
   // settings, but the test split's TF32 problems lost (p95 1.147 -> 1.174); for the hand-written
-  // kernel alone 1.0148 (1.093), the test split no worse anywhere (RESULTS.md).
+  // kernel alone 1.0148 (1.093), the test split no worse anywhere (docs/findings.md).
   if (k.math == MathClass::kWgmma && k.origin == Origin::kHandwritten) {
     const auto ragged = [&](const OperandPlan& o) { return std::fmod(static_cast<double>(o.ld) * eb, 128.0) != 0.0; };
     f[kFeatRaggedPitchL2MB] = (ragged(p.a) ? l2_a : 0.0) + (ragged(p.b) ? l2_b : 0.0);

@@ -191,7 +191,7 @@ struct Calibration {
 // The device's calibration: one of its compute capability, the nearest in SM count (the
 // per-kernel constants are per SM), then in DRAM bandwidth (an H100 and an H200 share compute
 // capability and SM count; the H200's few-row products run faster with its bandwidth, and its
-// SM90 kernels 5% faster, its SM80 ones not at all: RESULTS.md); else none.
+// SM90 kernels 5% faster, its SM80 ones not at all: docs/findings.md); else none.
 const Calibration* calibration_for(const DeviceDesc& device);
 // Replaces those of the same cc and SM count and the same DRAM bandwidth (any, where either
 // records none).

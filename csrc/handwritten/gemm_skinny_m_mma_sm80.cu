@@ -161,7 +161,7 @@ Split plan_split(const GemmArgs& g) {
   // builds are one stage ahead of their warps, not three or four, so a warp waits out a load's
   // latency every stage: they split until every SM holds the blocks it can run (two at 16 rows).
   // bf16 5x2262x2544 "cc": 71 blocks of 10 stages per warp took 20.5 us, three slabs 18.3 (H100
-  // sweep, 2026-11-25; still behind CUTLASS 2.x's 64x64 alignment-1 tile there, benchmarks/RESULTS.md).
+  // sweep, 2026-11-25; still behind CUTLASS 2.x's 64x64 alignment-1 tile there, docs/findings.md).
   int64_t target = g.sm_count;
   if constexpr (kAny) target *= s.m_tiles == 1 ? Cfg<P, 1, true>::kMinBlocks : Cfg<P, 2, true>::kMinBlocks;
   int64_t splits = std::max<int64_t>(1, target / (int64_t{s.row_blocks} * s.col_blocks * std::max<int64_t>(1, g.batch)));
