@@ -753,3 +753,31 @@ def test_a_calibration_of_another_format_version_is_refused_by_name(tmp_path, mo
     monkeypatch.undo()
     # The loader above cleared them.
     assert store.install_shipped() == sorted([H100_CALIBRATION.name, H200_CALIBRATION.name])
+
+
+def test_no_fitted_kernel_writes_d_faster_than_dram_takes_it():
+    """fit.write_floor: every shipped kernel class's c_write is at least the microseconds per MB at
+    its device's DRAM peak, so no prediction prices D's write below what DRAM can take."""
+    h100_floor = fit.write_floor((90, 132, 232448, 1980, 3352))
+    assert h100_floor[fit.WRITE_MB] == pytest.approx(1e6 / 3352e9 * 1e6)  # 0.298 us per MB
+    assert sum(v > 0 for v in h100_floor) == 1
+    assert fit.write_floor((90, 132, 232448, 1980, 0)) == [0.0] * fit.NUM_FEATURES  # bandwidth unknown
+    for path in (H100_CALIBRATION, H200_CALIBRATION):
+        data = store.load(path)
+        floor = fit.write_floor(data["desc"])[fit.WRITE_MB]
+        classes = [(name, d, c[fit.WRITE_MB]) for name, by_d in data["kernels"].items() for d, c in by_d.items()]
+        assert len(classes) > 500
+        below = [x for x in classes if x[2] < floor * (1 - 1e-6)]
+        assert not below, f"{path.name}: {len(below)} classes write D faster than DRAM's peak, e.g. {below[:3]}"
+
+
+def test_a_wide_shallow_output_is_priced_at_least_at_its_write():
+    """TF32 6290x1644x4 "rc": 41 MB of D. Before the write floor its pick, CUTLASS 3.x's 64x64
+    ping-pong tile, was priced at 10.2 us (below D's 12.4 us at the H100's DRAM peak) and took
+    32.8; no candidate is priced below that write now."""
+    head, _ = sweep_files.read(H100 / "tf32.jsonl.gz")
+    write_us = 4 * 6290 * 1644 / 1e6 * fit.write_floor(fit.device_of(head))[fit.WRITE_MB]
+    assert write_us == pytest.approx(12.34, abs=0.01)
+    ranked = _C.rank_problem("tf32", "rc", [6290, 1644, 4], [4, 4, 4], fit.device_of(head), 1)
+    assert ranked
+    assert min(r[2] for r in ranked) >= write_us  # the eleven terms, before the residual factor

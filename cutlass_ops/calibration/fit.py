@@ -3,10 +3,10 @@
     python -m cutlass_ops fit benchmarks/sweep/sm90_132sm_nvidia_h100_80gb_hbm3
 
 The features of every candidate come from the C++ model itself (``_C.cost_rows``), so the fit
-and the planner cannot disagree on what a feature means. Per kernel and K decomposition, ten
+and the planner cannot disagree on what a feature means. Per kernel and K decomposition, eleven
 constants >= 0 (``csrc/dispatch/cost_model.h``) minimise the squared log ratio of predicted to
-measured time over the kernel's in-place rows (a soft-L1 loss, so a few noisy timings do not
-pull the fit; rows where the kernel is within 1.5x of the fastest candidate weigh 1, others
+measured time over the kernel's in-place rows (D's write at least the device's DRAM peak rate:
+write_floor; a soft-L1 loss, so a few noisy timings do not pull the fit; rows where the kernel is within 1.5x of the fastest candidate weigh 1, others
 NEAR_WEIGHT, so that the constants are right where the kernel is a contender); float16 and
 bfloat16 twins of one config and layout share their constants. Then three device
 constants (the staging copy's rate, the K-major copy's rate, the launch cost) are fitted on
@@ -68,6 +68,25 @@ RESIDUAL_BATCHED_BANDWIDTHS = (0.75, 1.0, 1.5, 2.0)
 RESIDUAL_BATCHED_SHRINKS = (0.01, 0.03, 0.1)
 CV_FOLDS = 5
 LAYOUT_INDEX = {"rr": 0, "rc": 1, "cr": 2, "cc": 3}  # cost_model.h layout_index()
+WRITE_MB = 8  # cost_model.h kFeatWriteMB: D written once
+
+
+def write_floor(device) -> list[float]:
+    """Lower bounds of the constants (us per unit of each feature): D cannot leave faster than
+    DRAM takes it, so c_write is at least the microseconds per MB at the device's peak bandwidth
+    (device[4], GB/s). Without it the fit set c_write to 0 for 271 of the H100's 710 kernel
+    classes, their epilogues' cost lying in other terms on the training split's outputs, and a
+    wide, shallow output was priced below its own write: TF32 6290x1644x4 "rc" (41 MB of D, 12.4
+    us at 3.35 TB/s) at 10.2 us on CUTLASS 3.x's 64x64 ping-pong tile, which took 32.8, the test
+    split's worst pick on both devices. Training-split cross-validation (2026-11-29, c9abe33's
+    sweeps and model): H100 regret geomean 1.01392 (p95 1.0875) without the bound, 1.01393
+    (1.0875) with it; H200 1.01360 (1.0882) and 1.01373 (1.0887): alike within noise. The same
+    bound on c_read (operands read once) made it worse, 1.01478 (1.0948) and 1.01388 (1.0907):
+    the fit's L2 term carries the reads."""
+    lower = [0.0] * NUM_FEATURES
+    if device[4] > 0:
+        lower[WRITE_MB] = 1e6 / (device[4] * 1e9) * 1e6
+    return lower
 
 # A device that sweeps did not record (files written before the header said): an H100 SXM.
 H100_DESC = (90, 132, 232448, 1980, 3352)
@@ -137,7 +156,8 @@ def training_samples(folder: Path, splits=("train",)):
     return inplace, variants
 
 
-def _fit_kernel(samples, start) -> tuple[list[float], float]:
+def _fit_kernel(samples, start, lower=None) -> tuple[list[float], float]:
+    """One kernel class's constants, each at least its `lower` bound (write_floor)."""
     import numpy as np
     from scipy.optimize import least_squares
 
@@ -154,8 +174,9 @@ def _fit_kernel(samples, start) -> tuple[list[float], float]:
     def residual(x):
         return weight * (np.log(np.maximum(model(x), 1e-6)) - np.log(t))
 
-    x0 = np.maximum(np.array([start[i] for i in used], dtype=float), 1e-6)
-    result = least_squares(residual, x0, bounds=(0.0, np.inf), loss="soft_l1", f_scale=0.1, x_scale="jac",
+    lb = np.array([(lower or [0.0] * NUM_FEATURES)[i] for i in used], dtype=float)
+    x0 = np.maximum(np.array([start[i] for i in used], dtype=float), np.maximum(lb * 1.001, 1e-6))
+    result = least_squares(residual, x0, bounds=(lb, np.inf), loss="soft_l1", f_scale=0.1, x_scale="jac",
                            max_nfev=2000)
     c = [0.0] * NUM_FEATURES
     for i, v in zip(used, result.x):
@@ -206,12 +227,13 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     if occupancy:  # ...and the CTAs per SM the device's occupancy calculator gave, where recorded
         _install(head, {}, dict(COPY_DEFAULTS), occupancy=occupancy)
     inplace, variants = training_samples(folder)
+    lower = write_floor(device)
     kernels, report = {}, {}
     for (key, decomposition), samples in sorted(inplace.items()):
         if len(samples) < min_samples:
             continue
         start = _C.property_coefficients(samples[0][2], device)
-        c, rms = _fit_kernel(samples, start)
+        c, rms = _fit_kernel(samples, start, lower)
         for name in sorted({s[2] for s in samples}):
             kernels.setdefault(name, {})[decomposition] = c
         report[f"{key} {decomposition}"] = {"samples": len(samples), "rms_log": round(rms, 4)}
