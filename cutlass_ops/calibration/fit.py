@@ -82,7 +82,9 @@ def write_floor(device) -> list[float]:
     sweeps and model): H100 regret geomean 1.01392 (p95 1.0875) without the bound, 1.01393
     (1.0875) with it; H200 1.01360 (1.0882) and 1.01373 (1.0887): alike within noise. The same
     bound on c_read (operands read once) made it worse, 1.01478 (1.0948) and 1.01388 (1.0907):
-    the fit's L2 term carries the reads."""
+    the fit's L2 term carries the reads; and a bound on c_iter at the instruction's peak rate
+    (property_coefficients' c_iter times its main-loop efficiency) as well, 1.01644 (1.1036) and
+    1.01546 (1.0996)."""
     lower = [0.0] * NUM_FEATURES
     if device[4] > 0:
         lower[WRITE_MB] = 1e6 / (device[4] * 1e9) * 1e6
