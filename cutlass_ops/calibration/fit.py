@@ -4,11 +4,12 @@
 
 The features of every candidate come from the C++ model itself (``_C.cost_rows``), so the fit
 and the planner cannot disagree on what a feature means. Per kernel and K decomposition, eleven
-constants >= 0 (``csrc/dispatch/cost_model.h``) minimise the squared log ratio of predicted to
-measured time over the kernel's in-place rows (D's write at least the device's DRAM peak rate:
-write_floor; a soft-L1 loss, so a few noisy timings do not pull the fit; rows where the kernel is within 1.5x of the fastest candidate weigh 1, others
-NEAR_WEIGHT, so that the constants are right where the kernel is a contender); float16 and
-bfloat16 twins of one config and layout share their constants. Then three device
+constants >= 0 (``csrc/dispatch/cost_model.h``; the write's no faster than the device's DRAM
+peak: write_floor) minimise the squared log ratio of predicted to measured time over the
+kernel's in-place rows (a soft-L1 loss, so a few noisy timings do not pull the fit; rows where
+the kernel is within 1.5x of the fastest candidate weigh 1, others NEAR_WEIGHT, so that the
+constants are right where the kernel is a contender); float16 and bfloat16 twins of one config
+and layout share their constants. Then three device
 constants (the staging copy's rate, the K-major copy's rate, the launch cost) are fitted on
 what the staged and K-major rows took beyond their kernel's prediction.
 
