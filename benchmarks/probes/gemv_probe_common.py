@@ -1,4 +1,4 @@
-"""What the three GEMV probes (benchmarks/probes/gemv_*_probe.py) share: compiling a
+"""What the GEMV probes (benchmarks/probes/gemv_*_probe.py) share: compiling a
 probe's CUDA source, timing after a flush that leaves L2 dirty (as the benchmarks' 256 MB write
 does) or clean (a read-only pass), and the sweep of kernel variants and K splits on 1-row
 problems against torch.mm. Needs a GPU and nvcc."""

@@ -1,0 +1,218 @@
+"""Few-row products in F.linear's layout whose weight rows start off 16-byte boundaries (an odd
+K, or one not a multiple of 8, as the weight's leading dimension): does a deeper pipeline of
+realigned 16-byte loads close the gap to cuBLAS's GEMV? Needs a GPU and nvcc.
+
+    python benchmarks/probes/gemv_odd_k_probe.py    # JSON to $OUT (default .)
+
+x (1 x K) @ W^T with W a contiguous bf16 N x K weight, so row n starts n * K elements in. The
+streaming kernels' two any-alignment builds (csrc/handwritten/gemm_skinny_m_sm80.cu) read such
+a weight element by element (`_a1_elementwise`, four loads in flight per lane and column) or
+as the aligned 16 bytes around each piece, shifted into place with the next lane's load
+(`_a1`, one load in flight per lane and column); on the H200 sweep both took 1.6-1.8x cuBLAS's
+time at 1 x 10984 x 14263 (docs/findings.md, "What cuBLAS runs on small unaligned 16-bit
+problems"). The kernels here mirror them, warps of four weight rows, lanes across K, with U
+steps of loads issued before any is used:
+
+- `elem U`: one element per lane, row and step;
+- `realign U`: the aligned 16 bytes holding each lane's piece and a shuffle (as `_a1`, U = 1);
+- `aligned U` (K a multiple of 8 only): plain 16-byte loads, what an aligned weight allows.
+
+Each is timed at its best K split (1, 2 or 4 slabs, atomics into the fp32 output), after the
+dirty L2 flush the benchmarks use, beside torch.mm on the same operands, checked against
+float64 first.
+"""
+
+import json
+import os
+
+import torch
+
+from gemv_probe_common import compile_probe, time_us
+
+SOURCE = r"""
+#include <torch/extension.h>
+#include <cuda_bf16.h>
+#include <ATen/cuda/CUDAContext.h>
+#include <cstdint>
+
+namespace {
+
+__device__ __forceinline__ uint4 ld16(const void* p) { return __ldcs(static_cast<const uint4*>(p)); }
+
+__device__ __forceinline__ uint4 shfl_down(uint4 v) {
+  return make_uint4(__shfl_down_sync(~0u, v.x, 1), __shfl_down_sync(~0u, v.y, 1),
+                    __shfl_down_sync(~0u, v.z, 1), __shfl_down_sync(~0u, v.w, 1));
+}
+
+// The 16 bytes starting `bytes` (even, below 16) into lo, continuing into hi.
+__device__ __forceinline__ uint4 realign(uint4 lo, uint4 hi, int bytes) {
+  const uint32_t w[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+  const int word = bytes / 4;
+  const unsigned shift = bytes % 4 * 8;
+  uint32_t x[5];
+#pragma unroll
+  for (int i = 0; i < 5; ++i) x[i] = word == 0 ? w[i] : word == 1 ? w[i + 1] : word == 2 ? w[i + 2] : w[i + 3];
+  return make_uint4(__funnelshift_r(x[0], x[1], shift), __funnelshift_r(x[1], x[2], shift),
+                    __funnelshift_r(x[2], x[3], shift), __funnelshift_r(x[3], x[4], shift));
+}
+
+__device__ __forceinline__ void unpack(uint4 r, float (&f)[8]) {
+  const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&r);
+#pragma unroll
+  for (int i = 0; i < 4; ++i) {
+    const float2 v = __bfloat1622float2(h[i]);
+    f[2 * i] = v.x;
+    f[2 * i + 1] = v.y;
+  }
+}
+
+constexpr int kRows = 4;  // weight rows per warp
+
+// MODE 0: element loads; 1: realigned 16-byte loads; 2: aligned 16-byte loads (K % 8 == 0).
+template <int MODE, int U>
+__global__ void __launch_bounds__(256) gemv_rc(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
+                                               int n_rows, int k_total, int slab, float* __restrict__ y) {
+  const int lane = threadIdx.x & 31;
+  const long n0 = (long(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * kRows;
+  const int kb = blockIdx.y * slab;
+  if (n0 >= n_rows || kb >= k_total) return;  // whole warps leave together
+  const int len = min(slab, k_total - kb);
+  const __nv_bfloat16* xs = x + kb;
+  float acc[kRows] = {};
+  if constexpr (MODE == 0) {
+    for (int k0 = lane; k0 < len; k0 += 32 * U) {
+      float wv[U][kRows], xv[U];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int k = k0 + 32 * u;
+        xv[u] = k < len ? __bfloat162float(xs[k]) : 0.0f;
+#pragma unroll
+        for (int c = 0; c < kRows; ++c)
+          wv[u][c] = k < len && n0 + c < n_rows ? __bfloat162float(__ldcs(w + (n0 + c) * k_total + kb + k)) : 0.0f;
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int c = 0; c < kRows; ++c) acc[c] = fmaf(xv[u], wv[u][c], acc[c]);
+    }
+  } else {
+    const __nv_bfloat16* aligned[kRows];
+    int mis[kRows];
+#pragma unroll
+    for (int c = 0; c < kRows; ++c) {
+      const __nv_bfloat16* p = w + (n0 + c) * k_total + kb;
+      mis[c] = MODE == 1 ? static_cast<int>(reinterpret_cast<uintptr_t>(p) % 16 / 2) : 0;
+      aligned[c] = p - mis[c];
+    }
+    const int steps = (len + 255) / 256;
+    for (int s0 = 0; s0 < steps; s0 += U) {  // uniform over the warp: every lane shuffles
+      uint4 raw[U][kRows], tail[U][kRows];
+      float xv[U][8];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int k = (s0 + u) * 256 + lane * 8;
+        if (k + 8 <= len) {
+          unpack(*reinterpret_cast<const uint4*>(xs + k), xv[u]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < 8; ++j) xv[u][j] = k + j < len ? __bfloat162float(xs[k + j]) : 0.0f;
+        }
+#pragma unroll
+        for (int c = 0; c < kRows; ++c) {
+          const bool row = n0 + c < n_rows;
+          raw[u][c] = row && k - mis[c] < len ? ld16(aligned[c] + k) : make_uint4(0, 0, 0, 0);
+          tail[u][c] = MODE == 1 && row && lane == 31 && mis[c] > 0 && k + 8 - mis[c] < len
+                           ? ld16(aligned[c] + k + 8) : make_uint4(0, 0, 0, 0);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+#pragma unroll
+        for (int c = 0; c < kRows; ++c) {
+          uint4 piece = raw[u][c];
+          if constexpr (MODE == 1) {
+            const uint4 next = shfl_down(raw[u][c]);
+            piece = realign(raw[u][c], lane == 31 ? tail[u][c] : next, 2 * mis[c]);
+          }
+          float wv[8];
+          unpack(piece, wv);
+          const int k = (s0 + u) * 256 + lane * 8;
+#pragma unroll
+          for (int j = 0; j < 8; ++j) acc[c] = fmaf(xv[u][j], k + j < len ? wv[j] : 0.0f, acc[c]);  // not what lies past
+        }
+      }
+    }
+  }
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2)
+#pragma unroll
+    for (int c = 0; c < kRows; ++c) acc[c] += __shfl_xor_sync(~0u, acc[c], off);
+  if (lane < kRows && n0 + lane < n_rows) {
+    float v = acc[0];
+#pragma unroll
+    for (int c = 1; c < kRows; ++c) v = lane == c ? acc[c] : v;
+    if (gridDim.y == 1) y[n0 + lane] = v; else atomicAdd(y + n0 + lane, v);
+  }
+}
+
+using Kernel = void (*)(const __nv_bfloat16*, const __nv_bfloat16*, int, int, int, float*);
+constexpr Kernel kKernels[] = {gemv_rc<0, 4>, gemv_rc<0, 16>, gemv_rc<1, 1>, gemv_rc<1, 2>, gemv_rc<1, 4>,
+                               gemv_rc<2, 2>};
+
+}  // namespace
+
+bool run(torch::Tensor x, torch::Tensor w, torch::Tensor y, int64_t variant, int64_t splits) {
+  const int n = static_cast<int>(w.size(0)), k = static_cast<int>(w.size(1));
+  if (variant == 5 && k % 8 != 0) return false;
+  const int slab = (k + splits - 1) / splits + 255 & ~255;
+  if ((k + slab - 1) / slab != splits) return false;
+  auto stream = at::cuda::getCurrentCUDAStream();
+  if (splits > 1) y.zero_();
+  const dim3 grid((n + 31) / 32, static_cast<unsigned>(splits));
+  kKernels[variant]<<<grid, 256, 0, stream>>>(reinterpret_cast<const __nv_bfloat16*>(x.data_ptr()),
+                                              reinterpret_cast<const __nv_bfloat16*>(w.data_ptr()), n, k, slab,
+                                              y.data_ptr<float>());
+  return true;
+}
+"""
+
+VARIANTS = ["elem 4", "elem 16", "realign 1", "realign 2", "realign 4", "aligned 2"]
+SHAPES = [(10984, 14263), (6091, 11706), (4096, 4097), (14336, 4095), (4096, 14337), (10984, 14264), (4096, 4096)]
+
+
+def main() -> None:
+    ext = compile_probe("gemv_odd_k_probe", SOURCE,
+                        "bool run(torch::Tensor x, torch::Tensor w, torch::Tensor y, int64_t variant, int64_t splits)")
+    rows = []
+    for n, k in SHAPES:
+        x = torch.randn(1, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)  # row n at n * k: off 16 bytes unless k % 8 == 0
+        ref = (x.double() @ w.double().t()).float()[0]
+        y = torch.empty(n, device="cuda")
+        gb = 2 * n * k / 1e3  # weight bytes / 1e3: GB/s from microseconds
+        row = {"shape": f"1x{n}x{k}", "torch": round(time_us(lambda: torch.mm(x, w.t())), 1)}
+        for v, name in enumerate(VARIANTS):
+            best = None
+            for s in (1, 2, 4):
+                if ext.run(x, w, y, v, s) is False:
+                    continue
+                torch.cuda.synchronize()
+                if not torch.allclose(y, ref, rtol=2e-2, atol=5e-1):
+                    row[f"{name} x{s}"] = "WRONG"
+                    continue
+                t = time_us(lambda: ext.run(x, w, y, v, s), reps=25)
+                if best is None or t < best[0]:
+                    best = (round(t, 1), s)
+            row[name] = best
+        row["torch again"] = round(time_us(lambda: torch.mm(x, w.t())), 1)
+        torch_us = min(row["torch"], row["torch again"])
+        row["GB/s torch"] = round(gb / torch_us)
+        row["torch / variant"] = {name: round(torch_us / row[name][0], 3) for name in VARIANTS if row.get(name)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    with open(os.path.join(os.environ.get("OUT", "."), "gemv_odd_k.json"), "w") as f:
+        json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
