@@ -149,8 +149,10 @@ def test_plot_writes_a_png(tmp_path):
 
 
 def test_cli_rejects_bad_arguments(capsys):
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         main(["bench", "--suite", "nope"])
+    assert exit_.value.code == 2
+    assert "invalid choice: 'nope'" in capsys.readouterr().err
     if not torch.cuda.is_available():
         assert main(["bench", "--quick"]) == 2
         assert "needs a CUDA device" in capsys.readouterr().err

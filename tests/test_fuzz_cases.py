@@ -54,9 +54,12 @@ def test_epilogue_reference_is_the_ops_result():
     ref = 2.0 * (a.double() @ b.double()) + bias.double()
     good = torch.addmm(bias, a, b, alpha=2.0)
     magnitude = 2.0 * product_magnitude(a, b) + bias.double().abs()
-    assert reference_error(good, good, a, b, "f32", ref=ref, magnitude=magnitude) is None
+    theirs = 2.0 * (a @ b) + bias  # torch's result computed another way
+    assert reference_error(good, theirs, a, b, "f32", ref=ref, magnitude=magnitude) is None
     wrong = torch.addmm(bias, a, b)  # alpha dropped
-    assert "relative error" in reference_error(wrong, good, a, b, "f32", ref=ref, magnitude=magnitude)
+    assert "relative error" in reference_error(wrong, theirs, a, b, "f32", ref=ref, magnitude=magnitude)
+    assert "relative error" in reference_error(torch.zeros_like(good), theirs, a, b, "f32", ref=ref,
+                                               magnitude=magnitude)
 
 
 def test_cases_replay_from_their_line():

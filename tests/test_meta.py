@@ -57,6 +57,7 @@ def test_meta_out_wrong_dtype_matches_torch_mm():
     expected = capture_error(lambda: torch.mm(torch.ones(3, 4), torch.ones(4, 5), out=torch.empty(3, 5,
                                                                                                   dtype=torch.float64)))
     got = capture_error(lambda: cutlass_ops.mm(meta(3, 4), meta(4, 5), out=meta(3, 5, dtype=torch.float64)))
+    assert expected[0] is RuntimeError
     assert got == expected
 
 
@@ -84,6 +85,7 @@ def test_meta_out_with_grad_refused_like_torch_mm():
     a = torch.ones(3, 4, requires_grad=True)
     expected = capture_error(lambda: torch.mm(a, torch.ones(4, 5), out=torch.empty(3, 5)))
     got = capture_error(lambda: cutlass_ops.mm(meta(3, 4).requires_grad_(), meta(4, 5), out=meta(3, 5)))
+    assert expected[0] is RuntimeError
     assert got == expected
 
 
@@ -250,10 +252,12 @@ def test_meta_batched_out_with_grad_refused_like_torch():
     a = torch.ones(2, 3, 4, requires_grad=True)
     expected = capture_error(lambda: torch.bmm(a, torch.ones(2, 4, 5), out=torch.empty(2, 3, 5)))
     got = capture_error(lambda: cutlass_ops.bmm(meta(2, 3, 4).requires_grad_(), meta(2, 4, 5), out=meta(2, 3, 5)))
+    assert expected[0] is RuntimeError
     assert got == expected
     expected = capture_error(lambda: torch.baddbmm(torch.ones(5), a, torch.ones(2, 4, 5), out=torch.empty(2, 3, 5)))
     got = capture_error(lambda: cutlass_ops.baddbmm(meta(5), meta(2, 3, 4).requires_grad_(), meta(2, 4, 5),
                                                     out=meta(2, 3, 5)))
+    assert expected[0] is RuntimeError
     assert got == expected
 
 

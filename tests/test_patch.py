@@ -327,17 +327,24 @@ OVERRIDDEN = ["aten::mm", "aten::mm.out", "aten::addmm", "aten::addmm.out", "ate
               "aten::_addmm_activation.out", "aten::bmm", "aten::bmm.out", "aten::baddbmm", "aten::baddbmm.out"]
 
 
+def cpu_kernel_of(op):
+    return [line for line in torch._C._dispatch_dump(op).splitlines() if line.startswith("CPU:")][0]
+
+
 def test_dispatcher_mode_registers_and_removes_the_aten_kernels():
     torch_kernels = {op: cuda_kernel_of(op) for op in OVERRIDDEN}
+    cpu_kernels = {op: cpu_kernel_of(op) for op in OVERRIDDEN}
+    a, b = torch.randn(4, 6), torch.randn(6, 2)
+    x, y = torch.randn(3, 4, 6), torch.randn(3, 6, 2)
     cutlass_ops.enable()
     assert cutlass_ops.enabled()
     for op in OVERRIDDEN:
         assert "aten_override.cpp" in cuda_kernel_of(op), op
     cutlass_ops.enable()  # idempotent
-    a, b = torch.randn(4, 6), torch.randn(6, 2)
-    assert torch.allclose(a @ b, torch.mm(a, b))  # CPU is not overridden
-    x, y = torch.randn(3, 4, 6), torch.randn(3, 6, 2)
-    assert torch.allclose(x @ y, torch.bmm(x, y))
+    # CPU is not overridden: its kernels are torch's, and its products are right.
+    assert {op: cpu_kernel_of(op) for op in OVERRIDDEN} == cpu_kernels
+    torch.testing.assert_close(a @ b, (a.double() @ b.double()).float())
+    torch.testing.assert_close(x @ y, (x.double() @ y.double()).float())
     cutlass_ops.disable()
     assert not cutlass_ops.enabled()
     assert {op: cuda_kernel_of(op) for op in OVERRIDDEN} == torch_kernels
