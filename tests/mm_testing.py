@@ -31,6 +31,14 @@ EDGE_SHAPES = [(EDGE_SIZES[i], EDGE_SIZES[(i + 3) % 11], EDGE_SIZES[(i + 7) % 11
 LARGE_SHAPES = [(2048, 4096, 1000), (4096, 4096, 513)]
 
 
+def capability(cap=None):
+    """`cap`, else this GPU's compute capability, else None: what the GPU tests' kernel lists are
+    drawn for (tests/test_kernel_lists.py draws them for an SM90 and an SM80 without a GPU)."""
+    if cap is None and torch.cuda.is_available():
+        cap = torch.cuda.get_device_capability()
+    return cap
+
+
 def round_up(x: int, to: int) -> int:
     return (x + to - 1) // to * to
 

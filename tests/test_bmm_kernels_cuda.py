@@ -9,17 +9,17 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, aligned_shape, assert_batch_matches_reference, batch_of, capture_error
+from mm_testing import KERNEL_DTYPES, aligned_shape, assert_batch_matches_reference, batch_of, capability, capture_error
 
 pytestmark = pytest.mark.gpu
 
 _C = cutlass_ops._extension._C
 
 
-def kernels_here(batched):
-    if not torch.cuda.is_available():
+def kernels_here(batched, cap=None):
+    cap = capability(cap)
+    if cap is None:
         return []
-    cap = torch.cuda.get_device_capability()
     return [k for k in _C.kernels() if k["batched"] == batched and not k["fuses_epilogue"]
             and k["role"] == "product" and any(info.name == k["name"] for info in cutlass_ops.list_kernels(cap))]
 

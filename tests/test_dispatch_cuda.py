@@ -10,7 +10,7 @@ import torch
 import cutlass_ops
 from cutlass_ops import tuning
 from cutlass_ops.testing import rel_error
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, capability, matrix
 
 pytestmark = pytest.mark.gpu
 
@@ -64,15 +64,16 @@ def is_stream_k_only(kernel):
     return "stream-k" in kernel.decompositions and "split-k" not in kernel.decompositions
 
 
-def decomposition_cases():
-    """(kernel, decomposition, splits) for every kernel that can divide K, on this GPU. CUTLASS
-    2.x's stream-K kernels (the stream-K configs, and the 16-bit builds of the others, whose
-    split-K runs on the stream-K kernel too) run stream-K by default, so their data-parallel
-    mode is a case too."""
-    if not torch.cuda.is_available():
+def decomposition_cases(cap=None):
+    """(kernel, decomposition, splits) for every kernel that can divide K, on this GPU (or one of
+    compute capability `cap`). CUTLASS 2.x's stream-K kernels (the stream-K configs, and the
+    16-bit builds of the others, whose split-K runs on the stream-K kernel too) run stream-K by
+    default, so their data-parallel mode is a case too."""
+    cap = capability(cap)
+    if cap is None:
         return []
     cases = []
-    for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()):
+    for k in cutlass_ops.list_kernels(cap):
         if k.fuses_epilogue:  # tuned entries serve the plain product only
             continue
         if "stream-k" in k.decompositions:
@@ -123,12 +124,13 @@ def test_every_decomposition_through_the_tuning_table(kernel, decomposition, spl
         cutlass_ops.set_fp32_mode(previous_mode)
 
 
-def stream_k_only_kernels():
+def stream_k_only_kernels(cap=None):
     """CUTLASS 2.x's stream-K kernels (stream-K without split-K) on this GPU that run stream-K
     by default: float32 and float64 on DMMA (the 16-bit ones run it only where K is split)."""
-    if not torch.cuda.is_available():
+    cap = capability(cap)
+    if cap is None:
         return []
-    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())
+    return [k for k in cutlass_ops.list_kernels(cap)
             if is_stream_k_only(k) and k.dtype not in ("f16", "bf16")]
 
 
@@ -148,10 +150,11 @@ def forced(kernel, a, b, decomposition="stream-k", splits=1):
     return out
 
 
-def sixteen_bit_cutlass2x_kernels():
-    if not torch.cuda.is_available():
+def sixteen_bit_cutlass2x_kernels(cap=None):
+    cap = capability(cap)
+    if cap is None:
         return []
-    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())
+    return [k for k in cutlass_ops.list_kernels(cap)
             if k.family == "cutlass2x" and k.dtype in ("f16", "bf16")]
 
 
@@ -216,10 +219,11 @@ def test_stream_k_over_several_ragged_waves(kernel):
     assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
 
 
-def tile_order_kernels():
-    if not torch.cuda.is_available():
+def tile_order_kernels(cap=None):
+    cap = capability(cap)
+    if cap is None:
         return []
-    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())
+    return [k for k in cutlass_ops.list_kernels(cap)
             if k.orders_tiles and not k.fuses_epilogue]
 
 

@@ -6,16 +6,18 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import FORCED_SHAPES, KERNEL_DTYPES, assert_matches_reference, matrix
+from mm_testing import FORCED_SHAPES, KERNEL_DTYPES, assert_matches_reference, capability, matrix
 
 pytestmark = pytest.mark.gpu
 
 
-def kernels_here():
-    if not torch.cuda.is_available():
+def kernels_here(cap=None):
+    """The kernels this GPU runs (or a GPU of compute capability `cap`: tests/test_kernel_lists.py)."""
+    cap = capability(cap)
+    if cap is None:
         return []
     # The fused-epilogue builds run linear and addmm calls: tests/test_addmm_linear_cuda.py.
-    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if not k.fuses_epilogue]
+    return [k for k in cutlass_ops.list_kernels(cap) if not k.fuses_epilogue]
 
 
 @pytest.mark.parametrize("kernel", kernels_here(), ids=lambda k: k.name)

@@ -8,15 +8,16 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, matrix, planned
+from mm_testing import KERNEL_DTYPES, assert_matches_reference, capability, matrix, planned
 
 pytestmark = pytest.mark.gpu
 
 
-def sum_kernels():
-    if not torch.cuda.is_available():
+def sum_kernels(cap=None):
+    cap = capability(cap)
+    if cap is None:
         return []
-    return [k for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability()) if "splitk_sum" in k.name]
+    return [k for k in cutlass_ops.list_kernels(cap) if "splitk_sum" in k.name]
 
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
