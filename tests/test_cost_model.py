@@ -8,9 +8,9 @@ constants) on the held-out test split and check what it picks against what was m
 
 import dataclasses
 import gzip
-from collections.abc import Mapping
 import json
 import math
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest

@@ -27,7 +27,7 @@ import os
 
 import torch
 
-from gemv_probe_common import compile_probe, time_us
+from gemv_probe_common import best_split, compile_probe, time_us
 
 SOURCE = r"""
 #include <torch/extension.h>
@@ -191,19 +191,8 @@ def main() -> None:
         y = torch.empty(n, device="cuda")
         gb = 2 * n * k / 1e3  # weight bytes / 1e3: GB/s from microseconds
         row = {"shape": f"1x{n}x{k}", "torch": round(time_us(lambda: torch.mm(x, w.t())), 1)}
-        for v, name in enumerate(VARIANTS):
-            best = None
-            for s in (1, 2, 4):
-                if ext.run(x, w, y, v, s) is False:
-                    continue
-                torch.cuda.synchronize()
-                if not torch.allclose(y, ref, rtol=2e-2, atol=5e-1):
-                    row[f"{name} x{s}"] = "WRONG"
-                    continue
-                t = time_us(lambda: ext.run(x, w, y, v, s), reps=25)
-                if best is None or t < best[0]:
-                    best = (round(t, 1), s)
-            row[name] = best
+        for v, name in enumerate(VARIANTS):  # sums of up to 14k products of N(0, 1): atol 0.5
+            row[name] = best_split(lambda s: ext.run(x, w, y, v, s), y, ref, (1, 2, 4), row, name, atol=5e-1)
         row["torch again"] = round(time_us(lambda: torch.mm(x, w.t())), 1)
         torch_us = min(row["torch"], row["torch again"])
         row["GB/s torch"] = round(gb / torch_us)

@@ -55,6 +55,24 @@ def time_us(fn, flush: str = "dirty", reps: int = 40) -> float:
     return statistics.median(times)
 
 
+def best_split(run, y: torch.Tensor, ref: torch.Tensor, splits, row: dict, name: str, atol: float = 2e-1):
+    """(dirty-flush us, splits) of the fastest of run(s) over `splits`, each checked first: y
+    against ref; a run that returns False does not take the split, a wrong one is marked in
+    `row` as "<name>_s<splits>": "WRONG". None if no split ran right."""
+    best = None
+    for s in splits:
+        if run(s) is False:
+            continue
+        torch.cuda.synchronize()
+        if not torch.allclose(y, ref, rtol=2e-2, atol=atol):
+            row[f"{name}_s{s}"] = "WRONG"
+            continue
+        t = time_us(lambda: run(s), reps=25)
+        if best is None or t < best[0]:
+            best = (round(t, 1), s)
+    return best
+
+
 def sweep_variants(ext, names: list[str], splits: tuple[int, ...], out_name: str) -> None:
     """For each 1 x N x K problem (fp32 and bf16): torch.mm after each flush, then each variant
     `v` of ext.run(a, b, y, v, splits) at its fastest K split (after a dirty flush; a run that
@@ -73,17 +91,7 @@ def sweep_variants(ext, names: list[str], splits: tuple[int, ...], out_name: str
             "torch_clean": round(time_us(lambda: torch.mm(a, b), "clean"), 1),
         }
         for v, name in enumerate(names):
-            best = None
-            for s in splits:
-                if ext.run(a, b, y, v, s) is False:
-                    continue
-                torch.cuda.synchronize()
-                if not torch.allclose(y, ref, rtol=2e-2, atol=2e-1):
-                    row[f"{name}_s{s}"] = "WRONG"
-                    continue
-                t = time_us(lambda: ext.run(a, b, y, v, s), reps=25)
-                if best is None or t < best[0]:
-                    best = (round(t, 1), s)
+            best = best_split(lambda s: ext.run(a, b, y, v, s), y, ref, splits, row, name)
             if best:  # (dirty us, splits, clean us)
                 best += (round(time_us(lambda: ext.run(a, b, y, v, best[1]), "clean", 25), 1),)
             row[name] = best
