@@ -18,17 +18,25 @@ def test_readme_is_short_and_its_links_resolve():
         assert (ROOT / link).exists(), f"README links to {link}, which does not exist"
 
 
+def anchors(page: Path) -> set:
+    """The anchors GitHub gives a page's headings (lower case, punctuation dropped, spaces as -)."""
+    return {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
+            for h in re.findall(r"^#+ (.*)$", page.read_text(), re.M)}
+
+
 def test_results_holds_current_figures_and_its_links_resolve():
     """benchmarks/RESULTS.md is the current figures; the measurements behind them live in
-    docs/findings.md, so RESULTS.md stays short enough to read."""
-    results = (ROOT / "benchmarks" / "RESULTS.md").read_text()
+    docs/findings.md, so RESULTS.md stays short enough to read. Its links and theirs, anchors
+    included, lead somewhere."""
+    results_page = ROOT / "benchmarks" / "RESULTS.md"
+    results = results_page.read_text()
     assert len(results.encode()) <= 32 * 1024, f"RESULTS.md is {len(results.encode())} bytes; keep it under 32 KiB"
-    for link in re.findall(r"\]\(([^)#:]+)\)", results):
-        assert (ROOT / "benchmarks" / link).exists(), f"RESULTS.md links to {link}, which does not exist"
-    anchors = {re.sub(r"[^a-z0-9 _-]", "", h.strip().lower()).replace(" ", "-")
-               for h in re.findall(r"^#+ (.*)$", results, re.M)}
-    for anchor in re.findall(r"\]\(#([^)]+)\)", results):
-        assert anchor in anchors, f"RESULTS.md links to #{anchor}, a heading it does not have"
+    for page in (results_page, ROOT / "docs" / "findings.md"):
+        for target, anchor in re.findall(r"\]\(([^)#:]*)(?:#([^)]+))?\)", page.read_text()):
+            linked = (page.parent / target).resolve() if target else page
+            assert linked.exists(), f"{page.name} links to {target}, which does not exist"
+            if anchor and linked.suffix == ".md":
+                assert anchor in anchors(linked), f"{page.name} links to {target}#{anchor}, a heading it lacks"
 
 
 def test_docs_links_resolve():
