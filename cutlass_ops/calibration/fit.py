@@ -64,7 +64,9 @@ RESIDUAL_SHRINKS = (0.03, 0.1)
 RESIDUAL_LAYOUT_DISTANCES = (1.0, 2.0, 4.0, 1000.0)
 # The batched field's bandwidths (log2 units), cross-validated on the batched training rows: its
 # problems are fewer and farther apart than the single products' (H100, 357 rows, shrink 0.03:
-# 0.75 -> regret 1.0275, 1.0 -> 1.0253, 1.5 -> 1.0213, 2.0 -> 1.0235; 3.0 was worse still).
+# 0.75 -> regret 1.0275, 1.0 -> 1.0253, 1.5 -> 1.0213, 2.0 -> 1.0235; 3.0 was worse still; and
+# again where 2.0 won, the H100 sweep with the write floor, 2026-11-29, shrink 0.01: 2.0 -> 1.0194,
+# 3.0 -> 1.0272).
 RESIDUAL_BATCHED_BANDWIDTHS = (0.75, 1.0, 1.5, 2.0)
 RESIDUAL_BATCHED_SHRINKS = (0.01, 0.03, 0.1)
 CV_FOLDS = 5
