@@ -28,8 +28,9 @@
 //    evict-first). Small problems of this size are latency-bound: the tile kernels' prologues
 //    (TMA descriptors, barriers, the tile scheduler) cost more than the product.
 //  - At the end the 8 warps' partial sums are added through shared memory in a fixed order,
-//    so a block writes its 32 columns of D once. Only when N / 32 blocks leave more than
-//    half the SMs idle is K also split over blocks: then each writes fp32 partial sums to a
+//    so a block writes its 32 columns of D once. K is also split over blocks only where the
+//    estimate of streaming_slab (handwritten.cuh) says the shorter walks down K outweigh a
+//    split's cost (few column blocks and a long K): then each writes fp32 partial sums to a
 //    workspace and sum_slabs (handwritten.cuh) adds them, slab 0 first (deterministic).
 //
 // Few columns (16-bit, up to 256): D^T = B^T A^T is a few-row problem, so the same kernel runs
@@ -64,10 +65,11 @@
 // took 6-10 us where torch.mm's f16 took 4.5-7 (H100, 2026-11-24).
 //
 // Batches (bmm): the batch is the grid's second dimension, each matrix at its batch stride
-// from the one before (0: one matrix shared by the batch); K is split over blocks only while
-// the whole batch's blocks leave more than half the SMs idle.
+// from the one before (0: one matrix shared by the batch); the whole batch's blocks are the
+// grid that the K split is estimated for.
 #include <algorithm>
 #include <type_traits>
+#include <utility>
 
 #include "dispatch/configs.h"
 #include "handwritten/handwritten.cuh"
@@ -149,6 +151,19 @@ struct BatchStrides {
 };
 constexpr int64_t kMaxBatch = 65535;  // gridDim.y
 
+// The aligned builds' stages in flight per warp, and blocks per SM, of the instance for
+// `m_tiles` tiles of 16 rows (TF32 has only the one of 16 rows).
+template <Precision P>
+std::pair<int, int> stages_and_blocks_per_sm(int m_tiles) {
+  if constexpr (Shape<P>::kTF32) {
+    return {Cfg<P, 1>::kStages, Cfg<P, 1>::kMinBlocks};
+  } else {
+    if (m_tiles == 1) return {Cfg<P, 1>::kStages, Cfg<P, 1>::kMinBlocks};
+    if (m_tiles == 2) return {Cfg<P, 2>::kStages, Cfg<P, 2>::kMinBlocks};
+    return {Cfg<P, 4>::kStages, Cfg<P, 4>::kMinBlocks};
+  }
+}
+
 template <Precision P, bool kAny>
 Split plan_split(const GemmArgs& g) {
   Split s;
@@ -156,16 +171,26 @@ Split plan_split(const GemmArgs& g) {
   s.row_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.m, 16 * s.m_tiles)));
   s.col_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.n, kBN)));
   const int64_t k_steps = ceil_div(g.k, kBK);
-  // Split K over blocks only while the output's blocks alone leave more than half the SMs
-  // idle, and never below two stages per warp, nor into more than 64 slabs. The any-alignment
-  // builds are one stage ahead of their warps, not three or four, so a warp waits out a load's
-  // latency every stage: they split until every SM holds the blocks it can run (two at 16 rows).
-  // bf16 5x2262x2544 "cc": 71 blocks of 10 stages per warp took 20.5 us, three slabs 18.3 (H100
-  // sweep, 2026-11-25; still behind CUTLASS 2.x's 64x64 alignment-1 tile there, docs/findings.md).
-  int64_t target = g.sm_count;
-  if constexpr (kAny) target *= s.m_tiles == 1 ? Cfg<P, 1, true>::kMinBlocks : Cfg<P, 2, true>::kMinBlocks;
-  int64_t splits = std::max<int64_t>(1, target / (int64_t{s.row_blocks} * s.col_blocks * std::max<int64_t>(1, g.batch)));
-  splits = std::min<int64_t>({splits, std::max<int64_t>(1, k_steps / (2 * kWarps)), 64});
+  // The any-alignment builds are one stage ahead of their warps, not three or four, so a warp
+  // waits out a load's latency every stage: they split until every SM holds the blocks it can
+  // run (two at 16 rows; bf16 5x2262x2544 "cc": 71 blocks of 10 stages per warp took 20.5 us,
+  // three slabs 18.3; H100 sweep, 2026-11-25). The aligned builds cut the slices that the
+  // estimate of streaming_slab (handwritten.cuh) says pay: a step is one stage of every warp,
+  // `kStages` of them in flight. Never below two stages per warp, nor into more than 64 slabs.
+  const int64_t blocks = int64_t{s.row_blocks} * s.col_blocks * std::max<int64_t>(1, g.batch);
+  const int64_t max_splits = std::min<int64_t>(std::max<int64_t>(1, k_steps / (2 * kWarps)), 64);
+  int64_t splits = 1;
+  if constexpr (kAny) {
+    const int64_t target = int64_t{g.sm_count} * (s.m_tiles == 1 ? Cfg<P, 1, true>::kMinBlocks : Cfg<P, 2, true>::kMinBlocks);
+    splits = std::clamp<int64_t>(target / blocks, 1, max_splits);
+  } else {
+    const auto [stages, per_sm] = stages_and_blocks_per_sm<P>(s.m_tiles);
+    const StreamingGrid grid{blocks, int64_t{std::max(g.sm_count, 1)} * per_sm, g.k, int64_t{kWarps} * kBK, stages,
+                             static_cast<double>(std::max<int64_t>(1, g.batch)) * static_cast<double>(g.n) *
+                                 static_cast<double>(g.k) * Shape<P>::kBytes,
+                             g.sm_count, max_splits};
+    splits = ceil_div(g.k, streaming_slab(grid));
+  }
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);
   s.splits = static_cast<int>(ceil_div(g.k, int64_t{kWarps} * s.warp_k));
   // B is read once, unless several block rows or the matrices of a batch share it.

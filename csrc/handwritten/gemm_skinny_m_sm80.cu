@@ -4,10 +4,11 @@
 // Such a product does 2 * M flops per element of B, so reading B is the whole cost: a 4096 x
 // 4096 fp32 weight is 64 MiB, about 20 us at 3.35 TB/s. Tile kernels built for M in the
 // hundreds leave most of that bandwidth unused. The idea: stream B exactly once, 16 bytes per
-// load with several loads in flight per thread, and when N alone yields too few blocks to keep
-// every SM's loads in flight, split K across blocks too. Each block then writes its slab's fp32
-// partial sums to a workspace, and a second small kernel adds the slabs in a fixed order:
-// deterministic, no atomics. With a single slab, blocks write D directly.
+// load with several loads in flight per thread; and where N alone yields too few blocks, or
+// blocks with too long a walk down K, split K across blocks too, when the estimate of
+// streaming_slab (handwritten.cuh) says the shorter walks outweigh a split's cost. Each block
+// then writes its slab's fp32 partial sums to a workspace, and a second small kernel adds the
+// slabs in a fixed order: deterministic, no atomics. With a single slab, blocks write D directly.
 //
 // A is tiny: each block stages its rows, one K chunk at a time, in shared memory as fp32, so
 // every use of A is a shared-memory read. A chunk of rows is 1, 2, 4 or 8 rows (one kernel
@@ -71,18 +72,15 @@ constexpr int kMaxRowsUnaligned = 16;  // the any-alignment builds: two chunks o
 // alignment, one element per load (`_a1_elementwise`).
 enum class Loads { kVector, kRealigned, kElement };
 
-// K is split until the grid holds 16 warps per SM. With 8 (rr) or 2 x 4 (rc) 16-byte loads in
-// flight per lane, that is 64 KiB per SM, about 3x what full bandwidth needs in flight (an
-// estimate: 3.35 TB/s x ~0.7 us of latency / 132 SMs = ~18 KiB). Loads of one element move 8
-// or 16 times less each: those builds ask for 32 warps per SM.
-constexpr int target_warps_per_sm(Loads loads) { return loads == Loads::kElement ? 32 : 16; }
-// At most 64 slabs: the sum kernel's chain of loads per output stays short (for N so small that
-// more would be wanted, B is a few MiB at most).
+// K is cut into slices, each block taking one slab of K, where that is estimated to pay
+// (streaming_slab, handwritten.cuh). At most 64: the sum kernel's chain of loads per output
+// stays short (for N so small that more would be wanted, B is a few MiB at most).
 constexpr int kMaxSplits = 64;
 
 // rr: one column block of 32 lanes x kVec columns per block; its 4 warps take alternate K rows.
 struct RowMajorB {
   static constexpr int kWarps = 4;
+  static constexpr int kMinBlocks = 4;  // per SM, the launch bounds' (128 registers a thread)
   static constexpr int kChunk = 256;  // K rows of A staged at a time
   // Rows of B in flight per warp, within the registers that `rows` rows of accumulators leave:
   // kRealigned holds each row's extra vector beside it; kElement holds one element per row.
@@ -97,6 +95,7 @@ struct RowMajorB {
 // rc: 8 warps of 4 columns each; lanes take alternate 16-byte pieces of K.
 struct ColMajorB {
   static constexpr int kWarps = 8, kCols = 4;
+  static constexpr int kMinBlocks = 2;  // per SM, the launch bounds' (128 registers a thread)
   static constexpr int kChunk = 1024;  // K values of A staged at a time
   // x kCols loads of B in flight per lane; kRealigned holds each column's extra vector too.
   static constexpr int unroll(Loads loads, int = 0) {
@@ -142,15 +141,17 @@ Split plan_split(const GemmArgs& g) {
   while (s.rows < std::min<int64_t>(g.m, kMaxRows)) s.rows *= 2;
   s.row_chunks = ceil_div(g.m, s.rows);
   s.col_blocks = ceil_div(g.n, S::cols(kPiece<P, kLoads>));
-  // Split K until the grid holds about target_warps_per_sm() warps per SM. Each slab must stay
-  // long enough that its fp32 partial sums (written, then read back) cost at most an eighth of
-  // its B traffic: 2 * rows * 4 bytes per column against slab * sizeof(element).
+  // Each slab stays long enough that its fp32 partial sums (written, then read back) cost at
+  // most an eighth of its B traffic: 2 * rows * 4 bytes per column against slab *
+  // sizeof(element).
   const int quantum = S::slab_quantum(kPiece<P, kLoads>, kLoads, s.rows);
   const int64_t min_slab = std::max<int64_t>(quantum, 64 * s.rows / static_cast<int>(sizeof(Element<P>)));
-  const int64_t target = int64_t{std::max(g.sm_count, 1)} * target_warps_per_sm(kLoads) / S::kWarps;
-  const int64_t wanted = ceil_div(target, s.row_chunks * s.col_blocks);
-  s.splits = std::clamp<int64_t>(wanted, 1, std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits));
-  s.slab = ceil_div(ceil_div(g.k, s.splits), quantum) * quantum;
+  // How many slices: the estimate of handwritten.cuh (streaming_slab); a step is one unrolled
+  // iteration of the main loop, whose loads are all issued before the first is used.
+  const StreamingGrid grid{s.row_chunks * s.col_blocks, int64_t{std::max(g.sm_count, 1)} * S::kMinBlocks, g.k, quantum,
+                           /*in_flight=*/1, static_cast<double>(g.n) * static_cast<double>(g.k) * sizeof(Element<P>),
+                           g.sm_count, std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits)};
+  s.slab = streaming_slab(grid);
   s.splits = ceil_div(g.k, s.slab);
   s.evict_first = stream_b_evict_first(g, sizeof(Element<P>));
   return s;
@@ -276,7 +277,7 @@ __device__ void stage_a(const Problem<Element<P>>& p, int64_t row0, int64_t c0, 
 // ---- rr: B row-major -----------------------------------------------------------------------
 
 template <Precision P, Loads kLoads, int kRows>
-__global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
+__global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
     skinny_rr(Problem<Element<P>> p, Split s, float* ws) {
   using S = RowMajorB;
   constexpr int V = kPiece<P, kLoads>, kCols = S::cols(V), kWarps = S::kWarps, kUnroll = S::unroll(kLoads, kRows);
@@ -393,7 +394,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, 4)
 // ---- rc: B column-major --------------------------------------------------------------------
 
 template <Precision P, Loads kLoads, int kRows>
-__global__ void __launch_bounds__(ColMajorB::kWarps * 32, 2)
+__global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
     skinny_rc(Problem<Element<P>> p, Split s, float* ws) {
   using S = ColMajorB;
   constexpr int V = kPiece<P, kLoads>, kCols = S::kCols, kUnroll = S::unroll(kLoads), kChunk = S::kChunk;

@@ -10,6 +10,7 @@
 // with nothing but nvcc.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <climits>
 #include <cstdint>
@@ -214,6 +215,57 @@ void launch_sum_slabs(const Problem<typename ElementTraits<P>::Element>& p, cons
 constexpr int64_t kEvictFirstMaxBBytes = int64_t{512} << 20;
 inline bool stream_b_evict_first(const GemmArgs& g, int element_bytes) {
   return g.k * g.n * element_bytes <= kEvictFirstMaxBBytes;
+}
+
+// ---- streaming B: how many K slices -------------------------------------------------------
+// A streaming kernel's block walks its K slab in steps whose loads it issues together and then
+// waits on: its time is about one DRAM round trip per `in_flight` steps, and the grid's time
+// that of its slowest slot (blocks beyond one per slot wait for a slot: waves). Cutting K into
+// s slices shortens every block's chain s-fold but adds blocks and a fixed cost, the float32
+// slabs' round trip and the kernel that sums them. Measured on an H200 (2026-11-29, docs/findings.md,
+// "How many K slices a streaming kernel cuts"), that cost was 2-3 us beyond what the shorter
+// chains gained; filling the SMs with slices, as the kernels did, cost 5-25% against one slice
+// wherever the columns alone gave a block to most SMs (bf16 1 x 1024 x 4096 "rc", tensor-core
+// kernel: 12.1 us in 4 slices, 10.3 in one; 1 x 4608 x 3584, CUDA-core kernel: 21.2 us in two
+// slices, 18.1 in one), and too few slices were as costly where K is long (1 x 256 x 16384: 20.9 us
+// in one slice, 12.3 in 12). So the count is the one that minimises
+//   max(waves(s) * round_trips(s) * kLoadRoundTripUs, B's bytes / DRAM) + (s > 1) * kSliceCostUs,
+// the fewest slices on a tie.
+constexpr double kLoadRoundTripUs = 1.5;      // a step's loads issued to their data used, under load
+constexpr double kSliceCostUs = 5.0;          // the slabs and the summing kernel, and its launch
+constexpr double kDramBytesPerUsPerSm = 25e3;  // H100 SXM: 3.35 TB/s over 132 SMs (the H200's is higher)
+
+struct StreamingGrid {
+  int64_t blocks;     // blocks of one K slice (the grid without a split)
+  int64_t slots;      // blocks the GPU runs at once: SMs x blocks per SM at the launch bounds
+  int64_t k;          // K
+  int64_t quantum;    // K a block covers per step: slabs are multiples of it
+  int in_flight;      // steps whose loads a block keeps in flight
+  double b_bytes;     // bytes of B streamed
+  int sm_count;
+  int64_t max_slices;
+};
+
+// The slab (a multiple of g.quantum) that cuts K into the estimated fastest number of slices.
+inline int64_t streaming_slab(const StreamingGrid& g) {
+  const double dram_us = g.b_bytes / (kDramBytesPerUsPerSm * std::max(g.sm_count, 1));
+  int64_t best_slab = ceil_div(g.k, g.quantum) * g.quantum;
+  double best_us = 0;
+  for (int64_t s = 1; s <= std::max<int64_t>(1, g.max_slices); ++s) {
+    const int64_t slab = ceil_div(ceil_div(g.k, s), g.quantum) * g.quantum;
+    const int64_t slices = ceil_div(g.k, slab);
+    if (s > 1 && slices != s) continue;  // the same slab as a smaller count
+    const int64_t waves = ceil_div(g.blocks * slices, std::max<int64_t>(g.slots, 1));
+    const int64_t round_trips = ceil_div(slab / g.quantum, int64_t{std::max(g.in_flight, 1)});
+    const double us = std::max(static_cast<double>(waves * round_trips) * kLoadRoundTripUs, dram_us) +
+                      (slices > 1 ? kSliceCostUs : 0.0);
+    if (s == 1 || us < best_us) {
+      best_us = us;
+      best_slab = slab;
+    }
+    if (static_cast<double>(waves * round_trips) * kLoadRoundTripUs <= dram_us) break;  // more slices only cost
+  }
+  return best_slab;
 }
 
 // ---- status ------------------------------------------------------------------------------
