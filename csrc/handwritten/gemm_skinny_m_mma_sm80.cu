@@ -185,10 +185,10 @@ Split plan_split(const GemmArgs& g) {
     splits = std::clamp<int64_t>(target / blocks, 1, max_splits);
   } else {
     const auto [stages, per_sm] = stages_and_blocks_per_sm<P>(s.m_tiles);
+    const double batch = static_cast<double>(std::max<int64_t>(1, g.batch));
     const StreamingGrid grid{blocks, int64_t{std::max(g.sm_count, 1)} * per_sm, g.k, int64_t{kWarps} * kBK, stages,
-                             static_cast<double>(std::max<int64_t>(1, g.batch)) * static_cast<double>(g.n) *
-                                 static_cast<double>(g.k) * Shape<P>::kBytes,
-                             g.sm_count, max_splits};
+                             batch * static_cast<double>(g.n) * static_cast<double>(g.k) * Shape<P>::kBytes,
+                             4.0 * batch * static_cast<double>(g.m) * static_cast<double>(g.n), g.sm_count, max_splits};
     splits = ceil_div(g.k, streaming_slab(grid));
   }
   s.warp_k = static_cast<int>(ceil_div(k_steps, splits * kWarps) * kBK);

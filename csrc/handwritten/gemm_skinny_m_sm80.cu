@@ -72,7 +72,12 @@ constexpr int kMaxRowsUnaligned = 16;  // the any-alignment builds: two chunks o
 // alignment, one element per load (`_a1_elementwise`).
 enum class Loads { kVector, kRealigned, kElement };
 
-// K is cut into slices, each block taking one slab of K, where that is estimated to pay
+// Chunks of 8 rows split K until the grid holds 16 warps per SM. With 8 (rr) or 2 x 4 (rc) 16-byte
+// loads in flight per lane, that is 64 KiB per SM, about 3x what full bandwidth needs in flight
+// (an estimate: 3.35 TB/s x ~0.7 us of latency / 132 SMs = ~18 KiB). Loads of one element move 8
+// or 16 times less each: those builds ask for 32 warps per SM.
+constexpr int target_warps_per_sm(Loads loads) { return loads == Loads::kElement ? 32 : 16; }
+// Fewer rows cut K into slices, each block taking one slab of K, where that is estimated to pay
 // (streaming_slab, handwritten.cuh). At most 64: the sum kernel's chain of loads per output
 // stays short (for N so small that more would be wanted, B is a few MiB at most).
 constexpr int kMaxSplits = 64;
@@ -146,12 +151,25 @@ Split plan_split(const GemmArgs& g) {
   // sizeof(element).
   const int quantum = S::slab_quantum(kPiece<P, kLoads>, kLoads, s.rows);
   const int64_t min_slab = std::max<int64_t>(quantum, 64 * s.rows / static_cast<int>(sizeof(Element<P>)));
-  // How many slices: the estimate of handwritten.cuh (streaming_slab); a step is one unrolled
-  // iteration of the main loop, whose loads are all issued before the first is used.
-  const StreamingGrid grid{s.row_chunks * s.col_blocks, int64_t{std::max(g.sm_count, 1)} * S::kMinBlocks, g.k, quantum,
-                           /*in_flight=*/1, static_cast<double>(g.n) * static_cast<double>(g.k) * sizeof(Element<P>),
-                           g.sm_count, std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits)};
-  s.slab = streaming_slab(grid);
+  const int64_t max_splits = std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits);
+  if (s.rows < kMaxRows) {
+    // How many slices: the estimate of handwritten.cuh (streaming_slab); a step is one unrolled
+    // iteration of the main loop, whose loads are all issued before the first is used.
+    const StreamingGrid grid{s.row_chunks * s.col_blocks, int64_t{std::max(g.sm_count, 1)} * S::kMinBlocks, g.k,
+                             quantum, /*in_flight=*/1,
+                             static_cast<double>(g.n) * static_cast<double>(g.k) * sizeof(Element<P>),
+                             4.0 * static_cast<double>(g.m) * static_cast<double>(g.n), g.sm_count, max_splits};
+    s.slab = streaming_slab(grid);
+  } else {
+    // Chunks of 8 rows do 8 FMAs per element of B per row chunk and are bound by them more than
+    // by their loads, which the estimate counts alone: under it they ran slower (H200 sweep,
+    // 2026-11-29: 16-bit problems of 5-16 rows 0.96x their time before, 32-bit 0.88x), so they
+    // fill the GPU with warps as before: K is split until the grid holds about
+    // target_warps_per_sm() warps per SM.
+    const int64_t target = int64_t{std::max(g.sm_count, 1)} * target_warps_per_sm(kLoads) / S::kWarps;
+    const int64_t splits = std::clamp<int64_t>(ceil_div(target, s.row_chunks * s.col_blocks), 1, max_splits);
+    s.slab = ceil_div(ceil_div(g.k, splits), quantum) * quantum;
+  }
   s.splits = ceil_div(g.k, s.slab);
   s.evict_first = stream_b_evict_first(g, sizeof(Element<P>));
   return s;

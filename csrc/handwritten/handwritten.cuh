@@ -229,8 +229,11 @@ inline bool stream_b_evict_first(const GemmArgs& g, int element_bytes) {
 // kernel: 12.1 us in 4 slices, 10.3 in one; 1 x 4608 x 3584, CUDA-core kernel: 21.2 us in two
 // slices, 18.1 in one), and too few slices were as costly where K is long (1 x 256 x 16384: 20.9 us
 // in one slice, 12.3 in 12). So the count is the one that minimises
-//   max(waves(s) * round_trips(s) * kLoadRoundTripUs, B's bytes / DRAM) + (s > 1) * kSliceCostUs,
-// the fewest slices on a tie.
+//   max(waves(s) * round_trips(s) * kLoadRoundTripUs, B's bytes / DRAM)
+//     + (s > 1) * (kSliceCostUs + the s float32 slabs written and read back / DRAM),
+// the fewest slices on a tie. (Without the slabs' traffic, batches of attention's few-column
+// products, 16 x 4096 x 96 x 4096 and the like, whose grids are many waves deep, were cut into
+// slices that cost 2.6-3.3x their time; the same H200 re-time.)
 constexpr double kLoadRoundTripUs = 1.5;      // a step's loads issued to their data used, under load
 constexpr double kSliceCostUs = 5.0;          // the slabs and the summing kernel, and its launch
 constexpr double kDramBytesPerUsPerSm = 25e3;  // H100 SXM: 3.35 TB/s over 132 SMs (the H200's is higher)
@@ -242,6 +245,7 @@ struct StreamingGrid {
   int64_t quantum;    // K a block covers per step: slabs are multiples of it
   int in_flight;      // steps whose loads a block keeps in flight
   double b_bytes;     // bytes of B streamed
+  double slab_bytes;  // one float32 slab of partial sums: 4 x batch x M x N bytes
   int sm_count;
   int64_t max_slices;
 };
@@ -257,8 +261,9 @@ inline int64_t streaming_slab(const StreamingGrid& g) {
     if (s > 1 && slices != s) continue;  // the same slab as a smaller count
     const int64_t waves = ceil_div(g.blocks * slices, std::max<int64_t>(g.slots, 1));
     const int64_t round_trips = ceil_div(slab / g.quantum, int64_t{std::max(g.in_flight, 1)});
+    const double slabs_us = 2.0 * static_cast<double>(slices) * g.slab_bytes / (kDramBytesPerUsPerSm * std::max(g.sm_count, 1));
     const double us = std::max(static_cast<double>(waves * round_trips) * kLoadRoundTripUs, dram_us) +
-                      (slices > 1 ? kSliceCostUs : 0.0);
+                      (slices > 1 ? kSliceCostUs + slabs_us : 0.0);
     if (s == 1 || us < best_us) {
       best_us = us;
       best_slab = slab;
