@@ -576,7 +576,8 @@ kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
       for m in (192, 208, 224, 240, 256)],
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyM", config_name="skinny_m_streaming", role="product",
                 why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read
-once in 16-byte loads, K split over the SMs with a deterministic two-pass sum; rr and rc, fp32
+once in 16-byte loads, K split across blocks where an estimate of the launch says it pays
+(streaming_slab, handwritten.cuh), with a deterministic two-pass sum; rr and rc, fp32
 (also registered for TF32: full fp32 products), bf16, f16. The `_a1` and `_a1_elementwise` builds
 take B and D at any alignment (up to 16 rows): aligned 16-byte loads realigned in registers, or
 one element per load."""),
