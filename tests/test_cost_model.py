@@ -679,6 +679,36 @@ def test_the_streaming_kernels_k_step_is_what_their_loads_in_flight_cover():
     assert (critical_iters(8), critical_iters(184)) == (1, 6)
 
 
+def test_the_streaming_kernels_cut_k_where_their_estimate_says_it_pays():
+    """The streaming kernels choose their K slices by an estimate of the launch (streaming_slab,
+    csrc/handwritten/handwritten.cuh), which the cost model reads from their workspace (one float32
+    slab per slice): measured on an H200 (docs/findings.md, "How many K slices a streaming kernel
+    cuts"), one slice where the columns alone give most SMs a block (bf16 1x1024x4096 "rc" on the
+    tensor-core kernel: 10.3 us in one, 12.1 in the four that filling the SMs took), many where K is
+    long and the columns few; chunks of 8 rows of the CUDA-core kernel keep filling the GPU with
+    warps; and a batch whose grid is many waves deep is not cut (its slabs' traffic)."""
+    names = {k["name"] for k in _C.kernels()}
+    mma, simt = "handwritten_sm80_bf16_rc_skinny_m_mma", "handwritten_sm80_bf16_rc_skinny_m"
+    columns = "handwritten_sm80_bf16_rr_skinny_n_mma"
+    if not {mma, simt, columns} <= names:
+        pytest.skip("the streaming kernels are not built")
+
+    def slices(kernel, layouts, m, n, k, batch=1):
+        features = _C.cost_rows("bf16", layouts, [m, n, k], [8, 8, 8], [["in-place", kernel, "data-parallel", 1]],
+                                fit.H100_DESC, batch)[0][0]
+        fixup_mb = features[2]  # kFeatFixupMB: 2 x 4 bytes x slices x batch x M x N, in MB
+        return round(fixup_mb * 1e6 / (8 * batch * m * n)) if fixup_mb else 1
+
+    assert slices(mma, "rc", 1, 1024, 4096) == 1
+    assert slices(mma, "rc", 16, 1280, 5120) == 1
+    assert slices(mma, "rc", 1, 256, 16384) == 16
+    assert slices(mma, "rc", 1, 1024, 16384) == 3
+    assert slices(simt, "rc", 1, 4608, 3584) == 1
+    assert slices(simt, "rc", 1, 1024, 4096) == 8
+    assert slices(simt, "rc", 16, 1280, 5120) == 4  # 8-row chunks: until 16 warps per SM
+    assert slices(columns, "rr", 4096, 96, 4096, batch=16) == 1
+
+
 def test_cutlass2x_stream_k_prices_the_block_remap_hopper_places_two_to_an_sm():
     """CUTLASS 2.x's stream-K kernel remaps the first two waves of its block indices in pairs when
     it launches over two waves of blocks with several CTAs per SM; Hopper places the pair on two
