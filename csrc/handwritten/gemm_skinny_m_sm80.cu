@@ -163,7 +163,7 @@ Split plan_split(const GemmArgs& g) {
   } else {
     // Chunks of 8 rows do 8 FMAs per element of B per row chunk and are bound by them more than
     // by their loads, which the estimate counts alone: under it they ran slower (H200 sweep,
-    // 2026-11-29: 16-bit problems of 5-16 rows 0.96x their time before, 32-bit 0.88x), so they
+    // 2026-11-29, problems of 5-16 rows: about 4% in 16-bit, 14% in 32-bit, up to 2x), so they
     // fill the GPU with warps as before: K is split until the grid holds about
     // target_warps_per_sm() warps per SM.
     const int64_t target = int64_t{std::max(g.sm_count, 1)} * target_warps_per_sm(kLoads) / S::kWarps;

@@ -235,7 +235,10 @@ inline bool stream_b_evict_first(const GemmArgs& g, int element_bytes) {
 // products, 16 x 4096 x 96 x 4096 and the like, whose grids are many waves deep, were cut into
 // slices that cost 2.6-3.3x their time; the same H200 re-time.)
 constexpr double kLoadRoundTripUs = 1.5;      // a step's loads issued to their data used, under load
-constexpr double kSliceCostUs = 5.0;          // the slabs and the summing kernel, and its launch
+// A split's fixed cost as the estimate counts it: the slabs, the summing kernel and its launch
+// (2-3 us measured beyond the shorter walks' gain) and what the round trips miss of each block's
+// start; 3-6 us chose alike on the forced runs.
+constexpr double kSliceCostUs = 5.0;
 constexpr double kDramBytesPerUsPerSm = 25e3;  // H100 SXM: 3.35 TB/s over 132 SMs (the H200's is higher)
 
 struct StreamingGrid {
