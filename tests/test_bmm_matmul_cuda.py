@@ -601,6 +601,15 @@ def test_compile_fullgraph_matches_eager():
     expected = attention(q, k, v, bias, w)
     got = torch.compile(attention, fullgraph=True)(q, k, v, bias, w)
     torch.testing.assert_close(got, expected, rtol=1e-4, atol=1e-4)
+    # And as accurate as torch's own ops, both judged against float64 (eager and compiled could
+    # agree on a wrong result).
+    def reference_attention(q, k, v, bias, w):
+        scores = torch.bmm(q, k.transpose(1, 2)) * 0.125
+        return torch.matmul(torch.baddbmm(bias, torch.softmax(scores, dim=-1), v, beta=0.5), w)
+
+    theirs = reference_attention(q, k, v, bias, w)
+    reference = reference_attention(*(t.double() for t in (q, k, v, bias, w)))
+    assert_close_to_reference(got, theirs, reference, "compiled attention")
 
 
 def test_compile_fullgraph_with_out():

@@ -11,7 +11,7 @@ import torch
 import torch.nn.functional as F
 
 import cutlass_ops
-from mm_testing import assert_matches_reference, matrix
+from mm_testing import assert_close_to_reference, assert_matches_reference, matrix
 
 pytestmark = pytest.mark.gpu
 
@@ -143,7 +143,13 @@ def test_compile_fullgraph_function_matches_eager():
 
     a, b, c = matrix(128, 64, torch.bfloat16), matrix(64, 96, torch.bfloat16), matrix(96, 32, torch.bfloat16)
     compiled = torch.compile(f, fullgraph=True)
-    assert torch.allclose(compiled(a, b, c).float(), f(a, b, c).float(), rtol=1e-2, atol=1e-2)
+    ours = compiled(a, b, c)
+    assert torch.allclose(ours.float(), f(a, b, c).float(), rtol=1e-2, atol=1e-2)
+    # And as accurate as torch's own chain, both judged against float64 (eager and compiled could
+    # agree on a wrong result).
+    theirs = torch.mm(torch.relu(torch.mm(a, b)), c) * 2
+    reference = torch.relu(a.double() @ b.double()) @ c.double() * 2
+    assert_close_to_reference(ours, theirs, reference, "compiled mm(relu(mm(a, b)), c) * 2")
 
 
 def test_compile_fullgraph_mlp_forward_and_backward():

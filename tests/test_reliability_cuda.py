@@ -86,6 +86,9 @@ def test_meta_and_cuda_mixed_like_torch_mm():
         theirs = capture_error(lambda: torch.mm(*args))
         ours = capture_error(lambda: cutlass_ops.mm(*args))
         assert ours[0] is theirs[0] or (theirs[0] is None and ours[0] is RuntimeError), (ours, theirs)
+        if ours[0] is None and theirs[0] is None:  # both return: the same kind of result
+            mine, torchs = cutlass_ops.mm(*args), torch.mm(*args)
+            assert (mine.device, mine.shape, mine.dtype) == (torchs.device, torchs.shape, torchs.dtype)
 
 
 two_gpus = pytest.mark.skipif(not torch.cuda.is_available() or torch.cuda.device_count() < 2, reason="needs two GPUs")
