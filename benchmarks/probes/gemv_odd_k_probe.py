@@ -10,12 +10,16 @@ a weight element by element (`_a1_elementwise`, four loads in flight per lane an
 as the aligned 16 bytes around each piece, shifted into place with the next lane's load
 (`_a1`, one load in flight per lane and column); on the H200 sweep both took 1.6-1.8x cuBLAS's
 time at 1 x 10984 x 14263 (docs/findings.md, "What cuBLAS runs on small unaligned 16-bit
-problems"). The kernels here mirror them, warps of four weight rows, lanes across K, with U
-steps of loads issued before any is used:
+problems"). The kernels here mirror them, warps of R weight rows (four, as those builds take,
+unless named), lanes across K, with U steps of loads issued before any is used:
 
 - `elem U`: one element per lane, row and step;
 - `realign U`: the aligned 16 bytes holding each lane's piece and a shuffle (as `_a1`, U = 1);
-- `aligned U` (K a multiple of 8 only): plain 16-byte loads, what an aligned weight allows.
+- `aligned U` (K a multiple of 8 only): plain 16-byte loads, what an aligned weight allows;
+- `realign U, R rows`: fewer weight rows per warp, so as many loads in flight per lane as
+  `realign 4` (U x R) in fewer registers, each row's run of K per step U x 512 bytes: whether
+  the longer runs or the loads in flight made `realign 4` faster (docs/findings.md, "Weights
+  whose rows start off 16 bytes").
 
 Each is timed at its best K split (1, 2 or 4 slabs, atomics into the fp32 output), after the
 dirty L2 flush the benchmarks use, beside torch.mm on the same operands, checked against
@@ -66,10 +70,9 @@ __device__ __forceinline__ void unpack(uint4 r, float (&f)[8]) {
   }
 }
 
-constexpr int kRows = 4;  // weight rows per warp
-
 // MODE 0: element loads; 1: realigned 16-byte loads; 2: aligned 16-byte loads (K % 8 == 0).
-template <int MODE, int U>
+// kRows weight rows per warp.
+template <int MODE, int U, int kRows = 4>
 __global__ void __launch_bounds__(256) gemv_rc(const __nv_bfloat16* __restrict__ x, const __nv_bfloat16* __restrict__ w,
                                                int n_rows, int k_total, int slab, float* __restrict__ y) {
   const int lane = threadIdx.x & 31;
@@ -157,7 +160,8 @@ __global__ void __launch_bounds__(256) gemv_rc(const __nv_bfloat16* __restrict__
 
 using Kernel = void (*)(const __nv_bfloat16*, const __nv_bfloat16*, int, int, int, float*);
 constexpr Kernel kKernels[] = {gemv_rc<0, 4>, gemv_rc<0, 16>, gemv_rc<1, 1>, gemv_rc<1, 2>, gemv_rc<1, 4>,
-                               gemv_rc<2, 2>};
+                               gemv_rc<2, 2>, gemv_rc<1, 2, 2>, gemv_rc<1, 4, 1>};
+constexpr int kRowsOf[] = {4, 4, 4, 4, 4, 4, 2, 1};  // weight rows per warp of each variant
 
 }  // namespace
 
@@ -168,7 +172,8 @@ bool run(torch::Tensor x, torch::Tensor w, torch::Tensor y, int64_t variant, int
   if ((k + slab - 1) / slab != splits) return false;
   auto stream = at::cuda::getCurrentCUDAStream();
   if (splits > 1) y.zero_();
-  const dim3 grid((n + 31) / 32, static_cast<unsigned>(splits));
+  const int rows_per_block = 8 * kRowsOf[variant];  // 8 warps
+  const dim3 grid((n + rows_per_block - 1) / rows_per_block, static_cast<unsigned>(splits));
   kKernels[variant]<<<grid, 256, 0, stream>>>(reinterpret_cast<const __nv_bfloat16*>(x.data_ptr()),
                                               reinterpret_cast<const __nv_bfloat16*>(w.data_ptr()), n, k, slab,
                                               y.data_ptr<float>());
@@ -176,7 +181,8 @@ bool run(torch::Tensor x, torch::Tensor w, torch::Tensor y, int64_t variant, int
 }
 """
 
-VARIANTS = ["elem 4", "elem 16", "realign 1", "realign 2", "realign 4", "aligned 2"]
+VARIANTS = ["elem 4", "elem 16", "realign 1", "realign 2", "realign 4", "aligned 2", "realign 2, 2 rows",
+            "realign 4, 1 row"]
 SHAPES = [(10984, 14263), (6091, 11706), (4096, 4097), (14336, 4095), (4096, 14337), (10984, 14264), (4096, 4096)]
 
 
