@@ -212,7 +212,7 @@ def cmd_sweep(args) -> int:
             print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are contradicted "
                   f"by {other} (over {compare.FACTOR:g}x either way): timing them again", file=sys.stderr)
             sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
-                         progress=not args.no_progress, targets=targets)
+                         progress=not args.no_progress, targets=targets, batched=True if args.batched else None)
         except ValueError as error:
             print(f"--retime-contradicted: {error}", file=sys.stderr)
             return 2
@@ -223,7 +223,8 @@ def cmd_sweep(args) -> int:
             names = args.add_kernels or args.retime
             sweep.extend(folder, [k.strip() for k in names.split(",") if k.strip()], dtypes,
                          time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress,
-                         retime=bool(args.retime), decomposition=args.decomposition)
+                         retime=bool(args.retime), decomposition=args.decomposition,
+                         batched=True if args.batched else None)
         except ValueError as error:
             print(f"--{'retime' if args.retime else 'add-kernels'}: {error}", file=sys.stderr)
             return 2
@@ -460,7 +461,8 @@ def main(argv=None) -> int:
     p.add_argument("--decomposition", choices=["data-parallel", "split-k", "stream-k"],
                    help="with --retime or --add-kernels: only the candidates of this K decomposition")
     p.add_argument("--batched", action="store_true",
-                   help="the batched (bmm) problem set, into <dtype>-batched.jsonl.gz (bf16, f16)")
+                   help="the batched (bmm) problem set, into <dtype>-batched.jsonl.gz (bf16, f16); with "
+                        "--add-kernels, --retime or --retime-contradicted, its files alone (without it, both)")
     p.add_argument("--occupancy", action="store_true",
                    help="only record each kernel's CTAs per SM on this GPU (CUDA's occupancy calculator) into "
                         "<out>/<device>/occupancy.json, for fit")

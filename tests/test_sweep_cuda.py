@@ -68,6 +68,10 @@ def test_retiming_replaces_one_kernels_candidates_and_only_the_contradicted_ones
     target = min((c for c in row["c"] if c[4] is not None and c[0] == "in-place"), key=lambda c: c[4])
     target[4] = 1e6
     _write(path, head, rows)
+    # Restricted to the batched files, of which this folder has none: nothing is timed or written.
+    assert sweep.extend(folder, [target[1]], ["bf16"], reps=2, passes=1, progress=False, retime=True,
+                        batched=True) == {}
+    assert sweep.read(path)[1] == rows and not (folder / "bf16.extend.gz").exists()
     sweep.extend(folder, [target[1]], ["bf16"], reps=2, passes=1, progress=False, retime=True)
     head2, rows2 = sweep.read(path)
     assert head2["extended"][-1]["retimed"] == "all decompositions"

@@ -254,7 +254,8 @@ def drift_scale(reference_stored: Optional[float], reference_now: Optional[float
 
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
-           decomposition: Optional[str] = None, targets: Optional[dict] = None) -> dict[str, int]:
+           decomposition: Optional[str] = None, targets: Optional[dict] = None,
+           batched: Optional[bool] = None) -> dict[str, int]:
     """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
     merge them into the rows: a new config calibrated without sweeping every candidate again.
     Kernels the rows already hold are timed only on the candidates they lack (a decomposition or
@@ -265,7 +266,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     the kernels the planner lists among its candidates (its own enumeration: dtype, layouts,
     alignment, rows; a 3xTF32 row lists IEEE fp32 kernels too); a row that lists none of them
     is recorded without touching the GPU.
-    The single-product file and the batched one (``<dtype>-batched``) alike. Resumable: rows done
+    The single-product file and the batched one (``<dtype>-batched``) alike, or with ``batched``
+    True (False) the batched (single-product) one alone. Resumable: rows done
     wait in ``<file>.extend.gz`` until every row of the file has been timed, then the file is
     rewritten with them merged and the extension recorded in its header. Returns {file: rows
     done}.
@@ -298,7 +300,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         return candidate[1] in chosen and (decomposition is None or candidate[2] == decomposition)
     generator = torch.Generator(device="cuda").manual_seed(1)
     done_counts = {}
-    for dtype, name in [(d, n) for d in dtypes for n in (d, f"{d}-batched")]:
+    kinds = {None: ("", "-batched"), True: ("-batched",), False: ("",)}[batched]
+    for dtype, name in [(d, d + kind) for d in dtypes for kind in kinds]:
         path = Path(folder) / f"{name}.jsonl.gz"  # the single products, then the batched set
         if not path.exists():
             continue
