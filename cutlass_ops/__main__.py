@@ -202,6 +202,7 @@ def cmd_sweep(args) -> int:
     if sum(bool(x) for x in (args.add_kernels, args.retime, args.retime_contradicted)) > 1:
         print("--add-kernels, --retime and --retime-contradicted: one at a time", file=sys.stderr)
         return 2
+    files = True if args.batched else None  # --batched: its files alone; else single and batched
     if args.retime_contradicted:
         from .calibration import compare
 
@@ -212,7 +213,7 @@ def cmd_sweep(args) -> int:
             print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are contradicted "
                   f"by {other} (over {compare.FACTOR:g}x either way): timing them again", file=sys.stderr)
             sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
-                         progress=not args.no_progress, targets=targets, batched=True if args.batched else None)
+                         progress=not args.no_progress, targets=targets, batched=files)
         except ValueError as error:
             print(f"--retime-contradicted: {error}", file=sys.stderr)
             return 2
@@ -223,8 +224,7 @@ def cmd_sweep(args) -> int:
             names = args.add_kernels or args.retime
             sweep.extend(folder, [k.strip() for k in names.split(",") if k.strip()], dtypes,
                          time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress,
-                         retime=bool(args.retime), decomposition=args.decomposition,
-                         batched=True if args.batched else None)
+                         retime=bool(args.retime), decomposition=args.decomposition, batched=files)
         except ValueError as error:
             print(f"--{'retime' if args.retime else 'add-kernels'}: {error}", file=sys.stderr)
             return 2

@@ -13,11 +13,10 @@ This is why csrc/handwritten/ streams B evict-first. Needs a GPU and nvcc.
 """
 
 import json
-import os
 
 import torch
 
-from gemv_probe_common import compile_probe, time_us
+from gemv_probe_common import compile_probe, save_rows, time_us
 
 src = r"""
 #include <torch/extension.h>
@@ -109,8 +108,7 @@ def main() -> None:
                 print(
                     json.dumps({key: round(v, 1) if isinstance(v, float) else v for key, v in row.items()}), flush=True
                 )
-    with open(os.path.join(os.environ.get("OUT", "."), "gemv_l2_flush_probe.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    save_rows(rows, "gemv_l2_flush_probe.json")
 
 
 if __name__ == "__main__":

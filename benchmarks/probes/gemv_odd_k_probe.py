@@ -27,11 +27,10 @@ float64 first.
 """
 
 import json
-import os
 
 import torch
 
-from gemv_probe_common import best_split, compile_probe, time_us
+from gemv_probe_common import best_split, compile_probe, save_rows, time_us
 
 SOURCE = r"""
 #include <torch/extension.h>
@@ -205,8 +204,7 @@ def main() -> None:
         row["torch / variant"] = {name: round(torch_us / row[name][0], 3) for name in VARIANTS if row.get(name)}
         rows.append(row)
         print(json.dumps(row), flush=True)
-    with open(os.path.join(os.environ.get("OUT", "."), "gemv_odd_k.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    save_rows(rows, "gemv_odd_k.json")
 
 
 if __name__ == "__main__":

@@ -55,6 +55,12 @@ def time_us(fn, flush: str = "dirty", reps: int = 40) -> float:
     return statistics.median(times)
 
 
+def save_rows(rows: list[dict], out_name: str) -> None:
+    """A probe's rows as JSON in $OUT (default .)."""
+    with open(os.path.join(os.environ.get("OUT", "."), out_name), "w") as f:
+        json.dump(rows, f, indent=1)
+
+
 def best_split(run, y: torch.Tensor, ref: torch.Tensor, splits, row: dict, name: str, atol: float = 2e-1):
     """(dirty-flush us, splits) of the fastest of run(s) over `splits`, each checked first: y
     against ref; a run that returns False does not take the split, a wrong one is marked in
@@ -97,5 +103,4 @@ def sweep_variants(ext, names: list[str], splits: tuple[int, ...], out_name: str
             row[name] = best
         rows.append(row)
         print(json.dumps(row), flush=True)
-    with open(os.path.join(os.environ.get("OUT", "."), out_name), "w") as f:
-        json.dump(rows, f, indent=1)
+    save_rows(rows, out_name)

@@ -19,11 +19,10 @@ sums checked against the weight's.
 """
 
 import json
-import os
 
 import torch
 
-from gemv_probe_common import compile_probe, time_us
+from gemv_probe_common import compile_probe, save_rows, time_us
 
 SOURCE = r"""
 #include <torch/extension.h>
@@ -140,8 +139,7 @@ def main() -> None:
                                                           if isinstance(row[name], float)}}
         rows.append(row)
         print(json.dumps(row), flush=True)
-    with open(os.path.join(os.environ.get("OUT", "."), "weight_runs.json"), "w") as f:
-        json.dump(rows, f, indent=1)
+    save_rows(rows, "weight_runs.json")
 
 
 if __name__ == "__main__":
