@@ -19,7 +19,11 @@ unless named), lanes across K, with U steps of loads issued before any is used:
 - `realign U, R rows`: fewer weight rows per warp, so as many loads in flight per lane as
   `realign 4` (U x R) in fewer registers, each row's run of K per step U x 512 bytes: whether
   the longer runs or the loads in flight made `realign 4` faster (docs/findings.md, "Weights
-  whose rows start off 16 bytes").
+  whose rows start off 16 bytes");
+- `..., x staged`: `realign 1` and `realign 4, 1 row` with x staged as the `_a1` build stages A
+  (fp32, element by element into shared memory per 1,024 K, between two block barriers): whether
+  that staging is what keeps the build slower than `realign 1` here, and what made one row per
+  warp slower in the build than in the probe (docs/findings.md, same section).
 
 Each is timed at its best K split (1, 2 or 4 slabs, atomics into the fp32 output), after the
 dirty L2 flush the benchmarks use, beside torch.mm on the same operands, checked against
@@ -157,10 +161,86 @@ __global__ void __launch_bounds__(256) gemv_rc(const __nv_bfloat16* __restrict__
   }
 }
 
+// Realigned loads as MODE 1, but x staged as the `_a1` build stages A: per 1024 K of the slab,
+// converted to fp32 element by element into shared memory (two float4 planes, as the build's
+// layout) between two block barriers, then read from there.
+template <int U, int kRows>
+__global__ void __launch_bounds__(256) gemv_rc_staged(const __nv_bfloat16* __restrict__ x,
+                                                      const __nv_bfloat16* __restrict__ w, int n_rows, int k_total,
+                                                      int slab, float* __restrict__ y) {
+  constexpr int kChunk = 1024, kPlane = kChunk / 2;
+  __shared__ __align__(16) float xs[kChunk];
+  const int lane = threadIdx.x & 31;
+  const long n0 = (long(blockIdx.x) * blockDim.x + threadIdx.x) / 32 * kRows;
+  const int kb = blockIdx.y * slab;
+  if (kb >= k_total) return;  // the whole block
+  const bool active = n0 < n_rows;  // every warp stays for the barriers
+  const int len = min(slab, k_total - kb);
+  const __nv_bfloat16* aligned[kRows];
+  int mis[kRows];
+#pragma unroll
+  for (int c = 0; c < kRows; ++c) {
+    const __nv_bfloat16* p = w + (active ? n0 + c : 0) * k_total + kb;
+    mis[c] = static_cast<int>(reinterpret_cast<uintptr_t>(p) % 16 / 2);
+    aligned[c] = p - mis[c];
+  }
+  float acc[kRows] = {};
+  for (int c0 = 0; c0 < len; c0 += kChunk) {  // kChunk: a multiple of 8, so mis[] holds
+    const int clen = min(kChunk, len - c0);
+    __syncthreads();
+    for (int i = threadIdx.x; i < kChunk; i += blockDim.x)
+      xs[i % 8 / 4 * kPlane + i / 8 * 4 + i % 4] = i < clen ? __bfloat162float(x[kb + c0 + i]) : 0.0f;
+    __syncthreads();
+    if (!active) continue;
+    const int steps = (clen + 255) / 256;
+    for (int s0 = 0; s0 < steps; s0 += U) {
+      uint4 raw[U][kRows], tail[U][kRows];
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int k = (s0 + u) * 256 + lane * 8;
+#pragma unroll
+        for (int c = 0; c < kRows; ++c) {
+          const bool row = n0 + c < n_rows;
+          raw[u][c] = row && k - mis[c] < clen ? ld16(aligned[c] + c0 + k) : make_uint4(0, 0, 0, 0);
+          tail[u][c] = row && lane == 31 && mis[c] > 0 && k + 8 - mis[c] < clen
+                           ? ld16(aligned[c] + c0 + k + 8) : make_uint4(0, 0, 0, 0);
+        }
+      }
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const int k = (s0 + u) * 256 + lane * 8;
+        const float4 lo = *reinterpret_cast<const float4*>(xs + k / 8 * 4);
+        const float4 hi = *reinterpret_cast<const float4*>(xs + kPlane + k / 8 * 4);
+        const float xv[8] = {lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w};
+#pragma unroll
+        for (int c = 0; c < kRows; ++c) {
+          const uint4 next = shfl_down(raw[u][c]);
+          float wv[8];
+          unpack(realign(raw[u][c], lane == 31 ? tail[u][c] : next, 2 * mis[c]), wv);
+#pragma unroll
+          for (int j = 0; j < 8; ++j) acc[c] = fmaf(xv[j], k + j < clen ? wv[j] : 0.0f, acc[c]);
+        }
+      }
+    }
+  }
+  if (!active) return;
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2)
+#pragma unroll
+    for (int c = 0; c < kRows; ++c) acc[c] += __shfl_xor_sync(~0u, acc[c], off);
+  if (lane < kRows && n0 + lane < n_rows) {
+    float v = acc[0];
+#pragma unroll
+    for (int c = 1; c < kRows; ++c) v = lane == c ? acc[c] : v;
+    if (gridDim.y == 1) y[n0 + lane] = v; else atomicAdd(y + n0 + lane, v);
+  }
+}
+
 using Kernel = void (*)(const __nv_bfloat16*, const __nv_bfloat16*, int, int, int, float*);
-constexpr Kernel kKernels[] = {gemv_rc<0, 4>, gemv_rc<0, 16>, gemv_rc<1, 1>, gemv_rc<1, 2>, gemv_rc<1, 4>,
-                               gemv_rc<2, 2>, gemv_rc<1, 2, 2>, gemv_rc<1, 4, 1>};
-constexpr int kRowsOf[] = {4, 4, 4, 4, 4, 4, 2, 1};  // weight rows per warp of each variant
+constexpr Kernel kKernels[] = {gemv_rc<0, 4>,    gemv_rc<0, 16>,       gemv_rc<1, 1>,          gemv_rc<1, 2>,
+                               gemv_rc<1, 4>,    gemv_rc<2, 2>,        gemv_rc<1, 2, 2>,       gemv_rc<1, 4, 1>,
+                               gemv_rc_staged<1, 4>, gemv_rc_staged<4, 1>};
+constexpr int kRowsOf[] = {4, 4, 4, 4, 4, 4, 2, 1, 4, 1};  // weight rows per warp of each variant
 
 }  // namespace
 
@@ -181,7 +261,7 @@ bool run(torch::Tensor x, torch::Tensor w, torch::Tensor y, int64_t variant, int
 """
 
 VARIANTS = ["elem 4", "elem 16", "realign 1", "realign 2", "realign 4", "aligned 2", "realign 2, 2 rows",
-            "realign 4, 1 row"]
+            "realign 4, 1 row", "realign 1, x staged", "realign 4, 1 row, x staged"]
 SHAPES = [(10984, 14263), (6091, 11706), (4096, 4097), (14336, 4095), (4096, 14337), (10984, 14264), (4096, 4096)]
 
 
