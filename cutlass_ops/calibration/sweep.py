@@ -23,6 +23,7 @@ import datetime
 import fnmatch
 import gzip
 import json
+import math
 import re
 import sys
 import time
@@ -252,6 +253,39 @@ def drift_scale(reference_stored: Optional[float], reference_now: Optional[float
     return sorted((ratio(reference_stored, reference_now), ratio(torch_stored, torch_now), 1.0))[1]
 
 
+# Two timings of one candidate differ by p10-p90 0.97-1.03 (benchmarks/RESULTS.md, "Where the
+# model misses"): a re-timed candidate counts as faster or slower only beyond this.
+RETIME_NOISE = 0.03
+
+
+def retime_summary(rows: list[dict], new_by_row: dict[str, list]) -> dict[str, dict]:
+    """How a re-time moved each kernel's stored times: for every candidate timed again that the
+    rows held before (same variant, kernel, decomposition and slices), its former time over its
+    new one (> 1: faster now). Per kernel: candidates, geomean, p10 and p90, and how many moved
+    beyond RETIME_NOISE either way. The judgement of a changed launch on the sweep's problems,
+    written into the file's header and printed by ``extend``."""
+    ratios: dict[str, list[float]] = {}
+    for row in rows:
+        former = {tuple(c[:4]): c[4] for c in row["c"] if c[4]}
+        for c in new_by_row.get(row["id"], ()):
+            before = former.get(tuple(c[:4]))
+            if before and c[4]:
+                ratios.setdefault(c[1], []).append(before / c[4])
+    summary = {}
+    for kernel, values in sorted(ratios.items()):
+        logs = sorted(math.log(v) for v in values)
+        n = len(logs)
+        summary[kernel] = {
+            "candidates": n,
+            "former_over_new": round(math.exp(sum(logs) / n), 4),
+            "p10": round(math.exp(logs[max(0, math.ceil(0.1 * n) - 1)]), 4),  # nearest rank
+            "p90": round(math.exp(logs[max(0, math.ceil(0.9 * n) - 1)]), 4),
+            "faster": sum(v > 1 + RETIME_NOISE for v in values),
+            "slower": sum(v < 1 - RETIME_NOISE for v in values),
+        }
+    return summary
+
+
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
            decomposition: Optional[str] = None, targets: Optional[dict] = None,
@@ -377,6 +411,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
             bar.close()
         done_counts[name] = len(done)
         if len(done) == len(rows):
+            moved = retime_summary(rows, {i: record["c"] for i, record in done.items()}) if retime else {}
             for row in rows:
                 new = done[row["id"]]["c"]
                 replaced = {tuple(c[:4]) for c in new}  # (with retime; new candidates otherwise)
@@ -394,6 +429,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 record["method"] = ("stored times replaced; each new time scaled by the median of 1 and two drifts: "
                                     "the row's fastest stored candidate of another kernel's stored time over its "
                                     "time now, and torch.mm's")
+                record["former_over_new"] = moved
             head.setdefault("extended", []).append(record)
             with gzip.open(path, "wt") as f:
                 f.write(json.dumps(head) + "\n")
@@ -401,6 +437,10 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                     f.write(json.dumps(row, separators=(",", ":")) + "\n")
             pending_path.unlink()
             print(f"extend {name}: {len(rows)} rows merged into {path}", file=sys.stderr, flush=True)
+            for kernel, m in moved.items():
+                print(f"  {kernel}: {m['candidates']} candidates, former / new time {m['former_over_new']:.3f} "
+                      f"(p10 {m['p10']:.3f}, p90 {m['p90']:.3f}; faster {m['faster']}, slower {m['slower']} "
+                      f"beyond {RETIME_NOISE:.0%})", file=sys.stderr, flush=True)
         else:
             print(f"extend {name}: {len(done)} of {len(rows)} rows timed ({pending_path})", file=sys.stderr, flush=True)
         if stopped:
