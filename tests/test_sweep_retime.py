@@ -28,3 +28,6 @@ def test_each_kernel_is_judged_on_the_candidates_it_held_before():
     assert k["former_over_new"] == pytest.approx(math.exp(sum(map(math.log, ratios)) / 10), abs=1e-4)
     assert (k["p10"], k["p90"]) == (pytest.approx(0.8), pytest.approx(1.0))  # nearest rank: 1st and 9th of 10
     assert (k["faster"], k["slower"]) == (1, 1)  # 1% slower is inside the noise
+    assert sweep.describe_retime("k", k) == (
+        f"  k: 10 candidates, former / new time {k['former_over_new']:.3f} (p10 0.800, p90 1.000; faster 1, "
+        "slower 1 beyond 3%)")

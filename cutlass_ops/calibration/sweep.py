@@ -286,6 +286,13 @@ def retime_summary(rows: list[dict], new_by_row: dict[str, list]) -> dict[str, d
     return summary
 
 
+def describe_retime(kernel: str, moves: dict) -> str:
+    """One line of ``retime_summary``'s judgement of a kernel."""
+    return (f"  {kernel}: {moves['candidates']} candidates, former / new time {moves['former_over_new']:.3f} "
+            f"(p10 {moves['p10']:.3f}, p90 {moves['p90']:.3f}; faster {moves['faster']}, slower {moves['slower']} "
+            f"beyond {RETIME_NOISE:.0%})")
+
+
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
            decomposition: Optional[str] = None, targets: Optional[dict] = None,
@@ -437,10 +444,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                     f.write(json.dumps(row, separators=(",", ":")) + "\n")
             pending_path.unlink()
             print(f"extend {name}: {len(rows)} rows merged into {path}", file=sys.stderr, flush=True)
-            for kernel, m in moved.items():
-                print(f"  {kernel}: {m['candidates']} candidates, former / new time {m['former_over_new']:.3f} "
-                      f"(p10 {m['p10']:.3f}, p90 {m['p90']:.3f}; faster {m['faster']}, slower {m['slower']} "
-                      f"beyond {RETIME_NOISE:.0%})", file=sys.stderr, flush=True)
+            for kernel, moves in moved.items():
+                print(describe_retime(kernel, moves), file=sys.stderr, flush=True)
         else:
             print(f"extend {name}: {len(done)} of {len(rows)} rows timed ({pending_path})", file=sys.stderr, flush=True)
         if stopped:
