@@ -73,6 +73,22 @@ __device__ __forceinline__ void unpack(uint4 r, float (&f)[8]) {
   }
 }
 
+// The warp's kRows sums over its lanes (a butterfly), lane c writing row n0 + c (added in, with
+// several K slabs).
+template <int kRows>
+__device__ __forceinline__ void store_rows(float (&acc)[kRows], int lane, long n0, int n_rows, float* y) {
+#pragma unroll
+  for (int off = 16; off > 0; off /= 2)
+#pragma unroll
+    for (int c = 0; c < kRows; ++c) acc[c] += __shfl_xor_sync(~0u, acc[c], off);
+  if (lane < kRows && n0 + lane < n_rows) {
+    float v = acc[0];
+#pragma unroll
+    for (int c = 1; c < kRows; ++c) v = lane == c ? acc[c] : v;
+    if (gridDim.y == 1) y[n0 + lane] = v; else atomicAdd(y + n0 + lane, v);
+  }
+}
+
 // MODE 0: element loads; 1: realigned 16-byte loads; 2: aligned 16-byte loads (K % 8 == 0).
 // kRows weight rows per warp.
 template <int MODE, int U, int kRows = 4>
@@ -149,16 +165,7 @@ __global__ void __launch_bounds__(256) gemv_rc(const __nv_bfloat16* __restrict__
       }
     }
   }
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2)
-#pragma unroll
-    for (int c = 0; c < kRows; ++c) acc[c] += __shfl_xor_sync(~0u, acc[c], off);
-  if (lane < kRows && n0 + lane < n_rows) {
-    float v = acc[0];
-#pragma unroll
-    for (int c = 1; c < kRows; ++c) v = lane == c ? acc[c] : v;
-    if (gridDim.y == 1) y[n0 + lane] = v; else atomicAdd(y + n0 + lane, v);
-  }
+  store_rows<kRows>(acc, lane, n0, n_rows, y);
 }
 
 // Realigned loads as MODE 1, but x staged as the `_a1` build stages A: per 1024 K of the slab,
@@ -224,16 +231,7 @@ __global__ void __launch_bounds__(256) gemv_rc_staged(const __nv_bfloat16* __res
     }
   }
   if (!active) return;
-#pragma unroll
-  for (int off = 16; off > 0; off /= 2)
-#pragma unroll
-    for (int c = 0; c < kRows; ++c) acc[c] += __shfl_xor_sync(~0u, acc[c], off);
-  if (lane < kRows && n0 + lane < n_rows) {
-    float v = acc[0];
-#pragma unroll
-    for (int c = 1; c < kRows; ++c) v = lane == c ? acc[c] : v;
-    if (gridDim.y == 1) y[n0 + lane] = v; else atomicAdd(y + n0 + lane, v);
-  }
+  store_rows<kRows>(acc, lane, n0, n_rows, y);
 }
 
 using Kernel = void (*)(const __nv_bfloat16*, const __nv_bfloat16*, int, int, int, float*);
