@@ -12,8 +12,8 @@
 //  - A block owns 32 columns of D and all of K; its 8 warps each take one contiguous eighth
 //    of K. So there are N / 32 blocks (128 at N = 4096), and each warp streams its own 32 x
 //    kStageK pieces of B through a private cp.async ring of kStages stages: no block-wide
-//    barrier in the main loop, and 2-3 stages of every warp in flight (~96 KiB per SM)
-//    whatever the others do. A column-major B's stage is 32 of its K-contiguous rows, 128
+//    barrier in the main loop, and up to 3 stages of every warp in flight (96 KiB of B per
+//    SM at 16 rows) whatever the others do. A column-major B's stage is 32 of its K-contiguous rows, 128
 //    bytes of each in 16-bit (kStageK, below: runs of 64 bytes were slower).
 //  - The math is mma.sync m16n8k16 (fp32 accumulate), 16 rows of A per mma. A warp holds
 //    the few rows of A next to its piece of B in the same stage (cp.async zero-fills the
