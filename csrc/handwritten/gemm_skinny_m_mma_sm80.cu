@@ -106,15 +106,17 @@ constexpr int kAnyMaxRows = 32;
 
 // K per stage. 32: for 16-bit two mma k-steps of 16, shared-memory rows of 64 bytes; for TF32
 // four of 8, rows of 128 bytes. The aligned 16-bit builds with a column-major B (F.linear's
-// N x K weight, each of its rows K-contiguous) take 64, so that a warp copies 128 bytes of each
+// N x K weight, each of its rows K-contiguous) and a row-major A take 64, so that a warp copies 128 bytes of each
 // of its 32 weight rows per stage, not 64: in the loads alone, runs of 64 bytes took 22-38%
 // longer than runs of 512 at the same bytes in flight from 128 column blocks on, runs of 128
 // within 0-6% of 512 (weight_runs_probe, H200, 2026-11-29; docs/findings.md, "How many K slices
-// a streaming kernel cuts"). A row-major B's stage is K rows of kBN columns, 64 bytes each
-// whatever the stage's K; the any-alignment builds hold a stage in registers (twice the
-// registers at 64).
-template <Precision P, Layout LB, bool kAny>
-constexpr int kStageK = Shape<P>::kBytes == 2 && LB == Layout::kColMajor && !kAny ? 64 : 32;
+// a streaming kernel cuts"). In the kernel, former over new time on the H200 sweep's candidates:
+// 1.043 (bf16) and 1.047 (f16) with a row-major A; with a column-major A (the cc builds, and
+// the rr few-column builds, whose launched A is B^T) 0.960-0.974, so those keep 32. A row-major
+// B's stage is K rows of kBN columns, 64 bytes each whatever the stage's K; the any-alignment
+// builds hold a stage in registers (twice the registers at 64).
+template <Precision P, Layout LA, Layout LB, bool kAny>
+constexpr int kStageK = Shape<P>::kBytes == 2 && LA == Layout::kRowMajor && LB == Layout::kColMajor && !kAny ? 64 : 32;
 
 template <Precision P, int kMTiles_, bool kAny, int kBK_>
 struct Cfg {
@@ -132,7 +134,7 @@ struct Cfg {
   // stages would pass an SM's 227 KiB of shared memory. K of 32: 16-bit 8 x 4 x 3 KiB = 96 KiB
   // at 16 rows, two blocks per SM; 96 KiB (32 rows, two blocks) and 144 KiB (64 rows, one
   // block); TF32 at 16 rows 8 x 4 x 6 KiB = 192 KiB, one block; any alignment 48 KiB (16 rows),
-  // 64 KiB (32 rows). K of 64 (16-bit, column-major B): 192 KiB at every row count, one block
+  // 64 KiB (32 rows). K of 64 (16-bit, row-major A, column-major B): 192 KiB at every row count, one block
   // per SM (4 stages of 6 KiB, 3 of 8, 2 of 12), the same bytes of B in flight per SM as at 32.
   static constexpr int kStages = std::min(kAny ? 2 : kMTiles == 1 ? 4 : 3, (227 << 10) / (kWarps * kStageBytes));
   static_assert(kStages >= 2, "a stage multiplied while the next one loads");
@@ -171,24 +173,24 @@ constexpr int64_t kMaxBatch = 65535;  // gridDim.y
 
 // The instance for `m_tiles` tiles of 16 rows (TF32 has only the one of 16 rows), and B's layout
 // in the launched kernel (a few-column build's is the problem's A flipped).
-template <Precision P, Layout LB, bool kAny, int kMTiles>
-using CfgOf = Cfg<P, kMTiles, kAny, kStageK<P, LB, kAny>>;
+template <Precision P, Layout LA, Layout LB, bool kAny, int kMTiles>
+using CfgOf = Cfg<P, kMTiles, kAny, kStageK<P, LA, LB, kAny>>;
 
 // The aligned builds' stages in flight per warp, and blocks per SM, of that instance.
-template <Precision P, Layout LB>
+template <Precision P, Layout LA, Layout LB>
 std::pair<int, int> stages_and_blocks_per_sm(int m_tiles) {
   if constexpr (Shape<P>::kTF32) {
-    return {CfgOf<P, LB, false, 1>::kStages, CfgOf<P, LB, false, 1>::kMinBlocks};
+    return {CfgOf<P, LA, LB, false, 1>::kStages, CfgOf<P, LA, LB, false, 1>::kMinBlocks};
   } else {
-    if (m_tiles == 1) return {CfgOf<P, LB, false, 1>::kStages, CfgOf<P, LB, false, 1>::kMinBlocks};
-    if (m_tiles == 2) return {CfgOf<P, LB, false, 2>::kStages, CfgOf<P, LB, false, 2>::kMinBlocks};
-    return {CfgOf<P, LB, false, 4>::kStages, CfgOf<P, LB, false, 4>::kMinBlocks};
+    if (m_tiles == 1) return {CfgOf<P, LA, LB, false, 1>::kStages, CfgOf<P, LA, LB, false, 1>::kMinBlocks};
+    if (m_tiles == 2) return {CfgOf<P, LA, LB, false, 2>::kStages, CfgOf<P, LA, LB, false, 2>::kMinBlocks};
+    return {CfgOf<P, LA, LB, false, 4>::kStages, CfgOf<P, LA, LB, false, 4>::kMinBlocks};
   }
 }
 
-template <Precision P, Layout LB, bool kAny>
+template <Precision P, Layout LA, Layout LB, bool kAny>
 Split plan_split(const GemmArgs& g) {
-  constexpr int kBK = kStageK<P, LB, kAny>;
+  constexpr int kBK = kStageK<P, LA, LB, kAny>;
   Split s;
   s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 || kAny ? 2 : 4;
   s.row_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.m, 16 * s.m_tiles)));
@@ -205,10 +207,10 @@ Split plan_split(const GemmArgs& g) {
   int64_t splits = 1;
   if constexpr (kAny) {
     const int64_t target =
-        int64_t{g.sm_count} * (s.m_tiles == 1 ? CfgOf<P, LB, true, 1>::kMinBlocks : CfgOf<P, LB, true, 2>::kMinBlocks);
+        int64_t{g.sm_count} * (s.m_tiles == 1 ? CfgOf<P, LA, LB, true, 1>::kMinBlocks : CfgOf<P, LA, LB, true, 2>::kMinBlocks);
     splits = std::clamp<int64_t>(target / blocks, 1, max_splits);
   } else {
-    const auto [stages, per_sm] = stages_and_blocks_per_sm<P, LB>(s.m_tiles);
+    const auto [stages, per_sm] = stages_and_blocks_per_sm<P, LA, LB>(s.m_tiles);
     const double batch = static_cast<double>(std::max<int64_t>(1, g.batch));
     const StreamingGrid grid{blocks, int64_t{std::max(g.sm_count, 1)} * per_sm, g.k, int64_t{kWarps} * kBK, stages,
                              batch * static_cast<double>(g.n) * static_cast<double>(g.k) * Shape<P>::kBytes,
@@ -599,27 +601,27 @@ template <Precision P, Layout LA, Layout LB, bool kAny>
 KernelStatus run_split(const GemmArgs& g, const Split& s) {
   const BatchStrides batch{g.batch_stride_a, g.batch_stride_b, g.batch_stride_d};
   if constexpr (Shape<P>::kMaxRows == 16) {
-    return launch<P, LA, LB, CfgOf<P, LB, kAny, 1>, kAny>(g, s, batch);
+    return launch<P, LA, LB, CfgOf<P, LA, LB, kAny, 1>, kAny>(g, s, batch);
   } else if constexpr (kAny) {
-    if (s.m_tiles == 1) return launch<P, LA, LB, CfgOf<P, LB, true, 1>, true>(g, s, batch);
-    return launch<P, LA, LB, CfgOf<P, LB, true, 2>, true>(g, s, batch);
+    if (s.m_tiles == 1) return launch<P, LA, LB, CfgOf<P, LA, LB, true, 1>, true>(g, s, batch);
+    return launch<P, LA, LB, CfgOf<P, LA, LB, true, 2>, true>(g, s, batch);
   } else {
     switch (s.m_tiles) {
-      case 1: return launch<P, LA, LB, CfgOf<P, LB, false, 1>, false>(g, s, batch);
-      case 2: return launch<P, LA, LB, CfgOf<P, LB, false, 2>, false>(g, s, batch);
-      default: return launch<P, LA, LB, CfgOf<P, LB, false, 4>, false>(g, s, batch);
+      case 1: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 1>, false>(g, s, batch);
+      case 2: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 2>, false>(g, s, batch);
+      default: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 4>, false>(g, s, batch);
     }
   }
 }
 
 template <Precision P, Layout LA, Layout LB, bool kAny>
 KernelStatus run(const GemmArgs& g) {
-  return run_split<P, LA, LB, kAny>(g, plan_split<P, LB, kAny>(g));
+  return run_split<P, LA, LB, kAny>(g, plan_split<P, LA, LB, kAny>(g));
 }
 
-template <Precision P, Layout LB, bool kAny>
+template <Precision P, Layout LA, Layout LB, bool kAny>
 size_t workspace_bytes(const GemmArgs& g) {
-  const Split s = plan_split<P, LB, kAny>(g);
+  const Split s = plan_split<P, LA, LB, kAny>(g);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * std::max<int64_t>(1, g.batch) * g.m * g.n * sizeof(float) : 0;
 }
 
@@ -646,14 +648,14 @@ GemmArgs transposed(const GemmArgs& g) {
 template <Precision P, Layout LA, Layout LB, bool kAny>  // the problem's layouts (the few-row kernel runs the flipped ones)
 KernelStatus run_columns(const GemmArgs& g) {
   const GemmArgs t = transposed(g);
-  Split s = plan_split<P, flip(LA), kAny>(t);
+  Split s = plan_split<P, flip(LB), flip(LA), kAny>(t);
   s.transposed_d = true;
   return run_split<P, flip(LB), flip(LA), kAny>(t, s);
 }
 
-template <Precision P, Layout LA, bool kAny>  // the problem's A: the few-row kernel's B, flipped
+template <Precision P, Layout LA, Layout LB, bool kAny>  // the problem's layouts (the few-row kernel runs the flipped ones)
 size_t workspace_bytes_columns(const GemmArgs& g) {
-  return workspace_bytes<P, flip(LA), kAny>(transposed(g));
+  return workspace_bytes<P, flip(LB), flip(LA), kAny>(transposed(g));
 }
 
 // The skinny-M and skinny-N builds check their layouts with one message table.
@@ -723,9 +725,9 @@ KernelInfo skinny_mma_info(const char* name) {
   constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
   KernelInfo info = streaming_mma_info<LA, LB>(
       make_info({name, kConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kMaxRows, kBN,
-                 kStageK<P, LB, kAny>, CfgOf<P, LB, kAny, kMaxRows / 16>::kSmemBytes, &can_implement<P, LA, LB>,
+                 kStageK<P, LA, LB, kAny>, CfgOf<P, LA, LB, kAny, kMaxRows / 16>::kSmemBytes, &can_implement<P, LA, LB>,
                  &run<P, LA, LB, kAny>}),
-      &workspace_bytes<P, LB, kAny>);
+      &workspace_bytes<P, LA, LB, kAny>);
   info.max_m = Shape<P>::kMaxM;
   return info;
 }
@@ -737,9 +739,9 @@ KernelInfo skinny_n_info(const char* name) {
   constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
   KernelInfo info = streaming_mma_info<LA, LB>(
       make_info({name, kColumnsConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kBN, kMaxRows,
-                 kStageK<P, flip(LA), kAny>, CfgOf<P, flip(LA), kAny, kMaxRows / 16>::kSmemBytes,
+                 kStageK<P, flip(LB), flip(LA), kAny>, CfgOf<P, flip(LB), flip(LA), kAny, kMaxRows / 16>::kSmemBytes,
                  &can_implement_columns<P, LA, LB>, &run_columns<P, LA, LB, kAny>}),
-      &workspace_bytes_columns<P, LA, kAny>);
+      &workspace_bytes_columns<P, LA, LB, kAny>);
   info.max_n = Shape<P>::kMaxM;
   return info;
 }
