@@ -10,10 +10,11 @@
 // leave few blocks, each with little of B in flight. Here:
 //
 //  - A block owns 32 columns of D and all of K; its 8 warps each take one contiguous eighth
-//    of K. So there are N / 32 blocks (128 at N = 4096, two per SM where N allows), and each
-//    warp streams its own 32 x 32 pieces of B through a private cp.async ring of kStages
-//    stages: no block-wide barrier in the main loop, and 3 stages of every warp in flight
-//    (~96 KiB per SM) whatever the others do.
+//    of K. So there are N / 32 blocks (128 at N = 4096), and each warp streams its own 32 x
+//    kStageK pieces of B through a private cp.async ring of kStages stages: no block-wide
+//    barrier in the main loop, and up to 3 stages of every warp in flight (96 KiB of B per
+//    SM at 16 rows) whatever the others do. A column-major B's stage is 32 of its K-contiguous rows, 128
+//    bytes of each in 16-bit (kStageK, below: runs of 64 bytes were slower).
 //  - The math is mma.sync m16n8k16 (fp32 accumulate), 16 rows of A per mma. A warp holds
 //    the few rows of A next to its piece of B in the same stage (cp.async zero-fills the
 //    rows past M), and ldmatrix feeds both into fragments: .trans for row-major B, plain
@@ -39,8 +40,9 @@
 // skinny-N kernels: tall outputs with few columns (a projection to a few outputs, x^T @ dy for a
 // narrow layer), which the tile kernels cover with mostly empty 64- or 128-column tiles.
 //
-// Shared memory rows are 64 bytes (32 elements), XOR-swizzled (swizzle<4>, handwritten.cuh)
-// so the 8 rows each ldmatrix phase reads fall into 8 distinct bank groups.
+// Shared memory rows are a stage's K: 64 bytes (32 16-bit elements) or 128 (64 of them, or 32
+// floats), XOR-swizzled (swizzle<4> or swizzle<8>, handwritten.cuh) so the 8 rows each ldmatrix
+// phase reads fall into 8 distinct bank groups.
 //
 // TF32 (float32 operands, TF32 products) runs the same design on mma.sync m16n8k8: rows of 32
 // floats are 128 bytes, so a stage holds twice the bytes and one block fits an SM; up to 16
@@ -82,17 +84,12 @@ constexpr configs::ConfigId kConfig = configs::Handwritten_SkinnyMMma::kId;
 constexpr configs::ConfigId kColumnsConfig = configs::Handwritten_SkinnyNMma::kId;
 constexpr int kWarps = 8, kThreads = 32 * kWarps;
 constexpr int kBN = 32;  // columns of D per block (and per warp: 4 mma tiles of 8)
-constexpr int kBK = 32;  // K per stage: 16-bit, two mma k-steps of 16 (64-byte rows); TF32, four of 8 (128 bytes)
-static_assert(kBN == kBK, "B's stage is 32 x 32 in either layout, rows of kChunks chunks");
 
 // What the element size sets.
 template <Precision P>
 struct Shape {
   static constexpr int kBytes = sizeof(typename ElementTraits<P>::Element);
   static constexpr int kVec = 16 / kBytes;       // elements per 16-byte chunk
-  static constexpr int kChunks = kBK / kVec;     // chunks per shared-memory row, of A and of B
-  static constexpr int kSteps = kChunks / 2;     // mma k-steps per stage, two chunks each
-  static constexpr int kRowsPerCopy = 32 / kChunks;  // rows one copy instruction of the warp covers
   static constexpr int kMaxRows = kBytes == 2 ? 64 : 16;  // rows of A one block holds
   static constexpr int kMaxM = kBytes == 2 ? 4 * kMaxRows : kMaxRows;  // rows of A the kernel takes
   static constexpr bool kTF32 = P == Precision::kTF32;
@@ -107,17 +104,40 @@ struct Shape {
 // held to 128, ptxas spilled 16-64 bytes). With 64 rows, ptxas spilled 1.2-1.5 KiB.
 constexpr int kAnyMaxRows = 32;
 
-template <Precision P, int kMTiles_, bool kAny = false>
+// K per stage. 32: for 16-bit two mma k-steps of 16, shared-memory rows of 64 bytes; for TF32
+// four of 8, rows of 128 bytes. The aligned 16-bit builds with a column-major B (F.linear's
+// N x K weight, each of its rows K-contiguous) and a row-major A take 64, so that a warp copies 128 bytes of each
+// of its 32 weight rows per stage, not 64: in the loads alone, runs of 64 bytes took 22-38%
+// longer than runs of 512 at the same bytes in flight from 128 column blocks on, runs of 128
+// within 0-6% of 512 (weight_runs_probe, H200, 2026-11-29; docs/findings.md, "How many K slices
+// a streaming kernel cuts"). In the kernel, former over new time on the H200 sweep's candidates:
+// 1.043 (bf16) and 1.047 (f16) with a row-major A; with a column-major A (the cc builds, and
+// the rr few-column builds, whose launched A is B^T) 0.960-0.974, so those keep 32. A row-major
+// B's stage is K rows of kBN columns, 64 bytes each whatever the stage's K; the any-alignment
+// builds hold a stage in registers (twice the registers at 64).
+template <Precision P, Layout LA, Layout LB, bool kAny>
+constexpr int kStageK = Shape<P>::kBytes == 2 && LA == Layout::kRowMajor && LB == Layout::kColMajor && !kAny ? 64 : 32;
+
+template <Precision P, int kMTiles_, bool kAny, int kBK_>
 struct Cfg {
   using S = Shape<P>;
-  static constexpr int kMTiles = kMTiles_, kRows = 16 * kMTiles, kStages = kAny ? 2 : kMTiles == 1 ? 4 : 3;
+  static constexpr int kMTiles = kMTiles_, kRows = 16 * kMTiles, kBK = kBK_;
   static_assert(!kAny || kRows <= kAnyMaxRows, "the any-alignment builds take 32 rows to a block");
-  // 16-bit, 4 stages at 16 rows: 8 x 4 x 3 KiB = 96 KiB, two blocks per SM; 3 stages above:
-  // 96 KiB (32 rows, two blocks per SM) and 144 KiB (64 rows, one block). TF32 at 16 rows:
-  // 8 x 4 x 6 KiB = 192 KiB, one block. Any alignment: 48 KiB (16 rows), 64 KiB (32 rows).
+  static constexpr int kChunks = kBK / S::kVec;     // chunks per shared-memory row of B (and of a row-major A)
+  static constexpr int kSteps = kChunks / 2;        // mma k-steps per stage, two chunks each
+  static constexpr int kRowsPerCopy = 32 / kChunks;  // rows one copy instruction of the warp covers
+  // A stage: A's kRows x kBK, and B's kBK x kBN (kBN rows of kBK for a column-major B).
   static constexpr int kRowBytes = kBK * S::kBytes;
-  static constexpr int kABytes = kRows * kRowBytes, kBBytes = kBK * kRowBytes;
+  static constexpr int kABytes = kRows * kRowBytes, kBBytes = kBN * kRowBytes;
   static constexpr int kStageBytes = kABytes + kBBytes;
+  // 4 stages per warp at 16 rows, 3 above, 2 for the any-alignment builds; fewer where 8 warps'
+  // stages would pass an SM's 227 KiB of shared memory. K of 32: 16-bit 8 x 4 x 3 KiB = 96 KiB
+  // at 16 rows, two blocks per SM; 96 KiB (32 rows, two blocks) and 144 KiB (64 rows, one
+  // block); TF32 at 16 rows 8 x 4 x 6 KiB = 192 KiB, one block; any alignment 48 KiB (16 rows),
+  // 64 KiB (32 rows). K of 64 (16-bit, row-major A, column-major B): 192 KiB at every row count, one block
+  // per SM (4 stages of 6 KiB, 3 of 8, 2 of 12), the same bytes of B in flight per SM as at 32.
+  static constexpr int kStages = std::min(kAny ? 2 : kMTiles == 1 ? 4 : 3, (227 << 10) / (kWarps * kStageBytes));
+  static_assert(kStages >= 2, "a stage multiplied while the next one loads");
   static constexpr int kWarpBytes = kStages * kStageBytes;
   static constexpr int kSmemBytes = kWarps * kWarpBytes;
   // Blocks per SM that shared memory (228 KiB per SM, 1 KiB of it reserved per block) and
@@ -129,7 +149,7 @@ struct Cfg {
   // stores of a fragment's 8 rows do not collide in one bank.
   static constexpr int kSumStride = kBN + 8;
   static_assert(kWarps * kRows * kSumStride * 4 <= kSmemBytes, "the partial sums fit in the stages");
-  static constexpr int kLoadsA = kRows * S::kChunks / 32, kLoadsB = kBK * S::kChunks / 32;  // cp.async per lane
+  static constexpr int kLoadsA = kRows * kChunks / 32, kLoadsB = kBN * kChunks / 32;  // cp.async per lane
 };
 
 // How one launch divides the problem; a function of GemmArgs alone, so that
@@ -139,7 +159,7 @@ struct Split {
   int row_blocks;      // blocks across M, each of 16 * m_tiles rows (more than one: m_tiles = 4, or 2 for kAny)
   int col_blocks;      // blocks across N
   int splits;          // blocks across K (1: no workspace)
-  int warp_k;          // K per warp, a multiple of kBK; a block covers kWarps * warp_k
+  int warp_k;          // K per warp, a multiple of the stage's K; a block covers kWarps * warp_k
   bool evict_first;    // B streamed evict-first in L2 (handwritten.cuh)
   bool transposed_d = false;  // D is stored transposed: the problem is a skinny-N one's D^T = B^T A^T
   int64_t blocks() const { return int64_t{row_blocks} * col_blocks * splits; }  // per matrix of a batch
@@ -151,21 +171,26 @@ struct BatchStrides {
 };
 constexpr int64_t kMaxBatch = 65535;  // gridDim.y
 
-// The aligned builds' stages in flight per warp, and blocks per SM, of the instance for
-// `m_tiles` tiles of 16 rows (TF32 has only the one of 16 rows).
-template <Precision P>
+// The instance for `m_tiles` tiles of 16 rows (TF32 has only the one of 16 rows), and B's layout
+// in the launched kernel (a few-column build's is the problem's A flipped).
+template <Precision P, Layout LA, Layout LB, bool kAny, int kMTiles>
+using CfgOf = Cfg<P, kMTiles, kAny, kStageK<P, LA, LB, kAny>>;
+
+// The aligned builds' stages in flight per warp, and blocks per SM, of that instance.
+template <Precision P, Layout LA, Layout LB>
 std::pair<int, int> stages_and_blocks_per_sm(int m_tiles) {
   if constexpr (Shape<P>::kTF32) {
-    return {Cfg<P, 1>::kStages, Cfg<P, 1>::kMinBlocks};
+    return {CfgOf<P, LA, LB, false, 1>::kStages, CfgOf<P, LA, LB, false, 1>::kMinBlocks};
   } else {
-    if (m_tiles == 1) return {Cfg<P, 1>::kStages, Cfg<P, 1>::kMinBlocks};
-    if (m_tiles == 2) return {Cfg<P, 2>::kStages, Cfg<P, 2>::kMinBlocks};
-    return {Cfg<P, 4>::kStages, Cfg<P, 4>::kMinBlocks};
+    if (m_tiles == 1) return {CfgOf<P, LA, LB, false, 1>::kStages, CfgOf<P, LA, LB, false, 1>::kMinBlocks};
+    if (m_tiles == 2) return {CfgOf<P, LA, LB, false, 2>::kStages, CfgOf<P, LA, LB, false, 2>::kMinBlocks};
+    return {CfgOf<P, LA, LB, false, 4>::kStages, CfgOf<P, LA, LB, false, 4>::kMinBlocks};
   }
 }
 
-template <Precision P, bool kAny>
+template <Precision P, Layout LA, Layout LB, bool kAny>
 Split plan_split(const GemmArgs& g) {
+  constexpr int kBK = kStageK<P, LA, LB, kAny>;
   Split s;
   s.m_tiles = g.m <= 16 ? 1 : g.m <= 32 || kAny ? 2 : 4;
   s.row_blocks = static_cast<int>(std::max<int64_t>(1, ceil_div(g.m, 16 * s.m_tiles)));
@@ -181,10 +206,11 @@ Split plan_split(const GemmArgs& g) {
   const int64_t max_splits = std::min<int64_t>(std::max<int64_t>(1, k_steps / (2 * kWarps)), 64);
   int64_t splits = 1;
   if constexpr (kAny) {
-    const int64_t target = int64_t{g.sm_count} * (s.m_tiles == 1 ? Cfg<P, 1, true>::kMinBlocks : Cfg<P, 2, true>::kMinBlocks);
+    const int64_t target =
+        int64_t{g.sm_count} * (s.m_tiles == 1 ? CfgOf<P, LA, LB, true, 1>::kMinBlocks : CfgOf<P, LA, LB, true, 2>::kMinBlocks);
     splits = std::clamp<int64_t>(target / blocks, 1, max_splits);
   } else {
-    const auto [stages, per_sm] = stages_and_blocks_per_sm<P>(s.m_tiles);
+    const auto [stages, per_sm] = stages_and_blocks_per_sm<P, LA, LB>(s.m_tiles);
     const double batch = static_cast<double>(std::max<int64_t>(1, g.batch));
     const StreamingGrid grid{blocks, int64_t{std::max(g.sm_count, 1)} * per_sm, g.k, int64_t{kWarps} * kBK, stages,
                              batch * static_cast<double>(g.n) * static_cast<double>(g.k) * Shape<P>::kBytes,
@@ -248,8 +274,9 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
     skinny_mma(Problem<typename ElementTraits<P>::Element> p, Split s, BatchStrides batch, float* ws) {
   using T = typename ElementTraits<P>::Element;
   using S = Shape<P>;
-  constexpr int kChunks = S::kChunks;
+  constexpr int kBK = C::kBK, kChunks = C::kChunks;
   constexpr bool kColA = LA == Layout::kColMajor;
+  static_assert(LB == Layout::kColMajor || kBK == kBN, "a row-major B's stage is kBK rows of kBN columns, kChunks chunks each");
   static_assert(!(kColA && S::kTF32), "ldmatrix.trans moves 16-bit elements: TF32 takes a row-major A only");
   static_assert(!(kAny && S::kTF32), "the any-alignment loads move 16-bit element pairs");
   // This block's matrix of a batch (blockIdx.y) and its workspace slabs.
@@ -293,7 +320,7 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
   // rows) or B, chunk lane % kChunks: a row's chunks are read by consecutive lanes. B's rows
   // are K rows for row-major B (32 columns each), columns for column-major B (32 K values).
   // A column-major A is copied the same way with its K rows of kAChunks chunks.
-  constexpr int kRowsPerCopy = S::kRowsPerCopy, kVec = S::kVec;
+  constexpr int kRowsPerCopy = C::kRowsPerCopy, kVec = S::kVec;
   const int row_in = lane / kChunks, chunk = lane % kChunks;
   constexpr int kARowsPerCopy = 32 / kAChunks;
   const int a_row_in = lane / kAChunks, a_chunk = lane % kAChunks;
@@ -442,7 +469,7 @@ __global__ void __launch_bounds__(kThreads, C::kMinBlocks)
     const uint32_t stage = ring + (it % C::kStages) * C::kStageBytes;
     const unsigned char* stage_ptr = smem + warp * C::kWarpBytes + (it % C::kStages) * C::kStageBytes;
 #pragma unroll
-    for (int kk = 0; kk < S::kSteps; ++kk) {
+    for (int kk = 0; kk < C::kSteps; ++kk) {
       uint32_t a[C::kMTiles][4], b[4][2];
 #pragma unroll
       for (int mi = 0; mi < C::kMTiles; ++mi) {
@@ -574,27 +601,27 @@ template <Precision P, Layout LA, Layout LB, bool kAny>
 KernelStatus run_split(const GemmArgs& g, const Split& s) {
   const BatchStrides batch{g.batch_stride_a, g.batch_stride_b, g.batch_stride_d};
   if constexpr (Shape<P>::kMaxRows == 16) {
-    return launch<P, LA, LB, Cfg<P, 1>, kAny>(g, s, batch);
+    return launch<P, LA, LB, CfgOf<P, LA, LB, kAny, 1>, kAny>(g, s, batch);
   } else if constexpr (kAny) {
-    if (s.m_tiles == 1) return launch<P, LA, LB, Cfg<P, 1, true>, true>(g, s, batch);
-    return launch<P, LA, LB, Cfg<P, 2, true>, true>(g, s, batch);
+    if (s.m_tiles == 1) return launch<P, LA, LB, CfgOf<P, LA, LB, true, 1>, true>(g, s, batch);
+    return launch<P, LA, LB, CfgOf<P, LA, LB, true, 2>, true>(g, s, batch);
   } else {
     switch (s.m_tiles) {
-      case 1: return launch<P, LA, LB, Cfg<P, 1>, false>(g, s, batch);
-      case 2: return launch<P, LA, LB, Cfg<P, 2>, false>(g, s, batch);
-      default: return launch<P, LA, LB, Cfg<P, 4>, false>(g, s, batch);
+      case 1: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 1>, false>(g, s, batch);
+      case 2: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 2>, false>(g, s, batch);
+      default: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 4>, false>(g, s, batch);
     }
   }
 }
 
 template <Precision P, Layout LA, Layout LB, bool kAny>
 KernelStatus run(const GemmArgs& g) {
-  return run_split<P, LA, LB, kAny>(g, plan_split<P, kAny>(g));
+  return run_split<P, LA, LB, kAny>(g, plan_split<P, LA, LB, kAny>(g));
 }
 
-template <Precision P, bool kAny>
+template <Precision P, Layout LA, Layout LB, bool kAny>
 size_t workspace_bytes(const GemmArgs& g) {
-  const Split s = plan_split<P, kAny>(g);
+  const Split s = plan_split<P, LA, LB, kAny>(g);
   return s.splits > 1 ? static_cast<size_t>(s.splits) * std::max<int64_t>(1, g.batch) * g.m * g.n * sizeof(float) : 0;
 }
 
@@ -621,14 +648,14 @@ GemmArgs transposed(const GemmArgs& g) {
 template <Precision P, Layout LA, Layout LB, bool kAny>  // the problem's layouts (the few-row kernel runs the flipped ones)
 KernelStatus run_columns(const GemmArgs& g) {
   const GemmArgs t = transposed(g);
-  Split s = plan_split<P, kAny>(t);
+  Split s = plan_split<P, flip(LB), flip(LA), kAny>(t);
   s.transposed_d = true;
   return run_split<P, flip(LB), flip(LA), kAny>(t, s);
 }
 
-template <Precision P, bool kAny>
+template <Precision P, Layout LA, Layout LB, bool kAny>  // the problem's layouts (the few-row kernel runs the flipped ones)
 size_t workspace_bytes_columns(const GemmArgs& g) {
-  return workspace_bytes<P, kAny>(transposed(g));
+  return workspace_bytes<P, flip(LB), flip(LA), kAny>(transposed(g));
 }
 
 // The skinny-M and skinny-N builds check their layouts with one message table.
@@ -697,9 +724,10 @@ template <Precision P, Layout LA, Layout LB, bool kAny = false>
 KernelInfo skinny_mma_info(const char* name) {
   constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
   KernelInfo info = streaming_mma_info<LA, LB>(
-      make_info({name, kConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kMaxRows, kBN, kBK,
-                 Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement<P, LA, LB>, &run<P, LA, LB, kAny>}),
-      &workspace_bytes<P, kAny>);
+      make_info({name, kConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kMaxRows, kBN,
+                 kStageK<P, LA, LB, kAny>, CfgOf<P, LA, LB, kAny, kMaxRows / 16>::kSmemBytes, &can_implement<P, LA, LB>,
+                 &run<P, LA, LB, kAny>}),
+      &workspace_bytes<P, LA, LB, kAny>);
   info.max_m = Shape<P>::kMaxM;
   return info;
 }
@@ -710,10 +738,10 @@ template <Precision P, Layout LA, Layout LB, bool kAny = false>
 KernelInfo skinny_n_info(const char* name) {
   constexpr int kMaxRows = kAny ? kAnyMaxRows : Shape<P>::kMaxRows;
   KernelInfo info = streaming_mma_info<LA, LB>(
-      make_info({name, kColumnsConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kBN, kMaxRows, kBK,
-                 Cfg<P, kMaxRows / 16, kAny>::kSmemBytes, &can_implement_columns<P, LA, LB>,
-                 &run_columns<P, LA, LB, kAny>}),
-      &workspace_bytes_columns<P, kAny>);
+      make_info({name, kColumnsConfig, P, kAlignAB<P, kAny>, kAlignAB<P, kAny>, kAlignD<kAny>, kBN, kMaxRows,
+                 kStageK<P, flip(LB), flip(LA), kAny>, CfgOf<P, flip(LB), flip(LA), kAny, kMaxRows / 16>::kSmemBytes,
+                 &can_implement_columns<P, LA, LB>, &run_columns<P, LA, LB, kAny>}),
+      &workspace_bytes_columns<P, LA, LB, kAny>);
   info.max_n = Shape<P>::kMaxM;
   return info;
 }
