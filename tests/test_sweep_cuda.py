@@ -72,6 +72,13 @@ def test_retiming_replaces_one_kernels_candidates_and_only_the_contradicted_ones
     assert sweep.extend(folder, [target[1]], ["bf16"], reps=2, passes=1, progress=False, retime=True,
                         batched=True) == {}
     assert sweep.read(path)[1] == rows and not (folder / "bf16.extend.gz").exists()
+    # Another dtype's kernel, which no row lists: the rows are visited, nothing is timed, and the
+    # file stays byte for byte as it was (no empty extension in its header).
+    f16_kernel = next(k["name"] for k in _C.kernels() if "_f16_" in k["name"])
+    before = path.read_bytes()
+    assert sweep.extend(folder, [f16_kernel], ["bf16"], reps=2, passes=1, progress=False,
+                        retime=True) == {"bf16": len(rows)}
+    assert path.read_bytes() == before and not (folder / "bf16.extend.gz").exists()
     sweep.extend(folder, [target[1]], ["bf16"], reps=2, passes=1, progress=False, retime=True)
     head2, rows2 = sweep.read(path)
     assert head2["extended"][-1]["retimed"] == "all decompositions"

@@ -419,7 +419,10 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         if bar is not None:
             bar.close()
         done_counts[name] = len(done)
-        if len(done) == len(rows):
+        if len(done) == len(rows) and not any(record["c"] for record in done.values()):
+            pending_path.unlink(missing_ok=True)  # no row lists these kernels: the file stays as it is
+            print(f"extend {name}: no row lists these kernels; unchanged", file=sys.stderr, flush=True)
+        elif len(done) == len(rows):
             moved = retime_summary(rows, {i: record["c"] for i, record in done.items()}) if retime else {}
             for row in rows:
                 new = done[row["id"]]["c"]
