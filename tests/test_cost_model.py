@@ -701,8 +701,11 @@ def test_the_streaming_kernels_cut_k_where_their_estimate_says_it_pays():
 
     assert slices(mma, "rc", 1, 1024, 4096) == 1
     assert slices(mma, "rc", 16, 1280, 5120) == 1
-    assert slices(mma, "rc", 1, 256, 16384) == 16
-    assert slices(mma, "rc", 1, 1024, 16384) == 3
+    # A stage of 64 K (the "rc" build): a slice's step moves 128 bytes of each weight row, so a
+    # slab takes half the round trips it took at 32 and fewer slices reach DRAM's pace.
+    assert slices(mma, "rc", 1, 256, 16384) == 8
+    assert slices(mma, "rc", 1, 512, 16384) == 3
+    assert slices(mma, "rc", 1, 1024, 16384) == 1
     assert slices(simt, "rc", 1, 4608, 3584) == 1
     assert slices(simt, "rc", 1, 1024, 4096) == 8
     assert slices(simt, "rc", 16, 1280, 5120) == 4  # 8-row chunks: until 16 warps per SM
