@@ -13,8 +13,9 @@
 //    of K. So there are N / 32 blocks (128 at N = 4096), and each warp streams its own 32 x
 //    kStageK pieces of B through a private cp.async ring of kStages stages: no block-wide
 //    barrier in the main loop, and up to 3 stages of every warp in flight (96 KiB of B per
-//    SM at 16 rows) whatever the others do. A column-major B's stage is 32 of its K-contiguous rows, 128
-//    bytes of each in 16-bit (kStageK, below: runs of 64 bytes were slower).
+//    SM at 16 rows) whatever the others do. With a row-major A, a 16-bit column-major B's
+//    stage is 32 of its K-contiguous rows, 128 bytes of each (kStageK, below: runs of 64
+//    bytes were slower).
 //  - The math is mma.sync m16n8k16 (fp32 accumulate), 16 rows of A per mma. A warp holds
 //    the few rows of A next to its piece of B in the same stage (cp.async zero-fills the
 //    rows past M), and ldmatrix feeds both into fragments: .trans for row-major B, plain
@@ -105,16 +106,17 @@ struct Shape {
 constexpr int kAnyMaxRows = 32;
 
 // K per stage. 32: for 16-bit two mma k-steps of 16, shared-memory rows of 64 bytes; for TF32
-// four of 8, rows of 128 bytes. The aligned 16-bit builds with a column-major B (F.linear's
-// N x K weight, each of its rows K-contiguous) and a row-major A take 64, so that a warp copies 128 bytes of each
-// of its 32 weight rows per stage, not 64: in the loads alone, runs of 64 bytes took 22-38%
-// longer than runs of 512 at the same bytes in flight from 128 column blocks on, runs of 128
-// within 0-6% of 512 (weight_runs_probe, H200, 2026-11-29; docs/findings.md, "How many K slices
-// a streaming kernel cuts"). In the kernel, former over new time on the H200 sweep's candidates:
-// 1.043 (bf16) and 1.047 (f16) with a row-major A; with a column-major A (the cc builds, and
-// the rr few-column builds, whose launched A is B^T) 0.960-0.974, so those keep 32. A row-major
-// B's stage is K rows of kBN columns, 64 bytes each whatever the stage's K; the any-alignment
-// builds hold a stage in registers (twice the registers at 64).
+// four of 8, rows of 128 bytes. The aligned 16-bit builds with a row-major A and a
+// column-major B (F.linear's N x K weight, each of its rows K-contiguous) take 64, so that a
+// warp copies 128 bytes of each of its 32 weight rows per stage, not 64: in the loads alone,
+// runs of 64 bytes took 22-38% longer than runs of 512 at the same bytes in flight from 128
+// column blocks on, runs of 128 within 0-6% of 512 (weight_runs_probe, H200, 2026-11-29). In
+// the kernel, former over new time on the H200 sweep's candidates (`sweep --retime`): 1.044
+// (bf16) and 1.048 (f16) for the few-row "rc" builds; with a column-major A (the "cc" builds,
+// and the "rr" few-column builds, whose launched A is B^T) 0.960-0.974, so those keep 32
+// (docs/findings.md, "How many K slices a streaming kernel cuts"). A row-major B's stage is K
+// rows of kBN columns, 64 bytes each whatever the stage's K; the any-alignment builds hold a
+// stage in registers (twice the registers at 64).
 template <Precision P, Layout LA, Layout LB, bool kAny>
 constexpr int kStageK = Shape<P>::kBytes == 2 && LA == Layout::kRowMajor && LB == Layout::kColMajor && !kAny ? 64 : 32;
 
@@ -134,8 +136,9 @@ struct Cfg {
   // stages would pass an SM's 227 KiB of shared memory. K of 32: 16-bit 8 x 4 x 3 KiB = 96 KiB
   // at 16 rows, two blocks per SM; 96 KiB (32 rows, two blocks) and 144 KiB (64 rows, one
   // block); TF32 at 16 rows 8 x 4 x 6 KiB = 192 KiB, one block; any alignment 48 KiB (16 rows),
-  // 64 KiB (32 rows). K of 64 (16-bit, row-major A, column-major B): 192 KiB at every row count, one block
-  // per SM (4 stages of 6 KiB, 3 of 8, 2 of 12), the same bytes of B in flight per SM as at 32.
+  // 64 KiB (32 rows). K of 64 (16-bit, row-major A, column-major B): 192 KiB at every row
+  // count, one block per SM (4 stages of 6 KiB, 3 of 8, 2 of 12), the same bytes of B in
+  // flight per SM as at 32.
   static constexpr int kStages = std::min(kAny ? 2 : kMTiles == 1 ? 4 : 3, (227 << 10) / (kWarps * kStageBytes));
   static_assert(kStages >= 2, "a stage multiplied while the next one loads");
   static constexpr int kWarpBytes = kStages * kStageBytes;
