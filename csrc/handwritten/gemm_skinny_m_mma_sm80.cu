@@ -174,8 +174,8 @@ struct BatchStrides {
 };
 constexpr int64_t kMaxBatch = 65535;  // gridDim.y
 
-// The instance for `m_tiles` tiles of 16 rows (TF32 has only the one of 16 rows), and B's layout
-// in the launched kernel (a few-column build's is the problem's A flipped).
+// The instance for `m_tiles` tiles of 16 rows (TF32 has only the one of 16 rows) and the
+// launched kernel's layouts (a few-column build launches the problem's, flipped and exchanged).
 template <Precision P, Layout LA, Layout LB, bool kAny, int kMTiles>
 using CfgOf = Cfg<P, kMTiles, kAny, kStageK<P, LA, LB, kAny>>;
 
