@@ -251,13 +251,9 @@ struct StreamingGrid {
   double slab_bytes;  // one float32 slab of partial sums: 4 x batch x M x N bytes
   int sm_count;
   int64_t max_slices;
-};
 
-inline bool same_grid(const StreamingGrid& x, const StreamingGrid& y) {
-  return x.blocks == y.blocks && x.slots == y.slots && x.k == y.k && x.quantum == y.quantum &&
-         x.in_flight == y.in_flight && x.b_bytes == y.b_bytes && x.slab_bytes == y.slab_bytes &&
-         x.sm_count == y.sm_count && x.max_slices == y.max_slices;
-}
+  bool operator==(const StreamingGrid&) const = default;
+};
 
 // The slab (a multiple of g.quantum) that cuts K into the estimated fastest number of slices.
 // A call plans its launch twice (workspace_bytes, then run) and a program repeats its shapes,
@@ -265,7 +261,7 @@ inline bool same_grid(const StreamingGrid& x, const StreamingGrid& y) {
 inline int64_t streaming_slab(const StreamingGrid& g) {
   thread_local StreamingGrid last{};
   thread_local int64_t last_slab = 0;
-  if (last_slab > 0 && same_grid(g, last)) return last_slab;
+  if (last_slab > 0 && g == last) return last_slab;
   const double dram_bytes_per_us = kDramBytesPerUsPerSm * std::max(g.sm_count, 1);
   const double dram_us = g.b_bytes / dram_bytes_per_us;
   int64_t best_slab = ceil_div(g.k, g.quantum) * g.quantum;

@@ -419,10 +419,12 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         if bar is not None:
             bar.close()
         done_counts[name] = len(done)
-        if len(done) == len(rows) and not any(record["c"] for record in done.values()):
+        if len(done) < len(rows):
+            print(f"extend {name}: {len(done)} of {len(rows)} rows timed ({pending_path})", file=sys.stderr, flush=True)
+        elif not any(record["c"] for record in done.values()):
             pending_path.unlink(missing_ok=True)  # no row lists these kernels: the file stays as it is
             print(f"extend {name}: no row lists these kernels; unchanged", file=sys.stderr, flush=True)
-        elif len(done) == len(rows):
+        else:
             moved = retime_summary(rows, {i: record["c"] for i, record in done.items()}) if retime else {}
             for row in rows:
                 new = done[row["id"]]["c"]
@@ -451,8 +453,6 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
             print(f"extend {name}: {len(rows)} rows merged into {path}", file=sys.stderr, flush=True)
             for kernel, moves in moved.items():
                 print(describe_retime(kernel, moves), file=sys.stderr, flush=True)
-        else:
-            print(f"extend {name}: {len(done)} of {len(rows)} rows timed ({pending_path})", file=sys.stderr, flush=True)
         if stopped:
             break
     return done_counts
