@@ -252,7 +252,11 @@ struct StreamingGrid {
   int sm_count;
   int64_t max_slices;
 
-  bool operator==(const StreamingGrid&) const = default;
+  // Member by member (a defaulted comparison is C++20; the extension builds as C++17).
+  bool operator==(const StreamingGrid& o) const {
+    return blocks == o.blocks && slots == o.slots && k == o.k && quantum == o.quantum && in_flight == o.in_flight &&
+           b_bytes == o.b_bytes && slab_bytes == o.slab_bytes && sm_count == o.sm_count && max_slices == o.max_slices;
+  }
 };
 
 // The slab (a multiple of g.quantum) that cuts K into the estimated fastest number of slices.
