@@ -712,6 +712,33 @@ def test_the_streaming_kernels_cut_k_where_their_estimate_says_it_pays():
     assert slices(columns, "rr", 4096, 96, 4096, batch=16) == 1
 
 
+def test_a_decomposition_without_constants_of_its_own_ranks_after_the_measured():
+    """A kernel whose calibration lacks one decomposition's constants (a decomposition the sweep
+    never timed, such as one a kernel gained after it): its candidates of that decomposition are
+    priced with the data-parallel constants but marked unmeasured, and rank after every measured
+    candidate; its other decompositions stay measured."""
+    name = "cutlass2x_sm80_bf16_rc_64x64x64_5s_a8"
+    if name not in {k["name"] for k in _C.kernels()}:
+        pytest.skip("the CUTLASS 2.x kernels are not built")
+    try:
+        fake = store.load(H100_CALIBRATION)
+        own = {d: c for d, c in fake["kernels"][name].items() if d != "split-k"}
+        assert "split-k" in fake["kernels"][name] and "data-parallel" in own
+        fake["kernels"] = {**fake["kernels"], name: own}
+        store.install(fake, "a test's calibration")
+        ranked = _C.rank_problem("bf16", "rc", [64, 512, 16384], [8, 8, 8], fit.H100_DESC, 1)
+        split = [i for i, r in enumerate(ranked) if r[0][1] == name and r[0][2] == "split-k"]
+        measured = [i for i, r in enumerate(ranked) if r[4]]
+        assert split and measured and max(measured) < min(split), ranked
+        assert not any(ranked[i][4] for i in split)
+        assert any(ranked[i][0][1] == name for i in measured), ranked
+    finally:
+        store.install_shipped()
+    # With the shipped calibration the same split-K candidates are measured again.
+    ranked = _C.rank_problem("bf16", "rc", [64, 512, 16384], [8, 8, 8], fit.H100_DESC, 1)
+    assert all(r[4] for r in ranked if r[0][1] == name and r[0][2] == "split-k")
+
+
 def test_cutlass2x_stream_k_prices_the_block_remap_hopper_places_two_to_an_sm():
     """CUTLASS 2.x's stream-K kernel remaps the first two waves of its block indices in pairs when
     it launches over two waves of blocks with several CTAs per SM; Hopper places the pair on two

@@ -590,11 +590,18 @@ PlainCost plain_cost(const Plan& normalized, const Candidate& c, const DeviceDes
   Prediction& out = cost.prediction;
   // The fitted constants where the calibration has them, else the device's peak rates'.
   const Coefficients* fitted = nullptr;
+  bool own = false;
   if (cal != nullptr) {
     const auto it = cal->kernels.find(calibration_name(*c.kernel));
-    if (it != cal->kernels.end()) fitted = it->second.find(c.decomposition);
+    if (it != cal->kernels.end()) {
+      fitted = it->second.find(c.decomposition);
+      own = it->second.fitted[static_cast<int>(c.decomposition)];
+    }
   }
-  out.calibrated = fitted != nullptr;
+  // A decomposition without constants of its own (one the sweep has not timed, such as one a
+  // kernel gained after it, until `sweep --add-kernels`) is priced with the data-parallel ones
+  // but counts as unmeasured: it ranks after the measured candidates (cost_model.h).
+  out.calibrated = fitted != nullptr && own;
   cost.features = features(candidate_plan(normalized, c), *c.kernel, device, cal);
   out.kernel_us =
       kernel_time_us(cost.features, fitted != nullptr ? *fitted : property_coefficients(*c.kernel, device, cal));
