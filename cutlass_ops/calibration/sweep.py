@@ -264,8 +264,6 @@ def retime_summary(rows: list[dict], new_by_row: dict[str, list]) -> dict[str, d
     new one (> 1: faster now). Per kernel: candidates, geomean, p10 and p90, and how many moved
     beyond RETIME_NOISE either way. The judgement of a changed launch on the sweep's problems,
     written into the file's header and printed by ``extend``."""
-    from .fit import geomean  # (fit imports this module)
-
     ratios: dict[str, list[float]] = {}
     for row in rows:
         former = {tuple(c[:4]): c[4] for c in row["c"] if c[4]}
@@ -279,7 +277,7 @@ def retime_summary(rows: list[dict], new_by_row: dict[str, list]) -> dict[str, d
         n = len(logs)
         summary[kernel] = {
             "candidates": n,
-            "former_over_new": round(geomean(values), 4),
+            "former_over_new": round(math.exp(sum(logs) / n), 4),  # the geomean
             "p10": round(math.exp(logs[max(0, math.ceil(0.1 * n) - 1)]), 4),  # nearest rank
             "p90": round(math.exp(logs[max(0, math.ceil(0.9 * n) - 1)]), 4),
             "faster": sum(v > 1 + RETIME_NOISE for v in values),
