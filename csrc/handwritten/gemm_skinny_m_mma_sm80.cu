@@ -179,15 +179,20 @@ constexpr int64_t kMaxBatch = 65535;  // gridDim.y
 template <Precision P, Layout LA, Layout LB, bool kAny, int kMTiles>
 using CfgOf = Cfg<P, kMTiles, kAny, kStageK<P, LA, LB, kAny>>;
 
-// The aligned builds' stages in flight per warp, and blocks per SM, of that instance.
-template <Precision P, Layout LA, Layout LB>
-std::pair<int, int> stages_and_blocks_per_sm(int m_tiles) {
-  if constexpr (Shape<P>::kTF32) {
-    return {CfgOf<P, LA, LB, false, 1>::kStages, CfgOf<P, LA, LB, false, 1>::kMinBlocks};
+// Calls f with a null pointer to the instance that `m_tiles` names (the build's instances: TF32
+// has only the one of 16 rows, the any-alignment builds those of 16 and 32), and returns what f
+// returns. The one place a run's m_tiles becomes a type.
+template <Precision P, Layout LA, Layout LB, bool kAny, class F>
+decltype(auto) with_instance(int m_tiles, F&& f) {
+  if constexpr (Shape<P>::kMaxRows == 16) {
+    return f(static_cast<CfgOf<P, LA, LB, kAny, 1>*>(nullptr));
+  } else if constexpr (kAny) {
+    if (m_tiles == 1) return f(static_cast<CfgOf<P, LA, LB, true, 1>*>(nullptr));
+    return f(static_cast<CfgOf<P, LA, LB, true, 2>*>(nullptr));
   } else {
-    if (m_tiles == 1) return {CfgOf<P, LA, LB, false, 1>::kStages, CfgOf<P, LA, LB, false, 1>::kMinBlocks};
-    if (m_tiles == 2) return {CfgOf<P, LA, LB, false, 2>::kStages, CfgOf<P, LA, LB, false, 2>::kMinBlocks};
-    return {CfgOf<P, LA, LB, false, 4>::kStages, CfgOf<P, LA, LB, false, 4>::kMinBlocks};
+    if (m_tiles == 1) return f(static_cast<CfgOf<P, LA, LB, false, 1>*>(nullptr));
+    if (m_tiles == 2) return f(static_cast<CfgOf<P, LA, LB, false, 2>*>(nullptr));
+    return f(static_cast<CfgOf<P, LA, LB, false, 4>*>(nullptr));
   }
 }
 
@@ -209,11 +214,15 @@ Split plan_split(const GemmArgs& g) {
   const int64_t max_splits = std::min<int64_t>(std::max<int64_t>(1, k_steps / (2 * kWarps)), 64);
   int64_t splits = 1;
   if constexpr (kAny) {
-    const int64_t target =
-        int64_t{g.sm_count} * (s.m_tiles == 1 ? CfgOf<P, LA, LB, true, 1>::kMinBlocks : CfgOf<P, LA, LB, true, 2>::kMinBlocks);
+    const int per_sm = with_instance<P, LA, LB, true>(s.m_tiles, [](auto* c) { return std::remove_pointer_t<decltype(c)>::kMinBlocks; });
+    const int64_t target = int64_t{g.sm_count} * per_sm;
     splits = std::clamp<int64_t>(target / blocks, 1, max_splits);
   } else {
-    const auto [stages, per_sm] = stages_and_blocks_per_sm<P, LA, LB>(s.m_tiles);
+    // The instance's stages in flight per warp, and blocks per SM.
+    const auto [stages, per_sm] = with_instance<P, LA, LB, false>(s.m_tiles, [](auto* c) {
+      using C = std::remove_pointer_t<decltype(c)>;
+      return std::pair<int, int>{C::kStages, C::kMinBlocks};
+    });
     const double batch = static_cast<double>(std::max<int64_t>(1, g.batch));
     const StreamingGrid grid{blocks, int64_t{std::max(g.sm_count, 1)} * per_sm, g.k, int64_t{kWarps} * kBK, stages,
                              batch * static_cast<double>(g.n) * static_cast<double>(g.k) * Shape<P>::kBytes,
@@ -603,18 +612,8 @@ KernelStatus launch(const GemmArgs& g, const Split& s, const BatchStrides& batch
 template <Precision P, Layout LA, Layout LB, bool kAny>
 KernelStatus run_split(const GemmArgs& g, const Split& s) {
   const BatchStrides batch{g.batch_stride_a, g.batch_stride_b, g.batch_stride_d};
-  if constexpr (Shape<P>::kMaxRows == 16) {
-    return launch<P, LA, LB, CfgOf<P, LA, LB, kAny, 1>, kAny>(g, s, batch);
-  } else if constexpr (kAny) {
-    if (s.m_tiles == 1) return launch<P, LA, LB, CfgOf<P, LA, LB, true, 1>, true>(g, s, batch);
-    return launch<P, LA, LB, CfgOf<P, LA, LB, true, 2>, true>(g, s, batch);
-  } else {
-    switch (s.m_tiles) {
-      case 1: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 1>, false>(g, s, batch);
-      case 2: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 2>, false>(g, s, batch);
-      default: return launch<P, LA, LB, CfgOf<P, LA, LB, false, 4>, false>(g, s, batch);
-    }
-  }
+  return with_instance<P, LA, LB, kAny>(
+      s.m_tiles, [&](auto* c) { return launch<P, LA, LB, std::remove_pointer_t<decltype(c)>, kAny>(g, s, batch); });
 }
 
 template <Precision P, Layout LA, Layout LB, bool kAny>
