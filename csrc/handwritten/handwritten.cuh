@@ -252,7 +252,8 @@ struct StreamingGrid {
   int sm_count;
   int64_t max_slices;
 
-  // Member by member (a defaulted comparison is C++20; the extension builds as C++17).
+  // Member by member: a defaulted comparison is C++20, and torch 2.11's extension build gives
+  // nvcc -std=c++17 (later torch versions give C++20, so a build against them passes either way).
   bool operator==(const StreamingGrid& o) const {
     return blocks == o.blocks && slots == o.slots && k == o.k && quantum == o.quantum && in_flight == o.in_flight &&
            b_bytes == o.b_bytes && slab_bytes == o.slab_bytes && sm_count == o.sm_count && max_slices == o.max_slices;
