@@ -12,11 +12,13 @@ os.environ["CUTLASS_OPS_TUNING_CACHE"] = os.path.join(tempfile.mkdtemp(prefix="c
 os.environ["CUTLASS_OPS_NO_TUNING_TABLE"] = "1"
 
 
+@pytest.hookimpl(optionalhook=True)
 def pytest_xdist_auto_num_workers(config):
     """How many processes `-n auto` (pyproject.toml's addopts) starts: one per core, at most 16.
-    Each process that runs GPU tests holds a CUDA context and its tests' tensors; 16 is what the
-    GPU machine runs (one H200, 16 cores, 2026-11-29: the whole suite in 144 s, against over 420
-    s in one process). The 2-core CI machine gets two."""
+    Each process that runs GPU tests holds a CUDA context and its tests' tensors; 16 ran the
+    whole suite on one H200 with 16 cores (`python -m pytest tests -q -n 16`, 0431254's tree with
+    two kernel changes not kept, 2026-11-29: 144 s; in one process `scripts/gpu_check.sh` had
+    reached 99% of it when stopped at 420 s). The 2-core CI machine gets two."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(cores, 16))
 

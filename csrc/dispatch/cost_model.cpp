@@ -603,9 +603,10 @@ PlainCost plain_cost(const Plan& normalized, const Candidate& c, const DeviceDes
     }
   }
   // A decomposition without constants of its own (one the sweep has not timed, such as one a
-  // kernel gained after it, until `sweep --add-kernels`) is priced with the data-parallel ones
-  // but counts as unmeasured: it ranks after the measured candidates (cost_model.h).
-  out.calibrated = fitted != nullptr && own;
+  // kernel gained after it, until `sweep --add-kernels`, or timed on too few training problems
+  // for fit's min_samples) is priced with the data-parallel ones but counts as unmeasured: it
+  // ranks after the measured candidates (cost_model.h).
+  out.calibrated = own;
   cost.features = features(candidate_plan(normalized, c), *c.kernel, device, cal);
   out.kernel_us =
       kernel_time_us(cost.features, fitted != nullptr ? *fitted : property_coefficients(*c.kernel, device, cal));

@@ -234,7 +234,7 @@ struct Prediction {
   double us = 0;
   double kernel_us = 0, copy_us = 0;  // the eleven-term model's parts, before the residual factor
   double residual = 1;                // the factor the training residuals near the problem apply
-  bool calibrated = false;  // the kernel's constants came from a sweep of this device class
+  bool calibrated = false;  // this decomposition's constants came from a sweep of this device class
 };
 
 // One candidate's eleven-term cost before the residual factor, with what it came from: the
