@@ -490,7 +490,7 @@ class Plan:
                 residual = f" (x{c.residual:.2f} measured nearby)" if abs(c.residual - 1) >= 0.005 else ""
                 # Under a calibration, a candidate whose kernel and decomposition it never timed ranks
                 # after the timed ones (cost_model.h).
-                unmeasured = " [not in the calibration: after the measured ones]" if self.calibration and \
+                unmeasured = " [unmeasured: ranked after the measured ones]" if self.calibration and \
                     not c.calibrated else ""
                 lines.append(f"  {mark} {c.predicted_us:10.1f} us{copy}{residual}  {c.label()}{unmeasured}")
             if len(self.candidates) > len(shown):
