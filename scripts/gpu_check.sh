@@ -13,6 +13,9 @@ OUT_DIR=${1:-${OUT:-gpu_check_out}}
 mkdir -p "$OUT_DIR"
 PYTHON=${PYTHON:-python3}
 export PYTHONUNBUFFERED=1 MAX_JOBS=${MAX_JOBS:-$(nproc)}
+# The tree on the path: with SKIP_BUILD=1 over modules built elsewhere and never installed, the
+# tests that start Python subprocesses import cutlass_ops from here too.
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit \
   --format=csv,noheader 2>&1 || echo "nvidia-smi unavailable")
