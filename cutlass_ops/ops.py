@@ -488,8 +488,8 @@ class Plan:
                 copy = f" incl. {c.copy_us:.1f} copies" if c.copy_us else ""
                 # The factor the sweep's errors on nearby training problems apply (cost_model.h).
                 residual = f" (x{c.residual:.2f} measured nearby)" if abs(c.residual - 1) >= 0.005 else ""
-                # Under a calibration, a candidate whose kernel and decomposition it never timed ranks
-                # after the timed ones (cost_model.h).
+                # Under a calibration, a candidate whose kernel, or only whose decomposition, it never
+                # timed ranks after the timed ones (cost_model.h).
                 unmeasured = " [unmeasured: ranked after the measured ones]" if self.calibration and \
                     not c.calibrated else ""
                 lines.append(f"  {mark} {c.predicted_us:10.1f} us{copy}{residual}  {c.label()}{unmeasured}")

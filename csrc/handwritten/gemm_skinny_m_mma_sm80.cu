@@ -214,7 +214,8 @@ Split plan_split(const GemmArgs& g) {
   const int64_t max_splits = std::min<int64_t>(std::max<int64_t>(1, k_steps / (2 * kWarps)), 64);
   int64_t splits = 1;
   if constexpr (kAny) {
-    const int per_sm = with_instance<P, LA, LB, true>(s.m_tiles, [](auto* c) { return std::remove_pointer_t<decltype(c)>::kMinBlocks; });
+    const int per_sm =
+        with_instance<P, LA, LB, true>(s.m_tiles, [](auto* c) { return std::remove_pointer_t<decltype(c)>::kMinBlocks; });
     const int64_t target = int64_t{g.sm_count} * per_sm;
     splits = std::clamp<int64_t>(target / blocks, 1, max_splits);
   } else {
