@@ -279,6 +279,15 @@ registers per consumer thread; 128x256 would spill). Registered for every operan
 alignment (the split pass reads the operands as they lie). Workspace: 3 (M + N) K floats (K
 rounded up to 4). The stream-K build is for few tiles (split-K over the long 3K)."""
 
+_SHORT_K_16BIT = """16-bit products with a short K that is no multiple of 64 and a large output, such as
+attention's q @ k^T at head dims 80 and 96 (K = 80, 96): a K tile of 64 pads such a K to 128, and
+the cooperative kernels' MMAs do not overlap their epilogue, so the padded K steps cost time
+outright. On the H200's sweep (2026-11-28) the 128x256 and 256x128 tiles ran 32 x
+2048x2048x96 "rc" in 111 us against torch.bmm's 91.9, and at head dim 64 level with it
+(165 us against 164 at 64 x 2048x2048x64). A K tile of 32 pads 80 to 96 and leaves 96 as it is.
+Stages of (128 + 256) x 32 x 2 B = 24 KiB (128x256) and 16 KiB (128x128 ping-pong, whose
+consumer warpgroups alternate tiles, one's epilogue under the other's MMAs)."""
+
 SM90 = [
     Sm90((128, 256, 64), cluster=(2, 1), builds=both16(LAYOUTS), fused=both16(("rr", "rc")), why="""Large M*N, 16-bit: two
 consumer warpgroups share one 128x256 tile. The 2x1 cluster multicasts B across the pair.
@@ -335,6 +344,7 @@ problems"): 23.4 us at 1000x1024x4096 "rr" against this tile's 24.4 and torch.mm
 sweep's times), no better on the test split. Built in the layouts of x @ W and F.linear, and
 in "cr" and "cc" with the 64-row ping-pong tiles (below 0.85x torch.mm there with 128-row tiles
 alone)."""),
+    Sm90((128, 128, 32), schedule="pingpong", builds=both16(LAYOUTS), why=_SHORT_K_16BIT),
     Sm90((128, 128, 32), builds={"tf32": ("rc", "cc")}, why="""float32 with TF32 products: K tile 32
 keeps the 128-byte swizzle (32 x 4 B). """ + _TF32_NOT_RR_CR),
     Sm90((64, 64, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
@@ -358,10 +368,10 @@ small M*N (decode-size M, thin outputs): twice the tiles of 128x128 to spread ov
     Sm90((128, 128, 32), scheduler="streamk", builds={"tf32": ("rc", "cc")}, why="""Stream-K and
 split-K for TF32, as the 16-bit 128x128x64 stream-K config; the layouts of the TF32 128x128
 cooperative config."""),
-    Sm90((128, 256, 32), cluster=(2, 1), builds={"tf32": ("rc", "cc")}, why="""Large M*N, TF32: the
-128x256 cooperative tile with a 2x1 cluster, as for 16-bit, with the 32-deep K step of 4-byte
-elements. Smem: (128 + 256) x 32 x 4 B = 48 KiB per stage, as many stages as fit beside the
-epilogue."""),
+    Sm90((128, 256, 32), cluster=(2, 1), builds={"tf32": ("rc", "cc"), **both16(LAYOUTS)}, why="""Large M*N,
+TF32: the 128x256 cooperative tile with a 2x1 cluster, as for 16-bit, with the 32-deep K step of
+4-byte elements. Smem: (128 + 256) x 32 x 4 B = 48 KiB per stage, as many stages as fit beside the
+epilogue. For 16-bit: """ + _SHORT_K_16BIT),
     Sm90((32, 128, 128), scheduler="streamk", swap_ab=True, builds=both16(("rr", "rc", "cc")),
          why="""Swap-AB, for small M (decode-size batches): the kernel computes D^T = B^T A^T, so the
 problem's N runs along WGMMA's 128-wide M side and the few rows of A along its narrow N side

@@ -34,6 +34,7 @@ enum class ConfigId : int16_t {
   kSm90_64x256x64_1x1x1_Pingpong,
   kSm90_256x128x64_1x2x1_Coop,
   kSm90_128x64x64_1x2x1_Coop,
+  kSm90_128x128x32_1x1x1_Pingpong,
   kSm90_128x128x32_1x1x1_Coop,
   kSm90_64x64x32_1x1x1_Pingpong,
   kSm90_64x128x32_1x1x1_Pingpong,
@@ -97,7 +98,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x825D023428294C97ULL;
+inline constexpr uint64_t kConfigTableHash = 0xF04629DC37ECE127ULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -110,6 +111,7 @@ inline constexpr const char* kConfigNames[] = {
     "64x256x64_1x1x1_pingpong",
     "256x128x64_1x2x1_coop",
     "128x64x64_1x2x1_coop",
+    "128x128x32_1x1x1_pingpong",
     "128x128x32_1x1x1_coop",
     "64x64x32_1x1x1_pingpong",
     "64x128x32_1x1x1_pingpong",
@@ -346,6 +348,25 @@ struct Sm90_128x64x64_1x2x1_Coop {
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
+// 16-bit products with a short K that is no multiple of 64 and a large output, such as
+// attention's q @ k^T at head dims 80 and 96 (K = 80, 96): a K tile of 64 pads such a K to 128,
+// and the cooperative kernels' MMAs do not overlap their epilogue, so the padded K steps cost
+// time outright. On the H200's sweep (2026-11-28) the 128x256 and 256x128 tiles ran 32 x
+// 2048x2048x96 "rc" in 111 us against torch.bmm's 91.9, and at head dim 64 level with it (165 us
+// against 164 at 64 x 2048x2048x64). A K tile of 32 pads 80 to 96 and leaves 96 as it is. Stages
+// of (128 + 256) x 32 x 2 B = 24 KiB (128x256) and 16 KiB (128x128 ping-pong, whose consumer
+// warpgroups alternate tiles, one's epilogue under the other's MMAs).
+struct Sm90_128x128x32_1x1x1_Pingpong {
+  static constexpr ConfigId kId = ConfigId::kSm90_128x128x32_1x1x1_Pingpong;
+  static constexpr const char* kName = "128x128x32_1x1x1_pingpong";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
 // float32 with TF32 products: K tile 32 keeps the 128-byte swizzle (32 x 4 B). TF32 WGMMA reads
 // only K-major operands from shared memory. Not "rr": for 32-bit types with a K-major A and an
 // N-major B the CollectiveBuilder takes its register-sourced swap-AB path, and with CUTLASS
@@ -464,7 +485,15 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK {
 
 // Large M*N, TF32: the 128x256 cooperative tile with a 2x1 cluster, as for 16-bit, with the
 // 32-deep K step of 4-byte elements. Smem: (128 + 256) x 32 x 4 B = 48 KiB per stage, as many
-// stages as fit beside the epilogue.
+// stages as fit beside the epilogue. For 16-bit: 16-bit products with a short K that is no
+// multiple of 64 and a large output, such as attention's q @ k^T at head dims 80 and 96 (K = 80,
+// 96): a K tile of 64 pads such a K to 128, and the cooperative kernels' MMAs do not overlap
+// their epilogue, so the padded K steps cost time outright. On the H200's sweep (2026-11-28) the
+// 128x256 and 256x128 tiles ran 32 x 2048x2048x96 "rc" in 111 us against torch.bmm's 91.9, and
+// at head dim 64 level with it (165 us against 164 at 64 x 2048x2048x64). A K tile of 32 pads 80
+// to 96 and leaves 96 as it is. Stages of (128 + 256) x 32 x 2 B = 24 KiB (128x256) and 16 KiB
+// (128x128 ping-pong, whose consumer warpgroups alternate tiles, one's epilogue under the
+// other's MMAs).
 struct Sm90_128x256x32_2x1x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_128x256x32_2x1x1_Coop;
   static constexpr const char* kName = "128x256x32_2x1x1_coop";
