@@ -344,7 +344,7 @@ problems"): 23.4 us at 1000x1024x4096 "rr" against this tile's 24.4 and torch.mm
 sweep's times), no better on the test split. Built in the layouts of x @ W and F.linear, and
 in "cr" and "cc" with the 64-row ping-pong tiles (below 0.85x torch.mm there with 128-row tiles
 alone)."""),
-    Sm90((128, 128, 32), schedule="pingpong", builds=both16(LAYOUTS), why=_SHORT_K_16BIT),
+    Sm90((128, 128, 32), schedule="pingpong", builds=both16(("rc", "cr")), why=_SHORT_K_16BIT),
     Sm90((128, 128, 32), builds={"tf32": ("rc", "cc")}, why="""float32 with TF32 products: K tile 32
 keeps the 128-byte swizzle (32 x 4 B). """ + _TF32_NOT_RR_CR),
     Sm90((64, 64, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),
@@ -368,7 +368,7 @@ small M*N (decode-size M, thin outputs): twice the tiles of 128x128 to spread ov
     Sm90((128, 128, 32), scheduler="streamk", builds={"tf32": ("rc", "cc")}, why="""Stream-K and
 split-K for TF32, as the 16-bit 128x128x64 stream-K config; the layouts of the TF32 128x128
 cooperative config."""),
-    Sm90((128, 256, 32), cluster=(2, 1), builds={"tf32": ("rc", "cc"), **both16(LAYOUTS)}, why="""Large M*N,
+    Sm90((128, 256, 32), cluster=(2, 1), builds={"tf32": ("rc", "cc"), **both16(("rc",))}, why="""Large M*N,
 TF32: the 128x256 cooperative tile with a 2x1 cluster, as for 16-bit, with the 32-deep K step of
 4-byte elements. Smem: (128 + 256) x 32 x 4 B = 48 KiB per stage, as many stages as fit beside the
 epilogue. For 16-bit: """ + _SHORT_K_16BIT),
