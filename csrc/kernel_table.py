@@ -280,13 +280,14 @@ alignment (the split pass reads the operands as they lie). Workspace: 3 (M + N) 
 rounded up to 4). The stream-K build is for few tiles (split-K over the long 3K)."""
 
 _SHORT_K_16BIT = """16-bit products with a short K that is no multiple of 64 and a large output, such as
-attention's q @ k^T at head dims 80 and 96 (K = 80, 96): a K tile of 64 pads such a K to 128, and
-the cooperative kernels' MMAs do not overlap their epilogue, so the padded K steps cost time
-outright. On the H200's sweep (2026-11-28) the 128x256 and 256x128 tiles ran 32 x
-2048x2048x96 "rc" in 111 us against torch.bmm's 91.9, and at head dim 64 level with it
-(165 us against 164 at 64 x 2048x2048x64). A K tile of 32 pads 80 to 96 and leaves 96 as it is.
-Stages of (128 + 256) x 32 x 2 B = 24 KiB (128x256) and 16 KiB (128x128 ping-pong, whose
-consumer warpgroups alternate tiles, one's epilogue under the other's MMAs)."""
+attention's q @ k^T at head dims 80 and 96 (K = 80, 96): a K step of 64 pads such a K to 128, and
+the cooperative kernels' MMAs do not overlap their epilogue, so the padded steps cost time
+outright; a K step of 32 pads 80 to 96 and leaves 96 as it is. H200 sweep (2026-11-29): 32 x
+2048x2048x96 "rc" 111.0 -> 99.2 us on the 128x256 tile (torch.bmm 91.9); weight gradients over
+257 tokens ("cr", K = 257: nine steps of 32 against five of 64) 16.2 -> 13.7 us at 4800x1600x257
+on the 128x128 ping-pong tile, whose consumer warpgroups alternate tiles, one's epilogue under
+the other's MMAs. Built in the layouts where they were fastest: the 128x256 tile in "rc", the
+ping-pong tile in "rc" and "cr" (docs/findings.md, "Short K steps")."""
 
 SM90 = [
     Sm90((128, 256, 64), cluster=(2, 1), builds=both16(LAYOUTS), fused=both16(("rr", "rc")), why="""Large M*N, 16-bit: two
@@ -371,7 +372,7 @@ cooperative config."""),
     Sm90((128, 256, 32), cluster=(2, 1), builds={"tf32": ("rc", "cc"), **both16(("rc",))}, why="""Large M*N,
 TF32: the 128x256 cooperative tile with a 2x1 cluster, as for 16-bit, with the 32-deep K step of
 4-byte elements. Smem: (128 + 256) x 32 x 4 B = 48 KiB per stage, as many stages as fit beside the
-epilogue. For 16-bit: """ + _SHORT_K_16BIT),
+epilogue. """ + _SHORT_K_16BIT),
     Sm90((32, 128, 128), scheduler="streamk", swap_ab=True, builds=both16(("rr", "rc", "cc")),
          why="""Swap-AB, for small M (decode-size batches): the kernel computes D^T = B^T A^T, so the
 problem's N runs along WGMMA's 128-wide M side and the few rows of A along its narrow N side
