@@ -2,6 +2,7 @@
 own build folder, and which of a module's files ninja starts first. Runs without a GPU."""
 
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -117,8 +118,6 @@ CXX20_ONLY = {
 
 def cxx20_constructs(text: str) -> list[str]:
     """The C++20-only constructs in `text`, its comments left out."""
-    import re
-
     code = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
     return [what for pattern, what in CXX20_ONLY.items() if re.search(pattern, code, re.M)]
 
