@@ -75,7 +75,8 @@ def struct_lines(c: kt.Config) -> list[str]:
                  + ("kCooperative;" if c.schedule == "coop" else "kPingpong;"),
                  "static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::"
                  + ("kStreamK;" if c.scheduler == "streamk" else "kPersistent;"),
-                 f"static constexpr bool kSwapAB = {str(c.swap_ab).lower()};"]
+                 f"static constexpr bool kSwapAB = {str(c.swap_ab).lower()};",
+                 "static constexpr int kEpilogueTileM = {}, kEpilogueTileN = {};".format(*c.epilogue_tile)]
         if c.promote_k_tiles:
             body.append(f"static constexpr int kPromoteKTiles = {c.promote_k_tiles};")
     elif isinstance(c, kt.Sm80):
@@ -331,6 +332,7 @@ def schedule_text(c: kt.Config) -> str:
     if isinstance(c, kt.Sm90):
         parts = [c.schedule, c.scheduler] + ["swap-AB"] * c.swap_ab
         parts += {"gemm": [], "splitk_sum": ["split-K summed by a 2nd kernel"], "presplit": ["presplit 3xTF32"]}[c.variant]
+        parts += [f"epilogue subtile {c.epilogue_tile[0]}x{c.epilogue_tile[1]}"] * any(c.epilogue_tile)
         return ", ".join(parts)
     if isinstance(c, kt.Sm80):
         return ", ".join([c.math, f"{c.stages} stages"] + ["stream-K kernel"] * c.stream_k)

@@ -69,6 +69,12 @@ struct CutlassProblem {
   using ClusterShape =
       std::conditional_t<kSwap, cute::Shape<cute::Int<Config::kClusterN>, cute::Int<Config::kClusterM>, cute::_1>,
                          cute::Shape<cute::Int<Config::kClusterM>, cute::Int<Config::kClusterN>, cute::_1>>;
+  // D's subtile per epilogue round: the config's (kernel_table.Sm90.epilogue_tile), or CUTLASS's
+  // automatic one (64 x 32 ping-pong, 128 x 32 cooperative) where the config gives none.
+  using EpilogueTile = std::conditional_t<
+      Config::kEpilogueTileM == 0, cutlass::epilogue::collective::EpilogueTileAuto,
+      cute::Shape<cute::Int<(Config::kEpilogueTileM > 0 ? Config::kEpilogueTileM : 1)>,
+                  cute::Int<(Config::kEpilogueTileN > 0 ? Config::kEpilogueTileN : 1)>>>;
 };
 
 template <configs::Sm90Schedule S>
@@ -209,7 +215,7 @@ struct Sm90Gemm {
   // ElementC = void: the epilogue reads no source matrix.
   using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, ElementAccumulator,
+      typename Problem::EpilogueTile, ElementAccumulator, ElementAccumulator,
       void, typename Problem::LayoutD, kAlignmentD,
       ElementD, typename Problem::LayoutD, kAlignmentD,
       typename Schedule::Epilogue, typename FusionFor<Fusion, Problem::kSwap, ElementD>::type>::CollectiveOp;

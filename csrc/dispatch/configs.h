@@ -179,7 +179,16 @@ inline constexpr const char* config_name(ConfigId id) {
 
 // Large M*N, 16-bit: two consumer warpgroups share one 128x256 tile. The 2x1 cluster multicasts
 // B across the pair. Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to
-// 8192^3 (bf16). Smem: 4 stages of (128 + 256) x 64 x 2 B.
+// 8192^3 (bf16). Smem: 4 stages of (128 + 256) x 64 x 2 B. The epilogue stores D in subtiles of
+// 128 x 64 (CUTLASS's automatic choice, 128 x 32, writes 64 bytes of a bf16 row per round): on
+// products bound by writing D, a short K and a large output, the automatic subtile lost to
+// cuBLAS. benchmarks/probes/epilogue_tile_probe.py (H200, bf16 "rc", 2026-11-29; the same
+// kernels built with either subtile, us): 128x128 ping-pong with 64 x 64 subtiles, 64 x
+// 2048x2048x128 (attention's q @ k^T) 196.6 -> 175.1 (torch.bmm 169.8), 8192x8192x64 47.6 ->
+// 39.8 (torch.mm 44.9), 16384x8192x256 132.3 -> 121.5 (134.5); 64x128 ping-pong, 9576x16072x32
+// 152.8 -> 130.4 (176.8), 1000x1024x4096 23.1 -> 21.3 (18.3); 128x256 2x1 cooperative with 128 x
+// 64 subtiles, 9576x16072x32 165.4 -> 134.3, 64 x 2048x2048x128 206.4 -> 194.7, 8192^3 1581 ->
+// 1544 (1558); compute-bound products unchanged (4096^3 180.9 -> 180.8).
 struct Sm90_128x256x64_2x1x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_128x256x64_2x1x1_Coop;
   static constexpr const char* kName = "128x256x64_2x1x1_coop";
@@ -188,6 +197,7 @@ struct Sm90_128x256x64_2x1x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -207,12 +217,23 @@ struct Sm90_128x256x64_2x1x1_Coop_SplitKSum {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
 };
 
 // Mid-size 16-bit problems (too few 128x256 tiles to fill the SMs): two consumer warpgroups
-// alternate whole 128x128 tiles, so one's epilogue hides under the other's MMA.
+// alternate whole 128x128 tiles, so one's epilogue hides under the other's MMA. The epilogue
+// stores D in subtiles of 64 x 64 (CUTLASS's automatic choice, 64 x 32, writes 64 bytes of a
+// bf16 row per round): on products bound by writing D, a short K and a large output, the
+// automatic subtile lost to cuBLAS. benchmarks/probes/epilogue_tile_probe.py (H200, bf16 "rc",
+// 2026-11-29; the same kernels built with either subtile, us): 128x128 ping-pong with 64 x 64
+// subtiles, 64 x 2048x2048x128 (attention's q @ k^T) 196.6 -> 175.1 (torch.bmm 169.8),
+// 8192x8192x64 47.6 -> 39.8 (torch.mm 44.9), 16384x8192x256 132.3 -> 121.5 (134.5); 64x128
+// ping-pong, 9576x16072x32 152.8 -> 130.4 (176.8), 1000x1024x4096 23.1 -> 21.3 (18.3); 128x256
+// 2x1 cooperative with 128 x 64 subtiles, 9576x16072x32 165.4 -> 134.3, 64 x 2048x2048x128 206.4
+// -> 194.7, 8192^3 1581 -> 1544 (1558); compute-bound products unchanged (4096^3 180.9 ->
+// 180.8).
 struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_128x128x64_1x1x1_Pingpong;
   static constexpr const char* kName = "128x128x64_1x1x1_pingpong";
@@ -221,6 +242,7 @@ struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -240,6 +262,7 @@ struct Sm90_128x192x64_2x1x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -259,6 +282,7 @@ struct Sm90_64x32x64_1x2x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -284,9 +308,33 @@ struct Sm90_64x64x64_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
+// 16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the other
+// warpgroup on the CTA's next tile), in three widths so that few rows still give close to a wave
+// of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
+// where 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second
+// wave. Measured on an H100 (benchmarks/probes/split_probe.py, bf16, L2 flushed; RESULTS.md at
+// 824ebc1, 2026-11-22, "64-row ping-pong tiles"): 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on
+// swap-AB), 128x6144x4096 1.02x on 64x128 (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256
+// (0.98x on 128x128 ping-pong), 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x
+// on 64x128 (0.87x on 128x64). Smem per stage: (64 + N) x 64 x 2 B, as many stages as fit beside
+// the epilogue. Built in the layouts of x @ W and F.linear, and since in "cr" and "cc" (a weight
+// gradient x^T @ dy, products of transposed views): there the sweep's best 16-bit kernel reached
+// 0.81x torch.mm on aligned problems under 0.1 GFLOP and 0.85x at 0.1-1 GFLOP (H100,
+// 2026-11-24), against 0.92-0.96x in "rr" and "rc", with only 128-row tiles built. WGMMA reads
+// 16-bit operands M- or N-major from shared memory as well as K-major. The epilogue stores D in
+// subtiles of 64 x 64 (CUTLASS's automatic choice, 64 x 32, writes 64 bytes of a bf16 row per
+// round): on products bound by writing D, a short K and a large output, the automatic subtile
+// lost to cuBLAS. benchmarks/probes/epilogue_tile_probe.py (H200, bf16 "rc", 2026-11-29; the
+// same kernels built with either subtile, us): 128x128 ping-pong with 64 x 64 subtiles, 64 x
+// 2048x2048x128 (attention's q @ k^T) 196.6 -> 175.1 (torch.bmm 169.8), 8192x8192x64 47.6 ->
+// 39.8 (torch.mm 44.9), 16384x8192x256 132.3 -> 121.5 (134.5); 64x128 ping-pong, 9576x16072x32
+// 152.8 -> 130.4 (176.8), 1000x1024x4096 23.1 -> 21.3 (18.3); 128x256 2x1 cooperative with 128 x
+// 64 subtiles, 9576x16072x32 165.4 -> 134.3, 64 x 2048x2048x128 206.4 -> 194.7, 8192^3 1581 ->
+// 1544 (1558); compute-bound products unchanged (4096^3 180.9 -> 180.8).
 struct Sm90_64x128x64_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_64x128x64_1x1x1_Pingpong;
   static constexpr const char* kName = "64x128x64_1x1x1_pingpong";
@@ -295,9 +343,24 @@ struct Sm90_64x128x64_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
+// 16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the other
+// warpgroup on the CTA's next tile), in three widths so that few rows still give close to a wave
+// of tiles. 128x4096 is 128 tiles of 64x64, 128x6144 96 of 64x128, 128x14336 112 of 64x256,
+// where 128-row tiles (or swap-AB's 32x128) left half of each tile idle or ran a ragged second
+// wave. Measured on an H100 (benchmarks/probes/split_probe.py, bf16, L2 flushed; RESULTS.md at
+// 824ebc1, 2026-11-22, "64-row ping-pong tiles"): 128x4096x4096 1.01x cuBLAS on 64x64 (0.89x on
+// swap-AB), 128x6144x4096 1.02x on 64x128 (0.95x on 128x64 1x2), 128x14336x4096 1.01x on 64x256
+// (0.98x on 128x128 ping-pong), 64x4096x4096 0.99x on 64x64 (0.95x on 64x32 1x2), 1024^3 0.91x
+// on 64x128 (0.87x on 128x64). Smem per stage: (64 + N) x 64 x 2 B, as many stages as fit beside
+// the epilogue. Built in the layouts of x @ W and F.linear, and since in "cr" and "cc" (a weight
+// gradient x^T @ dy, products of transposed views): there the sweep's best 16-bit kernel reached
+// 0.81x torch.mm on aligned problems under 0.1 GFLOP and 0.85x at 0.1-1 GFLOP (H100,
+// 2026-11-24), against 0.92-0.96x in "rr" and "rc", with only 128-row tiles built. WGMMA reads
+// 16-bit operands M- or N-major from shared memory as well as K-major.
 struct Sm90_64x256x64_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_64x256x64_1x1x1_Pingpong;
   static constexpr const char* kName = "64x256x64_1x1x1_pingpong";
@@ -306,6 +369,7 @@ struct Sm90_64x256x64_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -323,6 +387,7 @@ struct Sm90_256x128x64_1x2x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -345,6 +410,7 @@ struct Sm90_128x64x64_1x2x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -365,6 +431,7 @@ struct Sm90_128x128x32_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -384,6 +451,7 @@ struct Sm90_128x128x32_1x1x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -397,6 +465,7 @@ struct Sm90_64x64x32_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -408,6 +477,7 @@ struct Sm90_64x128x32_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -419,6 +489,7 @@ struct Sm90_64x256x32_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -433,6 +504,7 @@ struct Sm90_128x128x64_1x1x1_CoopStreamK {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -451,6 +523,7 @@ struct Sm90_128x256x64_2x1x1_CoopStreamK {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -466,6 +539,7 @@ struct Sm90_128x64x128_1x1x1_CoopStreamK {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -480,6 +554,7 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -504,6 +579,7 @@ struct Sm90_128x256x32_2x1x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -526,6 +602,7 @@ struct Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -546,6 +623,7 @@ struct Sm90_256x128x32_1x2x1_Coop_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -559,6 +637,7 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -575,6 +654,7 @@ struct Sm90_256x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -595,6 +675,7 @@ struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -622,6 +703,7 @@ struct Sm90_144x128x64_2x1x1_Coop_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -633,6 +715,7 @@ struct Sm90_144x256x64_2x1x1_Coop_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -644,6 +727,7 @@ struct Sm90_144x128x64_2x1x1_CoopStreamK_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -669,6 +753,7 @@ struct Sm90_192x128x64_2x1x1_Coop_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -680,6 +765,7 @@ struct Sm90_176x256x64_2x1x1_Coop_SwapAB {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -701,6 +787,7 @@ struct Sm90_128x128x32_2x1x1_Coop_Presplit {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kPromoteKTiles = 2;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
@@ -713,6 +800,7 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_Presplit {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kPromoteKTiles = 2;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);

@@ -1,0 +1,138 @@
+"""Does a larger epilogue subtile speed up CUTLASS 3.x kernels on products that are bound by
+writing D (a short K and a large output: attention's q @ k^T, shallow weight products)?
+
+CUTLASS's EpilogueTileAuto stores a ping-pong tile in 64 x 32 subtiles and a cooperative one in
+128 x 32 (cutlass/epilogue/collective/builders/sm90_builder.inl): each a round of register ->
+shared memory -> TMA store, 64 bytes of a bf16 row at a time. This probe builds the same
+kernels as cutlass_ops's (bf16, "rc": A row-major, B column-major, D row-major; persistent,
+TMA + WGMMA) with the automatic subtile and with wider ones (epilogue_tile_probe.cu, one build
+per variant, compiled in parallel), checks each against torch, and times them beside torch.mm /
+torch.bmm: CUDA events around each call after a 256 MB write flushes the L2 and a GPU spin
+covers the launch, implementations alternated in rounds, medians. Needs an SM90 GPU, nvcc and
+the nvidia-cutlass package.
+
+    python benchmarks/probes/epilogue_tile_probe.py
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import torch
+
+SOURCE = Path(__file__).with_suffix(".cu")
+
+# name: (tile M, tile N, cluster M, cooperative, epilogue subtile M, N; 0 = CUTLASS's automatic one)
+VARIANTS = {
+    "pp128x128 auto": (128, 128, 1, 0, 0, 0),
+    "pp128x128 e64x64": (128, 128, 1, 0, 64, 64),
+    "pp128x128 e64x128": (128, 128, 1, 0, 64, 128),
+    "pp64x128 auto": (64, 128, 1, 0, 0, 0),
+    "pp64x128 e64x64": (64, 128, 1, 0, 64, 64),
+    "coop128x256 auto": (128, 256, 2, 1, 0, 0),
+    "coop128x256 e128x64": (128, 256, 2, 1, 128, 64),
+    "coop128x256 e128x128": (128, 256, 2, 1, 128, 128),
+}
+
+# (batch, M, N, K): D-write-bound first, then mid-size and compute-bound controls
+SHAPES = [(64, 2048, 2048, 128), (32, 2048, 2048, 64), (128, 1024, 1024, 64), (64, 1024, 1024, 128),
+          (256, 512, 512, 64), (1, 8192, 8192, 64), (1, 8192, 8192, 128), (1, 16384, 8192, 256),
+          (1, 9576, 16072, 32), (1, 8192, 28672, 512), (1, 1000, 1024, 4096), (1, 1500, 768, 3072),
+          (1, 4096, 4096, 4096), (1, 8192, 8192, 8192)]
+
+
+def cutlass_include() -> Path:
+    import cutlass_library
+    return Path(cutlass_library.__file__).parent / "source"
+
+
+def build(workdir: Path) -> dict[str, ctypes.CDLL]:
+    inc = cutlass_include()
+
+    def one(item):
+        i, (name, (tm, tn, cm, coop, em, en)) = item
+        so = workdir / f"variant{i}.so"
+        cmd = ["nvcc", "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC",
+               "-gencode=arch=compute_90a,code=sm_90a", f"-I{inc / 'include'}", f"-I{inc / 'tools/util/include'}",
+               f"-DPROBE_TILE_M={tm}", f"-DPROBE_TILE_N={tn}", f"-DPROBE_CLUSTER_M={cm}", f"-DPROBE_COOP={coop}",
+               f"-DPROBE_EPI_M={em}", f"-DPROBE_EPI_N={en}", "-DPROBE_ENTRY=probe_run", str(SOURCE), "-o", str(so)]
+        r = subprocess.run(cmd, capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"{name}: build failed\n{r.stderr[-3000:]}", file=sys.stderr)
+            return name, None
+        lib = ctypes.CDLL(str(so))
+        lib.probe_run.restype = ctypes.c_int
+        lib.probe_run.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int] * 5 + [ctypes.c_void_p,
+                                                                               ctypes.POINTER(ctypes.c_int)]
+        return name, lib
+
+    with ThreadPoolExecutor(max_workers=len(VARIANTS)) as pool:
+        return {n: lib for n, lib in pool.map(one, enumerate(VARIANTS.items())) if lib is not None}
+
+
+def main() -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="epi_probe_"))
+    libs = build(workdir)
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    flush = torch.empty(256 * 1024 * 1024 // 4, device="cuda")
+    print(torch.cuda.get_device_name(), "bf16 rc; us (speed against torch)", flush=True)
+    stages = ctypes.c_int(0)
+    for batch, m, n, k in SHAPES:
+        a = torch.randn(batch, m, k, device="cuda", dtype=torch.bfloat16)
+        w = torch.randn(batch, n, k, device="cuda", dtype=torch.bfloat16)
+        d = torch.empty(batch, m, n, device="cuda", dtype=torch.bfloat16)
+        ref = torch.bmm(a, w.transpose(1, 2))
+        stream = torch.cuda.current_stream().cuda_stream
+
+        def ours(lib):
+            return lambda: lib.probe_run(a.data_ptr(), w.data_ptr(), d.data_ptr(), m, n, k, batch, sms,
+                                         ctypes.c_void_p(stream), ctypes.byref(stages))
+
+        if batch == 1:
+            impls = {"torch": lambda: torch.mm(a[0], w[0].t(), out=d[0])}
+        else:
+            impls = {"torch": lambda: torch.bmm(a, w.transpose(1, 2), out=d)}
+        info = {}
+        for name, lib in libs.items():
+            d.zero_()
+            rc = ours(lib)()
+            torch.cuda.synchronize()
+            info[name] = stages.value
+            if rc != 0:
+                print(f"  {name}: status {rc}")
+                continue
+            err = ((d.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
+            if err > 1e-2:
+                print(f"  {name}: WRONG (max error {err:.3g} of the largest value)")
+                continue
+            impls[name] = ours(lib)
+        times = {name: [] for name in impls}
+        for _ in range(3):
+            for name, fn in impls.items():
+                fn()
+                for _ in range(5):
+                    flush.zero_()
+                    torch.cuda._sleep(200_000)
+                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                    start.record()
+                    fn()
+                    end.record()
+                    torch.cuda.synchronize()
+                    times[name].append(start.elapsed_time(end) * 1e3)
+        med = {name: statistics.median(t) for name, t in times.items()}
+        theirs = med.pop("torch")
+        cells = "  ".join(f"{name} [{info[name]}st] {t:.1f} ({theirs / t:.3f}x)" for name, t in med.items())
+        print(f"{batch}x{m}x{n}x{k}: torch {theirs:.1f} | {cells}", flush=True)
+        del a, w, d, ref
+        torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
