@@ -56,6 +56,7 @@ def main() -> None:
         cutlass_ops.set_fp32_mode("tf32")
     dtype = DTYPES[args.dtype]
     flush = torch.empty(256 * 1024 * 1024 // 4, device="cuda")
+    orders_tiles = {kernel.name: kernel.orders_tiles for kernel in cutlass_ops.list_kernels()}
     print(torch.cuda.get_device_name(), args.dtype, args.layout, flush=True)
     for shape in args.shapes:
         m, n, k = (int(x) for x in shape.split("x"))
@@ -65,6 +66,9 @@ def main() -> None:
             tuning.pin(a, b, args.kernel, out=out)
         plan = cutlass_ops.explain(a, b, out=out)
         tuning.clear()
+        if not orders_tiles.get(plan.kernel, False):
+            print(f"{m}x{n}x{k} {plan.kernel}: takes no tile order (not a persistent SM90 kernel)", flush=True)
+            continue
         key = {**plan.tuning_key, "align": list(plan.tuning_key["align"]), "mnk": list(plan.tuning_key["mnk"]),
                "kernel": plan.kernel, "decomposition": plan.decomposition, "splits": plan.splits,
                "variant": plan.variant}
