@@ -1,5 +1,5 @@
 // One CUTLASS 3.x bf16 GEMM (TMA + WGMMA, warp-specialized, persistent) per build of this file,
-// its tile, cluster, schedule and epilogue subtile set by the macros the probe compiles it with
+// its tile (M, N, K), cluster (M, N), schedule and epilogue subtile set by the macros the probe compiles it with
 // (benchmarks/probes/epilogue_tile_probe.py). D = A @ B, A row-major (M x K), B column-major
 // (F.linear's weight: N x K), D row-major, L matrices apart (a batch).
 #include <cuda_runtime.h>
@@ -16,8 +16,8 @@ namespace {
 
 using namespace cute;
 using Element = cutlass::bfloat16_t;
-using TileShape = Shape<Int<PROBE_TILE_M>, Int<PROBE_TILE_N>, Int<64>>;
-using ClusterShape = Shape<Int<PROBE_CLUSTER_M>, _1, _1>;
+using TileShape = Shape<Int<PROBE_TILE_M>, Int<PROBE_TILE_N>, Int<PROBE_TILE_K>>;
+using ClusterShape = Shape<Int<PROBE_CLUSTER_M>, Int<PROBE_CLUSTER_N>, _1>;
 #if PROBE_COOP
 using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
 using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;

@@ -11,11 +11,12 @@ torch.bmm: CUDA events around each call after a 256 MB write flushes the L2 and 
 covers the launch, implementations alternated in rounds, medians. Needs an SM90 GPU, nvcc and
 the nvidia-cutlass package.
 
-    python benchmarks/probes/epilogue_tile_probe.py
+    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others]
 """
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import os
 import statistics
@@ -29,16 +30,36 @@ import torch
 
 SOURCE = Path(__file__).with_suffix(".cu")
 
-# name: (tile M, tile N, cluster M, cooperative, epilogue subtile M, N; 0 = CUTLASS's automatic one)
-VARIANTS = {
-    "pp128x128 auto": (128, 128, 1, 0, 0, 0),
-    "pp128x128 e64x64": (128, 128, 1, 0, 64, 64),
-    "pp128x128 e64x128": (128, 128, 1, 0, 64, 128),
-    "pp64x128 auto": (64, 128, 1, 0, 0, 0),
-    "pp64x128 e64x64": (64, 128, 1, 0, 64, 64),
-    "coop128x256 auto": (128, 256, 2, 1, 0, 0),
-    "coop128x256 e128x64": (128, 256, 2, 1, 128, 64),
-    "coop128x256 e128x128": (128, 256, 2, 1, 128, 128),
+# name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N; 0 = CUTLASS's automatic one)
+VARIANT_SETS = {
+    # the three configs whose subtiles were widened (docs/findings.md, "Epilogue subtiles")
+    "adopted": {
+        "pp128x128 auto": (128, 128, 64, 1, 1, 0, 0, 0),
+        "pp128x128 e64x64": (128, 128, 64, 1, 1, 0, 64, 64),
+        "pp128x128 e64x128": (128, 128, 64, 1, 1, 0, 64, 128),
+        "pp64x128 auto": (64, 128, 64, 1, 1, 0, 0, 0),
+        "pp64x128 e64x64": (64, 128, 64, 1, 1, 0, 64, 64),
+        "coop128x256 auto": (128, 256, 64, 2, 1, 1, 0, 0),
+        "coop128x256 e128x64": (128, 256, 64, 2, 1, 1, 128, 64),
+        "coop128x256 e128x128": (128, 256, 64, 2, 1, 1, 128, 128),
+    },
+    # the library's other persistent 16-bit configs with a tile of 64 columns or more
+    "others": {
+        "pp64x64 auto": (64, 64, 64, 1, 1, 0, 0, 0),
+        "pp64x64 e64x64": (64, 64, 64, 1, 1, 0, 64, 64),
+        "pp64x256 auto": (64, 256, 64, 1, 1, 0, 0, 0),
+        "pp64x256 e64x64": (64, 256, 64, 1, 1, 0, 64, 64),
+        "pp128x128k32 auto": (128, 128, 32, 1, 1, 0, 0, 0),
+        "pp128x128k32 e64x64": (128, 128, 32, 1, 1, 0, 64, 64),
+        "coop128x192 auto": (128, 192, 64, 2, 1, 1, 0, 0),
+        "coop128x192 e128x64": (128, 192, 64, 2, 1, 1, 128, 64),
+        "coop256x128 auto": (256, 128, 64, 1, 2, 1, 0, 0),
+        "coop256x128 e128x64": (256, 128, 64, 1, 2, 1, 128, 64),
+        "coop128x64 auto": (128, 64, 64, 1, 2, 1, 0, 0),
+        "coop128x64 e128x64": (128, 64, 64, 1, 2, 1, 128, 64),
+        "coop128x256k32 auto": (128, 256, 32, 2, 1, 1, 0, 0),
+        "coop128x256k32 e128x64": (128, 256, 32, 2, 1, 1, 128, 64),
+    },
 }
 
 # (batch, M, N, K): D-write-bound first, then mid-size and compute-bound controls
@@ -53,15 +74,16 @@ def cutlass_include() -> Path:
     return Path(cutlass_library.__file__).parent / "source"
 
 
-def build(workdir: Path) -> dict[str, ctypes.CDLL]:
+def build(workdir: Path, variants: dict) -> dict[str, ctypes.CDLL]:
     inc = cutlass_include()
 
     def one(item):
-        i, (name, (tm, tn, cm, coop, em, en)) = item
+        i, (name, (tm, tn, tk, cm, cn, coop, em, en)) = item
         so = workdir / f"variant{i}.so"
         cmd = ["nvcc", "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC",
                "-gencode=arch=compute_90a,code=sm_90a", f"-I{inc / 'include'}", f"-I{inc / 'tools/util/include'}",
-               f"-DPROBE_TILE_M={tm}", f"-DPROBE_TILE_N={tn}", f"-DPROBE_CLUSTER_M={cm}", f"-DPROBE_COOP={coop}",
+               f"-DPROBE_TILE_M={tm}", f"-DPROBE_TILE_N={tn}", f"-DPROBE_TILE_K={tk}", f"-DPROBE_CLUSTER_M={cm}",
+               f"-DPROBE_CLUSTER_N={cn}", f"-DPROBE_COOP={coop}",
                f"-DPROBE_EPI_M={em}", f"-DPROBE_EPI_N={en}", "-DPROBE_ENTRY=probe_run", str(SOURCE), "-o", str(so)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
@@ -73,13 +95,16 @@ def build(workdir: Path) -> dict[str, ctypes.CDLL]:
                                                                                ctypes.POINTER(ctypes.c_int)]
         return name, lib
 
-    with ThreadPoolExecutor(max_workers=len(VARIANTS)) as pool:
-        return {n: lib for n, lib in pool.map(one, enumerate(VARIANTS.items())) if lib is not None}
+    with ThreadPoolExecutor(max_workers=len(variants)) as pool:
+        return {n: lib for n, lib in pool.map(one, enumerate(variants.items())) if lib is not None}
 
 
 def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--set", default="adopted", choices=sorted(VARIANT_SETS), help="which kernels to build")
+    args = ap.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="epi_probe_"))
-    libs = build(workdir)
+    libs = build(workdir, VARIANT_SETS[args.set])
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     flush = torch.empty(256 * 1024 * 1024 // 4, device="cuda")
     print(torch.cuda.get_device_name(), "bf16 rc; us (speed against torch)", flush=True)
