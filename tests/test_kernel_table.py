@@ -148,6 +148,27 @@ def test_extended_wgmma_shapes_are_defined_exactly_where_a_tile_needs_them():
     assert f"-D{generate_kernels.EXTENDED_MMA_DEFINE}" not in (ROOT / "setup.py").read_text()
 
 
+def test_epilogue_subtiles_are_emitted_and_checked():
+    """A row's epilogue subtile reaches its config struct (0 x 0: CUTLASS's automatic one), must
+    divide the tile, and is refused where D is written column-major (swap-AB) or by a second
+    kernel (K slices summed)."""
+    header = (ROOT / "csrc" / "dispatch" / "configs.h").read_text()
+    widened = [c for c in kt.SM90 if any(c.epilogue_tile)]
+    assert widened
+    for c in kt.SM90:
+        body = re.search(rf"^struct {c.struct} \{{(.*?)^\}};", header, re.S | re.M).group(1)
+        em, en = map(int, re.search(r"kEpilogueTileM = (\d+), kEpilogueTileN = (\d+);", body).group(1, 2))
+        assert (em, en) == c.epilogue_tile, c.name
+    assert "epilogue subtile 64x64" in generate_kernels.schedule_text(kt.Sm90((128, 128, 64), schedule="pingpong",
+                                                                               epilogue_tile=(64, 64), why="a test tile"))
+    with pytest.raises(AssertionError):
+        kt.Sm90((128, 128, 64), epilogue_tile=(64, 48), why="48 does not divide 128")
+    with pytest.raises(AssertionError):
+        kt.Sm90((144, 128, 64), swap_ab=True, epilogue_tile=(48, 64), why="D^T is column-major")
+    with pytest.raises(AssertionError):
+        kt.Sm90((128, 256, 64), variant="splitk_sum", epilogue_tile=(128, 64), why="float32 partials")
+
+
 def _registered():
     kernels = cutlass_ops.list_kernels()
     if not kernels:
