@@ -250,15 +250,10 @@ Chosen by a what-if over the stored sweep (each problem's 144-row swapped time s
 tiles' wave and padding arithmetic, ten row heights x two widths): these two gained most
 (estimated bf16 model problems of the test split 0.946x -> 0.956x torch.mm for the best built
 kernel; measured in docs/findings.md)."""
-_WIDE_EPILOGUE = """ The epilogue stores D in subtiles of {sub} (CUTLASS's automatic
-choice, {auto}, writes 64 bytes of a bf16 row per round): on products bound by writing D, a short
-K and a large output, the automatic subtile lost to cuBLAS. benchmarks/probes/epilogue_tile_probe.py
-(H200, bf16 "rc", 2026-11-29; the same kernels built with either subtile, us): 128x128 ping-pong
-with 64 x 64 subtiles, 64 x 2048x2048x128 (attention's q @ k^T) 196.6 -> 175.1 (torch.bmm 169.8),
-8192x8192x64 47.6 -> 39.8 (torch.mm 44.9), 16384x8192x256 132.3 -> 121.5 (134.5); 64x128
-ping-pong, 9576x16072x32 152.8 -> 130.4 (176.8), 1000x1024x4096 23.1 -> 21.3 (18.3); 128x256 2x1
-cooperative with 128 x 64 subtiles, 9576x16072x32 165.4 -> 134.3, 64 x 2048x2048x128 206.4 ->
-194.7, 8192^3 1581 -> 1544 (1558); compute-bound products unchanged (4096^3 180.9 -> 180.8)."""
+_WIDE_EPILOGUE = """ The epilogue stores D in subtiles of {sub}, where CUTLASS's automatic {auto} writes 64
+bytes of a bf16 row a round: on products bound by writing D, {figures}; compute-bound products do
+not move (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+"Epilogue subtiles")."""
 
 
 _PINGPONG_64_16BIT = """16-bit, 33-128 rows: 64-row ping-pong tiles (one consumer warpgroup per 64xN tile, the
@@ -312,7 +307,9 @@ SM90 = [
          why="""Large M*N, 16-bit: two
 consumer warpgroups share one 128x256 tile. The 2x1 cluster multicasts B across the pair.
 Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to 8192^3 (bf16). Smem: 4
-stages of (128 + 256) x 64 x 2 B.""" + _WIDE_EPILOGUE.format(sub="128 x 64", auto="128 x 32")),
+stages of (128 + 256) x 64 x 2 B.""" + _WIDE_EPILOGUE.format(
+        sub="128 x 64", auto="128 x 32", figures="9576x16072x32 165.4 -> 134.3 us (torch.mm 176.8), "
+                "64 x 2048x2048x128 206.4 -> 194.7 (torch.bmm 169.8)")),
     Sm90((128, 256, 64), cluster=(2, 1), variant="splitk_sum", builds=both16(("rr", "rc")), why="""Few
 output tiles and a long K (256x256x131072), 16-bit: CUTLASS's split-K sums partial tiles through
 a serial turnstile, one slice after another, so past ~12 slices it got slower (RESULTS.md at 824ebc1,
@@ -325,7 +322,9 @@ F.linear."""),
     Sm90((128, 128, 64), schedule="pingpong", epilogue_tile=(64, 64), builds=both16(LAYOUTS),
          fused=both16(("rr", "rc")), why="""Mid-size 16-bit problems
 (too few 128x256 tiles to fill the SMs): two consumer warpgroups alternate whole 128x128 tiles,
-so one's epilogue hides under the other's MMA.""" + _WIDE_EPILOGUE.format(sub="64 x 64", auto="64 x 32")),
+so one's epilogue hides under the other's MMA.""" + _WIDE_EPILOGUE.format(
+        sub="64 x 64", auto="64 x 32", figures="8192x8192x64 47.6 -> 39.8 us (torch.mm 44.9), "
+                "attention's q @ k^T 64 x 2048x2048x128 196.6 -> 175.1 (torch.bmm 169.8)")),
     Sm90((128, 192, 64), cluster=(2, 1), builds=both16(LAYOUTS), why="""Mid-size 16-bit outputs whose
 128x256 tiles fall short of a wave and whose 128x128 tiles leave a ragged second one: 512x6144
 is 96 tiles of 128x256 (73% of 132 SMs), 192 of 128x128 (1.45 waves), but 128 of 128x192 (one
@@ -345,7 +344,9 @@ cluster, so B is multicast). Persistent ping-pong:
 a CTA with two tiles overlaps one's epilogue with the other's MMAs. Built for x @ W and F.linear."""),
     Sm90((64, 64, 64), schedule="pingpong", builds=both16(LAYOUTS), why=_PINGPONG_64_16BIT),
     Sm90((64, 128, 64), schedule="pingpong", epilogue_tile=(64, 64), builds=both16(LAYOUTS),
-         fused=both16(("rr", "rc")), why=_PINGPONG_64_16BIT + _WIDE_EPILOGUE.format(sub="64 x 64", auto="64 x 32")),
+         fused=both16(("rr", "rc")), why=_PINGPONG_64_16BIT + _WIDE_EPILOGUE.format(
+             sub="64 x 64", auto="64 x 32", figures="9576x16072x32 152.8 -> 130.4 us (torch.mm 176.8), "
+                     "1000x1024x4096 23.1 -> 21.3 (18.3)")),
     Sm90((64, 256, 64), schedule="pingpong", builds=both16(LAYOUTS), why=_PINGPONG_64_16BIT),
     Sm90((256, 128, 64), cluster=(1, 2), builds=both16(LAYOUTS), why="""Large M*N, 16-bit, the other
 way round: a 256x128 tile (each consumer warpgroup 128x128) with a 1x2 cluster, which multicasts

@@ -180,15 +180,11 @@ inline constexpr const char* config_name(ConfigId id) {
 // Large M*N, 16-bit: two consumer warpgroups share one 128x256 tile. The 2x1 cluster multicasts
 // B across the pair. Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to
 // 8192^3 (bf16). Smem: 4 stages of (128 + 256) x 64 x 2 B. The epilogue stores D in subtiles of
-// 128 x 64 (CUTLASS's automatic choice, 128 x 32, writes 64 bytes of a bf16 row per round): on
-// products bound by writing D, a short K and a large output, the automatic subtile lost to
-// cuBLAS. benchmarks/probes/epilogue_tile_probe.py (H200, bf16 "rc", 2026-11-29; the same
-// kernels built with either subtile, us): 128x128 ping-pong with 64 x 64 subtiles, 64 x
-// 2048x2048x128 (attention's q @ k^T) 196.6 -> 175.1 (torch.bmm 169.8), 8192x8192x64 47.6 ->
-// 39.8 (torch.mm 44.9), 16384x8192x256 132.3 -> 121.5 (134.5); 64x128 ping-pong, 9576x16072x32
-// 152.8 -> 130.4 (176.8), 1000x1024x4096 23.1 -> 21.3 (18.3); 128x256 2x1 cooperative with 128 x
-// 64 subtiles, 9576x16072x32 165.4 -> 134.3, 64 x 2048x2048x128 206.4 -> 194.7, 8192^3 1581 ->
-// 1544 (1558); compute-bound products unchanged (4096^3 180.9 -> 180.8).
+// 128 x 64, where CUTLASS's automatic 128 x 32 writes 64 bytes of a bf16 row a round: on
+// products bound by writing D, 9576x16072x32 165.4 -> 134.3 us (torch.mm 176.8), 64 x
+// 2048x2048x128 206.4 -> 194.7 (torch.bmm 169.8); compute-bound products do not move
+// (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+// "Epilogue subtiles").
 struct Sm90_128x256x64_2x1x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_128x256x64_2x1x1_Coop;
   static constexpr const char* kName = "128x256x64_2x1x1_coop";
@@ -224,16 +220,11 @@ struct Sm90_128x256x64_2x1x1_Coop_SplitKSum {
 
 // Mid-size 16-bit problems (too few 128x256 tiles to fill the SMs): two consumer warpgroups
 // alternate whole 128x128 tiles, so one's epilogue hides under the other's MMA. The epilogue
-// stores D in subtiles of 64 x 64 (CUTLASS's automatic choice, 64 x 32, writes 64 bytes of a
-// bf16 row per round): on products bound by writing D, a short K and a large output, the
-// automatic subtile lost to cuBLAS. benchmarks/probes/epilogue_tile_probe.py (H200, bf16 "rc",
-// 2026-11-29; the same kernels built with either subtile, us): 128x128 ping-pong with 64 x 64
-// subtiles, 64 x 2048x2048x128 (attention's q @ k^T) 196.6 -> 175.1 (torch.bmm 169.8),
-// 8192x8192x64 47.6 -> 39.8 (torch.mm 44.9), 16384x8192x256 132.3 -> 121.5 (134.5); 64x128
-// ping-pong, 9576x16072x32 152.8 -> 130.4 (176.8), 1000x1024x4096 23.1 -> 21.3 (18.3); 128x256
-// 2x1 cooperative with 128 x 64 subtiles, 9576x16072x32 165.4 -> 134.3, 64 x 2048x2048x128 206.4
-// -> 194.7, 8192^3 1581 -> 1544 (1558); compute-bound products unchanged (4096^3 180.9 ->
-// 180.8).
+// stores D in subtiles of 64 x 64, where CUTLASS's automatic 64 x 32 writes 64 bytes of a bf16
+// row a round: on products bound by writing D, 8192x8192x64 47.6 -> 39.8 us (torch.mm 44.9),
+// attention's q @ k^T 64 x 2048x2048x128 196.6 -> 175.1 (torch.bmm 169.8); compute-bound
+// products do not move (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29;
+// docs/findings.md, "Epilogue subtiles").
 struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_128x128x64_1x1x1_Pingpong;
   static constexpr const char* kName = "128x128x64_1x1x1_pingpong";
@@ -326,15 +317,11 @@ struct Sm90_64x64x64_1x1x1_Pingpong {
 // 0.81x torch.mm on aligned problems under 0.1 GFLOP and 0.85x at 0.1-1 GFLOP (H100,
 // 2026-11-24), against 0.92-0.96x in "rr" and "rc", with only 128-row tiles built. WGMMA reads
 // 16-bit operands M- or N-major from shared memory as well as K-major. The epilogue stores D in
-// subtiles of 64 x 64 (CUTLASS's automatic choice, 64 x 32, writes 64 bytes of a bf16 row per
-// round): on products bound by writing D, a short K and a large output, the automatic subtile
-// lost to cuBLAS. benchmarks/probes/epilogue_tile_probe.py (H200, bf16 "rc", 2026-11-29; the
-// same kernels built with either subtile, us): 128x128 ping-pong with 64 x 64 subtiles, 64 x
-// 2048x2048x128 (attention's q @ k^T) 196.6 -> 175.1 (torch.bmm 169.8), 8192x8192x64 47.6 ->
-// 39.8 (torch.mm 44.9), 16384x8192x256 132.3 -> 121.5 (134.5); 64x128 ping-pong, 9576x16072x32
-// 152.8 -> 130.4 (176.8), 1000x1024x4096 23.1 -> 21.3 (18.3); 128x256 2x1 cooperative with 128 x
-// 64 subtiles, 9576x16072x32 165.4 -> 134.3, 64 x 2048x2048x128 206.4 -> 194.7, 8192^3 1581 ->
-// 1544 (1558); compute-bound products unchanged (4096^3 180.9 -> 180.8).
+// subtiles of 64 x 64, where CUTLASS's automatic 64 x 32 writes 64 bytes of a bf16 row a round:
+// on products bound by writing D, 9576x16072x32 152.8 -> 130.4 us (torch.mm 176.8),
+// 1000x1024x4096 23.1 -> 21.3 (18.3); compute-bound products do not move
+// (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+// "Epilogue subtiles").
 struct Sm90_64x128x64_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_64x128x64_1x1x1_Pingpong;
   static constexpr const char* kName = "64x128x64_1x1x1_pingpong";
