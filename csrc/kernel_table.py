@@ -325,7 +325,7 @@ F.linear."""),
 so one's epilogue hides under the other's MMA.""" + _WIDE_EPILOGUE.format(
         sub="64 x 64", auto="64 x 32", figures="8192x8192x64 47.6 -> 39.8 us (torch.mm 44.9), "
                 "attention's q @ k^T 64 x 2048x2048x128 196.6 -> 175.1 (torch.bmm 169.8)")),
-    Sm90((128, 192, 64), cluster=(2, 1), builds=both16(LAYOUTS), why="""Mid-size 16-bit outputs whose
+    Sm90((128, 192, 64), cluster=(2, 1), epilogue_tile=(128, 64), builds=both16(LAYOUTS), why="""Mid-size 16-bit outputs whose
 128x256 tiles fall short of a wave and whose 128x128 tiles leave a ragged second one: 512x6144
 is 96 tiles of 128x256 (73% of 132 SMs), 192 of 128x128 (1.45 waves), but 128 of 128x192 (one
 wave, 97%). WGMMA takes N in steps of 8 up to 256; each consumer warpgroup runs 64x192. The 2x1
@@ -333,7 +333,9 @@ cluster multicasts B across the pair, as 128x256's does. Smem: stages of (128 + 
 = 40 KiB. Built first for "rr", where it was the fastest candidate on 34 of 216 aligned bf16
 sweep problems over 1 GFLOP (H100, 2026-11-24); then in the other layouts for the same wave fit,
 such as a Llama weight gradient 2688x1024x2048 "cr": 126 tiles of 128x192 (one wave), 84 of
-128x256."""),
+128x256.""" + _WIDE_EPILOGUE.format(
+        sub="128 x 64", auto="128 x 32", figures="9576x16072x32 199.1 -> 173.2 us (torch.mm 176.1), "
+                "32 x 2048x2048x64 94.4 -> 85.4 (torch.bmm 85.2)")),
     Sm90((64, 32, 64), cluster=(1, 2), schedule="pingpong", builds=both16(("rr", "rc")), why="""16-bit, M
 = 33-128 rows with N of a few thousand: a 64x32 tile (WGMMA 64x32 per consumer warpgroup) gives
 64x4096 its 128 tiles, one per SM, where 128-row tiles leave half of each idle; the 1x2 cluster
@@ -347,13 +349,18 @@ a CTA with two tiles overlaps one's epilogue with the other's MMAs. Built for x 
          fused=both16(("rr", "rc")), why=_PINGPONG_64_16BIT + _WIDE_EPILOGUE.format(
              sub="64 x 64", auto="64 x 32", figures="9576x16072x32 152.8 -> 130.4 us (torch.mm 176.8), "
                      "1000x1024x4096 23.1 -> 21.3 (18.3)")),
-    Sm90((64, 256, 64), schedule="pingpong", builds=both16(LAYOUTS), why=_PINGPONG_64_16BIT),
-    Sm90((256, 128, 64), cluster=(1, 2), builds=both16(LAYOUTS), why="""Large M*N, 16-bit, the other
+    Sm90((64, 256, 64), schedule="pingpong", epilogue_tile=(64, 64), builds=both16(LAYOUTS),
+         why=_PINGPONG_64_16BIT + _WIDE_EPILOGUE.format(
+             sub="64 x 64", auto="64 x 32", figures="9576x16072x32 144.8 -> 123.6 us (torch.mm 176.1), "
+                     "8192x8192x64 47.0 -> 40.8 (44.8)")),
+    Sm90((256, 128, 64), cluster=(1, 2), epilogue_tile=(128, 64), builds=both16(LAYOUTS), why="""Large M*N, 16-bit, the other
 way round: a 256x128 tile (each consumer warpgroup 128x128) with a 1x2 cluster, which multicasts
 A to the two CTAs of a tile row. For outputs far wider than tall (N = 14336-128256 in LLM
 projections) the pair shares A's 256-row slab where 128x256 2x1 shares B's. Smem: 4 stages of
 (256 + 128) x 64 x 2 B, as 128x256. Built for "rr", where it won first, and in the other layouts
-since the kernel groups share files (a layout adds a few seconds of compile)."""),
+since the kernel groups share files (a layout adds a few seconds of compile).""" + _WIDE_EPILOGUE.format(
+        sub="128 x 64", auto="128 x 32", figures="9576x16072x32 219.2 -> 181.4 us (torch.mm 176.1), "
+                "64 x 2048x2048x128 203.7 -> 196.3 (torch.bmm 169.8)")),
     Sm90((128, 64, 64), cluster=(1, 2), builds=both16(LAYOUTS), why="""Mid-size 16-bit problems
 (512^3-1024^3, 1000^3): a 128x64 tile gives twice the tiles of 128x128 (1024^3: 128, one per
 SM), split between the two consumer warpgroups (64 rows each); the 1x2 cluster multicasts A to
@@ -366,7 +373,10 @@ problems"): 23.4 us at 1000x1024x4096 "rr" against this tile's 24.4 and torch.mm
 sweep's times), no better on the test split. Built in the layouts of x @ W and F.linear, and
 in "cr" and "cc" with the 64-row ping-pong tiles (below 0.85x torch.mm there with 128-row tiles
 alone)."""),
-    Sm90((128, 128, 32), schedule="pingpong", builds=both16(("rc", "cr")), why=_SHORT_K_16BIT),
+    Sm90((128, 128, 32), schedule="pingpong", epilogue_tile=(64, 64), builds=both16(("rc", "cr")),
+         why=_SHORT_K_16BIT + _WIDE_EPILOGUE.format(
+             sub="64 x 64", auto="64 x 32", figures="9576x16072x32 236.3 -> 206.6 us (torch.mm 176.1), "
+                     "8192x8192x64 49.7 -> 42.1 (44.8)")),
     Sm90((128, 128, 32), builds={"tf32": ("rc", "cc")}, why="""float32 with TF32 products: K tile 32
 keeps the 128-byte swizzle (32 x 4 B). """ + _TF32_NOT_RR_CR),
     Sm90((64, 64, 32), schedule="pingpong", builds={"tf32": ("rc",)}, why=_PINGPONG_64_TF32),

@@ -244,7 +244,12 @@ struct Sm90_128x128x64_1x1x1_Pingpong {
 // does. Smem: stages of (128 + 192) x 64 x 2 B = 40 KiB. Built first for "rr", where it was the
 // fastest candidate on 34 of 216 aligned bf16 sweep problems over 1 GFLOP (H100, 2026-11-24);
 // then in the other layouts for the same wave fit, such as a Llama weight gradient
-// 2688x1024x2048 "cr": 126 tiles of 128x192 (one wave), 84 of 128x256.
+// 2688x1024x2048 "cr": 126 tiles of 128x192 (one wave), 84 of 128x256. The epilogue stores D in
+// subtiles of 128 x 64, where CUTLASS's automatic 128 x 32 writes 64 bytes of a bf16 row a
+// round: on products bound by writing D, 9576x16072x32 199.1 -> 173.2 us (torch.mm 176.1), 32 x
+// 2048x2048x64 94.4 -> 85.4 (torch.bmm 85.2); compute-bound products do not move
+// (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+// "Epilogue subtiles").
 struct Sm90_128x192x64_2x1x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_128x192x64_2x1x1_Coop;
   static constexpr const char* kName = "128x192x64_2x1x1_coop";
@@ -253,7 +258,7 @@ struct Sm90_128x192x64_2x1x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
-  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -347,7 +352,12 @@ struct Sm90_64x128x64_1x1x1_Pingpong {
 // gradient x^T @ dy, products of transposed views): there the sweep's best 16-bit kernel reached
 // 0.81x torch.mm on aligned problems under 0.1 GFLOP and 0.85x at 0.1-1 GFLOP (H100,
 // 2026-11-24), against 0.92-0.96x in "rr" and "rc", with only 128-row tiles built. WGMMA reads
-// 16-bit operands M- or N-major from shared memory as well as K-major.
+// 16-bit operands M- or N-major from shared memory as well as K-major. The epilogue stores D in
+// subtiles of 64 x 64, where CUTLASS's automatic 64 x 32 writes 64 bytes of a bf16 row a round:
+// on products bound by writing D, 9576x16072x32 144.8 -> 123.6 us (torch.mm 176.1), 8192x8192x64
+// 47.0 -> 40.8 (44.8); compute-bound products do not move
+// (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+// "Epilogue subtiles").
 struct Sm90_64x256x64_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_64x256x64_1x1x1_Pingpong;
   static constexpr const char* kName = "64x256x64_1x1x1_pingpong";
@@ -356,7 +366,7 @@ struct Sm90_64x256x64_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
-  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -365,7 +375,11 @@ struct Sm90_64x256x64_1x1x1_Pingpong {
 // tall (N = 14336-128256 in LLM projections) the pair shares A's 256-row slab where 128x256 2x1
 // shares B's. Smem: 4 stages of (256 + 128) x 64 x 2 B, as 128x256. Built for "rr", where it won
 // first, and in the other layouts since the kernel groups share files (a layout adds a few
-// seconds of compile).
+// seconds of compile). The epilogue stores D in subtiles of 128 x 64, where CUTLASS's automatic
+// 128 x 32 writes 64 bytes of a bf16 row a round: on products bound by writing D, 9576x16072x32
+// 219.2 -> 181.4 us (torch.mm 176.1), 64 x 2048x2048x128 203.7 -> 196.3 (torch.bmm 169.8);
+// compute-bound products do not move (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc",
+// 2026-11-29; docs/findings.md, "Epilogue subtiles").
 struct Sm90_256x128x64_1x2x1_Coop {
   static constexpr ConfigId kId = ConfigId::kSm90_256x128x64_1x2x1_Coop;
   static constexpr const char* kName = "256x128x64_1x2x1_coop";
@@ -374,7 +388,7 @@ struct Sm90_256x128x64_1x2x1_Coop {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
-  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
@@ -409,7 +423,12 @@ struct Sm90_128x64x64_1x2x1_Coop {
 // 257 tokens ("cr", K = 257: nine steps of 32 against five of 64) 16.2 -> 13.7 us at
 // 4800x1600x257 on the 128x128 ping-pong tile, whose consumer warpgroups alternate tiles, one's
 // epilogue under the other's MMAs. Built in the layouts where they were fastest: the 128x256
-// tile in "rc", the ping-pong tile in "rc" and "cr" (docs/findings.md, "Short K steps").
+// tile in "rc", the ping-pong tile in "rc" and "cr" (docs/findings.md, "Short K steps"). The
+// epilogue stores D in subtiles of 64 x 64, where CUTLASS's automatic 64 x 32 writes 64 bytes of
+// a bf16 row a round: on products bound by writing D, 9576x16072x32 236.3 -> 206.6 us (torch.mm
+// 176.1), 8192x8192x64 49.7 -> 42.1 (44.8); compute-bound products do not move
+// (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+// "Epilogue subtiles").
 struct Sm90_128x128x32_1x1x1_Pingpong {
   static constexpr ConfigId kId = ConfigId::kSm90_128x128x32_1x1x1_Pingpong;
   static constexpr const char* kName = "128x128x32_1x1x1_pingpong";
@@ -418,7 +437,7 @@ struct Sm90_128x128x32_1x1x1_Pingpong {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
-  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
