@@ -1,5 +1,7 @@
-// One CUTLASS 3.x bf16 GEMM (TMA + WGMMA, warp-specialized, persistent) per build of this file,
-// its tile (M, N, K), cluster (M, N), schedule and epilogue subtile set by the macros the probe compiles it with
+// One CUTLASS 3.x GEMM (TMA + WGMMA, warp-specialized, persistent) per build of this file, its
+// tile (M, N, K), cluster (M, N), schedule, scheduler (PROBE_STREAMK: CUTLASS's stream-K one, run
+// data-parallel), precision (PROBE_TF32: float operands on TF32 WGMMA, float D; else bf16) and
+// epilogue subtile set by the macros the probe compiles it with
 // (benchmarks/probes/epilogue_tile_probe.py). D = A @ B, A row-major (M x K), B column-major
 // (F.linear's weight: N x K), D row-major, L matrices apart (a batch).
 #include <cuda_runtime.h>
@@ -15,7 +17,18 @@
 namespace {
 
 using namespace cute;
+#if PROBE_TF32
+using Element = float;
+constexpr int kAlign = 4;
+#else
 using Element = cutlass::bfloat16_t;
+constexpr int kAlign = 8;
+#endif
+#if PROBE_STREAMK
+using Scheduler = cutlass::gemm::StreamKScheduler;
+#else
+using Scheduler = cutlass::gemm::PersistentScheduler;
+#endif
 using TileShape = Shape<Int<PROBE_TILE_M>, Int<PROBE_TILE_N>, Int<PROBE_TILE_K>>;
 using ClusterShape = Shape<Int<PROBE_CLUSTER_M>, Int<PROBE_CLUSTER_N>, _1>;
 #if PROBE_COOP
@@ -33,21 +46,22 @@ using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
 
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, float, float,
-    void, cutlass::layout::RowMajor, 8, Element, cutlass::layout::RowMajor, 8, EpilogueSchedule>::CollectiveOp;
+    void, cutlass::layout::RowMajor, kAlign, Element, cutlass::layout::RowMajor, kAlign, EpilogueSchedule>::CollectiveOp;
 
 using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
-    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, 8, Element,
-    cutlass::layout::ColumnMajor, 8, float, TileShape, ClusterShape,
+    cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, kAlign, Element,
+    cutlass::layout::ColumnMajor, kAlign, float, TileShape, ClusterShape,
     cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
     MainloopSchedule>::CollectiveOp;
 
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
-                                                        CollectiveEpilogue, cutlass::gemm::PersistentScheduler>;
+                                                        CollectiveEpilogue, Scheduler>;
 using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 
 }  // namespace
 
-// 0 on success; the CUTLASS status otherwise. The grid is persistent: no workspace.
+// 0 on success; the CUTLASS status otherwise. A workspace, if the kernel asks for one, is kept
+// between calls.
 extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, int k, int batch, int sm_count,
                            cudaStream_t stream, int* stages) {
   using StrideA = typename GemmKernel::StrideA;
@@ -65,10 +79,21 @@ extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, 
       {{1.0f, 0.0f}, nullptr, StrideD{}, static_cast<Element*>(d),
        cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(m, n, batch))},
       hw};
+#if PROBE_STREAMK
+  args.scheduler.decomposition_mode = cutlass::gemm::kernel::detail::DecompositionMode::DataParallel;
+#endif
   Gemm gemm;
   cutlass::Status status = gemm.can_implement(args);
   if (status != cutlass::Status::kSuccess) return static_cast<int>(status) + 1000;
-  status = gemm.initialize(args, nullptr, stream);
+  static void* workspace = nullptr;
+  static size_t workspace_size = 0;
+  const size_t needed = Gemm::get_workspace_size(args);
+  if (needed > workspace_size) {
+    if (workspace != nullptr) cudaFree(workspace);
+    if (cudaMalloc(&workspace, needed) != cudaSuccess) return 4000;
+    workspace_size = needed;
+  }
+  status = gemm.initialize(args, workspace, stream);
   if (status != cutlass::Status::kSuccess) return static_cast<int>(status) + 2000;
   status = gemm.run(stream);
   return status == cutlass::Status::kSuccess ? 0 : static_cast<int>(status) + 3000;

@@ -11,7 +11,7 @@ torch.bmm: CUDA events around each call after a 256 MB write flushes the L2 and 
 covers the launch, implementations alternated in rounds, medians. Needs an SM90 GPU, nvcc and
 the nvidia-cutlass package.
 
-    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others]
+    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32]
 """
 
 from __future__ import annotations
@@ -30,35 +30,50 @@ import torch
 
 SOURCE = Path(__file__).with_suffix(".cu")
 
-# name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N; 0 = CUTLASS's automatic one)
+# name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N (0: CUTLASS's automatic one),
+#        stream-K scheduler (run data-parallel), TF32 (float operands and D; else bf16))
 VARIANT_SETS = {
     # the three configs whose subtiles were widened (docs/findings.md, "Epilogue subtiles")
     "adopted": {
-        "pp128x128 auto": (128, 128, 64, 1, 1, 0, 0, 0),
-        "pp128x128 e64x64": (128, 128, 64, 1, 1, 0, 64, 64),
-        "pp128x128 e64x128": (128, 128, 64, 1, 1, 0, 64, 128),
-        "pp64x128 auto": (64, 128, 64, 1, 1, 0, 0, 0),
-        "pp64x128 e64x64": (64, 128, 64, 1, 1, 0, 64, 64),
-        "coop128x256 auto": (128, 256, 64, 2, 1, 1, 0, 0),
-        "coop128x256 e128x64": (128, 256, 64, 2, 1, 1, 128, 64),
-        "coop128x256 e128x128": (128, 256, 64, 2, 1, 1, 128, 128),
+        "pp128x128 auto": (128, 128, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp128x128 e64x64": (128, 128, 64, 1, 1, 0, 64, 64, 0, 0),
+        "pp128x128 e64x128": (128, 128, 64, 1, 1, 0, 64, 128, 0, 0),
+        "pp64x128 auto": (64, 128, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x128 e64x64": (64, 128, 64, 1, 1, 0, 64, 64, 0, 0),
+        "coop128x256 auto": (128, 256, 64, 2, 1, 1, 0, 0, 0, 0),
+        "coop128x256 e128x64": (128, 256, 64, 2, 1, 1, 128, 64, 0, 0),
+        "coop128x256 e128x128": (128, 256, 64, 2, 1, 1, 128, 128, 0, 0),
     },
     # the library's other persistent 16-bit configs with a tile of 64 columns or more
     "others": {
-        "pp64x64 auto": (64, 64, 64, 1, 1, 0, 0, 0),
-        "pp64x64 e64x64": (64, 64, 64, 1, 1, 0, 64, 64),
-        "pp64x256 auto": (64, 256, 64, 1, 1, 0, 0, 0),
-        "pp64x256 e64x64": (64, 256, 64, 1, 1, 0, 64, 64),
-        "pp128x128k32 auto": (128, 128, 32, 1, 1, 0, 0, 0),
-        "pp128x128k32 e64x64": (128, 128, 32, 1, 1, 0, 64, 64),
-        "coop128x192 auto": (128, 192, 64, 2, 1, 1, 0, 0),
-        "coop128x192 e128x64": (128, 192, 64, 2, 1, 1, 128, 64),
-        "coop256x128 auto": (256, 128, 64, 1, 2, 1, 0, 0),
-        "coop256x128 e128x64": (256, 128, 64, 1, 2, 1, 128, 64),
-        "coop128x64 auto": (128, 64, 64, 1, 2, 1, 0, 0),
-        "coop128x64 e128x64": (128, 64, 64, 1, 2, 1, 128, 64),
-        "coop128x256k32 auto": (128, 256, 32, 2, 1, 1, 0, 0),
-        "coop128x256k32 e128x64": (128, 256, 32, 2, 1, 1, 128, 64),
+        "pp64x64 auto": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x64 e64x64": (64, 64, 64, 1, 1, 0, 64, 64, 0, 0),
+        "pp64x256 auto": (64, 256, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x256 e64x64": (64, 256, 64, 1, 1, 0, 64, 64, 0, 0),
+        "pp128x128k32 auto": (128, 128, 32, 1, 1, 0, 0, 0, 0, 0),
+        "pp128x128k32 e64x64": (128, 128, 32, 1, 1, 0, 64, 64, 0, 0),
+        "coop128x192 auto": (128, 192, 64, 2, 1, 1, 0, 0, 0, 0),
+        "coop128x192 e128x64": (128, 192, 64, 2, 1, 1, 128, 64, 0, 0),
+        "coop256x128 auto": (256, 128, 64, 1, 2, 1, 0, 0, 0, 0),
+        "coop256x128 e128x64": (256, 128, 64, 1, 2, 1, 128, 64, 0, 0),
+        "coop128x64 auto": (128, 64, 64, 1, 2, 1, 0, 0, 0, 0),
+        "coop128x64 e128x64": (128, 64, 64, 1, 2, 1, 128, 64, 0, 0),
+        "coop128x256k32 auto": (128, 256, 32, 2, 1, 1, 0, 0, 0, 0),
+        "coop128x256k32 e128x64": (128, 256, 32, 2, 1, 1, 128, 64, 0, 0),
+    },
+    # the stream-K scheduler's cooperative 16-bit configs, run data-parallel
+    "streamk": {
+        "sk128x128 auto": (128, 128, 64, 1, 1, 1, 0, 0, 1, 0),
+        "sk128x128 e128x64": (128, 128, 64, 1, 1, 1, 128, 64, 1, 0),
+        "sk128x256 auto": (128, 256, 64, 2, 1, 1, 0, 0, 1, 0),
+        "sk128x256 e128x64": (128, 256, 64, 2, 1, 1, 128, 64, 1, 0),
+    },
+    # TF32 (float32 D: 32 columns are 128 bytes a row already)
+    "tf32": {
+        "coop128x256k32 auto": (128, 256, 32, 2, 1, 1, 0, 0, 0, 1),
+        "coop128x256k32 e128x64": (128, 256, 32, 2, 1, 1, 128, 64, 0, 1),
+        "coop128x128k32 auto": (128, 128, 32, 1, 1, 1, 0, 0, 0, 1),
+        "coop128x128k32 e128x64": (128, 128, 32, 1, 1, 1, 128, 64, 0, 1),
     },
 }
 
@@ -78,12 +93,12 @@ def build(workdir: Path, variants: dict) -> dict[str, ctypes.CDLL]:
     inc = cutlass_include()
 
     def one(item):
-        i, (name, (tm, tn, tk, cm, cn, coop, em, en)) = item
+        i, (name, (tm, tn, tk, cm, cn, coop, em, en, streamk, tf32)) = item
         so = workdir / f"variant{i}.so"
         cmd = ["nvcc", "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC",
                "-gencode=arch=compute_90a,code=sm_90a", f"-I{inc / 'include'}", f"-I{inc / 'tools/util/include'}",
                f"-DPROBE_TILE_M={tm}", f"-DPROBE_TILE_N={tn}", f"-DPROBE_TILE_K={tk}", f"-DPROBE_CLUSTER_M={cm}",
-               f"-DPROBE_CLUSTER_N={cn}", f"-DPROBE_COOP={coop}",
+               f"-DPROBE_CLUSTER_N={cn}", f"-DPROBE_COOP={coop}", f"-DPROBE_STREAMK={streamk}", f"-DPROBE_TF32={tf32}",
                f"-DPROBE_EPI_M={em}", f"-DPROBE_EPI_N={en}", "-DPROBE_ENTRY=probe_run", str(SOURCE), "-o", str(so)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
@@ -104,15 +119,19 @@ def main() -> None:
     ap.add_argument("--set", default="adopted", choices=sorted(VARIANT_SETS), help="which kernels to build")
     args = ap.parse_args()
     workdir = Path(tempfile.mkdtemp(prefix="epi_probe_"))
-    libs = build(workdir, VARIANT_SETS[args.set])
+    variants = VARIANT_SETS[args.set]
+    libs = build(workdir, variants)
+    tf32 = any(v[9] for v in variants.values())
+    dtype = torch.float32 if tf32 else torch.bfloat16
+    torch.backends.cuda.matmul.allow_tf32 = tf32
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     flush = torch.empty(256 * 1024 * 1024 // 4, device="cuda")
-    print(torch.cuda.get_device_name(), "bf16 rc; us (speed against torch)", flush=True)
+    print(torch.cuda.get_device_name(), "tf32" if tf32 else "bf16", "rc; us (speed against torch)", flush=True)
     stages = ctypes.c_int(0)
     for batch, m, n, k in SHAPES:
-        a = torch.randn(batch, m, k, device="cuda", dtype=torch.bfloat16)
-        w = torch.randn(batch, n, k, device="cuda", dtype=torch.bfloat16)
-        d = torch.empty(batch, m, n, device="cuda", dtype=torch.bfloat16)
+        a = torch.randn(batch, m, k, device="cuda", dtype=dtype)
+        w = torch.randn(batch, n, k, device="cuda", dtype=dtype)
+        d = torch.empty(batch, m, n, device="cuda", dtype=dtype)
         ref = torch.bmm(a, w.transpose(1, 2))
         stream = torch.cuda.current_stream().cuda_stream
 
