@@ -31,3 +31,19 @@ def test_each_kernel_is_judged_on_the_candidates_it_held_before():
     assert sweep.describe_retime("k", k) == (
         f"  k: 10 candidates, former / new time {k['former_over_new']:.3f} (p10 0.800, p90 1.000; faster 1, "
         "slower 1 beyond 3%)")
+
+
+def test_a_re_time_far_above_the_stored_time_is_suspect_and_the_faster_reading_wins():
+    stored = [_candidate("a", 10.0), _candidate("a", 12.0, slices=2), _candidate("b", 10.0), _candidate("c", 4.0)]
+    new = [_candidate("a", 19.9), _candidate("a", 24.1, slices=2),  # 2.01x at 2 slices: suspect
+           _candidate("b", 9.0), _candidate("c", None),              # faster; refused to launch
+           _candidate("d", 50.0)]                                    # a candidate never stored
+    assert sweep.RETIME_SUSPECT == 2.0
+    assert sweep.retime_suspects(stored, new) == ["a"]
+    assert sweep.retime_suspects(stored, [_candidate("a", 20.0)]) == []  # 2x exactly is not beyond it
+    again = [_candidate("a", 21.0), _candidate("a", 12.5, slices=2)]
+    kept = sweep.keep_faster(new, again)
+    assert [c[4] for c in kept] == [19.9, 12.5, 9.0, None, 50.0]
+    # A second reading that failed (None) never replaces a time; a first that failed takes any time.
+    assert sweep.keep_faster([_candidate("a", 30.0)], [_candidate("a", None)])[0][4] == 30.0
+    assert sweep.keep_faster([_candidate("a", None)], [_candidate("a", 30.0)])[0][4] == 30.0
