@@ -47,3 +47,28 @@ def test_a_re_time_far_above_the_stored_time_is_suspect_and_the_faster_reading_w
     # A second reading that failed (None) never replaces a time; a first that failed takes any time.
     assert sweep.keep_faster([_candidate("a", 30.0)], [_candidate("a", None)])[0][4] == 30.0
     assert sweep.keep_faster([_candidate("a", None)], [_candidate("a", 30.0)])[0][4] == 30.0
+
+
+def test_an_interrupted_extension_resumes_only_under_its_own_command(tmp_path):
+    import gzip
+    import json
+
+    signature = {"kernels": ["k1", "k2"], "retime": True, "decomposition": None, "targets": None}
+    rows = [{"id": "r1", "scale": 1.0, "c": [_candidate("k1", 3.0)]}, {"id": "r2", "scale": 0.98, "c": []}]
+    path = tmp_path / "bf16.extend.gz"
+    assert sweep.read_pending(path, signature) == {}  # no file: nothing done
+    # Written as extend writes it: gzip members appended, the head first.
+    lines = [json.dumps({"extend": signature})] + [json.dumps(r) for r in rows]
+    with open(path, "wb") as f:
+        f.write(gzip.compress((lines[0] + "\n" + lines[1] + "\n").encode()))
+        f.write(gzip.compress((lines[2] + "\n").encode()))
+    assert sweep.read_pending(path, json.loads(json.dumps(signature))) == {"r1": rows[0], "r2": rows[1]}
+    other = {**signature, "kernels": ["k3"]}
+    with pytest.raises(ValueError, match=r"another extension \(kernels differ: kernels \['k1', 'k2'\], retime True\)"):
+        sweep.read_pending(path, other)
+    with pytest.raises(ValueError, match=r"retime differ"):
+        sweep.read_pending(path, {**signature, "retime": False})
+    # A file from before heads: taken as it is.
+    legacy = tmp_path / "f16.extend.gz"
+    legacy.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
+    assert set(sweep.read_pending(legacy, other)) == {"r1", "r2"}

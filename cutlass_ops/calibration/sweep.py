@@ -334,6 +334,11 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     if decomposition is not None and decomposition not in DECOMPOSITIONS:
         raise ValueError(f"extend: decomposition {decomposition!r}: choose one of {', '.join(DECOMPOSITIONS)}")
     chosen = set(kernels)
+    # What this call times, written at the head of a pending file: a later call resumes only
+    # the same extension (another's rows there would pass for its own).
+    signature = {"kernels": sorted(chosen), "retime": retime, "decomposition": decomposition,
+                 "targets": None if targets is None else
+                 sorted([list(key), sorted(map(list, cands))] for key, cands in targets.items())}
 
     def to_time(candidate, row_key) -> bool:  # a candidate this call times (and, with retime, replaces)
         if targets is not None:
@@ -348,17 +353,11 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
             continue
         head, rows = read(path)
         pending_path = Path(folder) / f"{name}.extend.gz"
-        done = {}
-        if pending_path.exists():
-            with gzip.open(pending_path, "rt") as f:
-                for line in f:
-                    if line.strip():
-                        record = json.loads(line)
-                        done[record["id"]] = record
+        done = read_pending(pending_path, signature)
         todo = [r for r in rows if r["id"] not in done]
         desc = tuple(header(dtype)["desc"])
         bar = _progress(len(rows), len(done), f"extend {name}", progress)
-        pending: list[str] = []
+        pending: list[str] = [] if pending_path.exists() else [json.dumps({"extend": signature}) + "\n"]
 
         def flush() -> None:
             if pending:
@@ -458,6 +457,32 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         if stopped:
             break
     return done_counts
+
+
+def read_pending(path: Path, signature: dict) -> dict[str, dict]:
+    """The rows an interrupted ``extend`` left in ``path`` ({row id: record}; none if there is no
+    file). Raises ValueError when the file's head names another extension than ``signature``
+    (other kernels, re-time or not, another decomposition or targets): resuming would take
+    that extension's rows for this one's. A file without a head (written before heads were)
+    is taken as it is."""
+    done: dict[str, dict] = {}
+    if not path.exists():
+        return done
+    with gzip.open(path, "rt") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            record = json.loads(line)
+            if "extend" in record:
+                if record["extend"] != signature:
+                    theirs, ours = record["extend"], signature
+                    differ = [k for k in ours if theirs.get(k) != ours[k]]
+                    raise ValueError(f"{path} holds rows of another extension ({', '.join(differ)} differ: "
+                                     f"kernels {theirs.get('kernels')}, retime {theirs.get('retime')}): "
+                                     f"finish it with its own command, or delete the file to drop them")
+                continue
+            done[record["id"]] = record
+    return done
 
 
 def _time_row(a, b, out, reps: int, passes: int, only: list[str], reference: Optional[list],
