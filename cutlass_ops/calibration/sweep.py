@@ -296,7 +296,8 @@ def describe_retime(kernel: str, moves: dict) -> str:
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
            decomposition: Optional[str] = None, targets: Optional[dict] = None,
-           batched: Optional[bool] = None) -> dict[str, int]:
+           batched: Optional[bool] = None, targets_are: str = "the candidates another device's sweep contradicts"
+           ) -> dict[str, int]:
     """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
     merge them into the rows: a new config calibrated without sweeping every candidate again.
     Kernels the rows already hold are timed only on the candidates they lack (a decomposition or
@@ -320,7 +321,8 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
 
     With ``targets`` ({(dtype, row id): {(variant, kernel, decomposition, slices), ...}}, as
     ``compare.retime_targets`` reads them off two devices' sweeps), exactly those stored
-    candidates are timed again and replaced, and only in those rows; ``kernels`` is then ignored."""
+    candidates are timed again and replaced, and only in those rows; ``kernels`` is then ignored,
+    and ``targets_are`` says in the file's header which candidates they were."""
     start = time.monotonic()
     built = [k["name"] for k in _C.kernels()]
     if targets is not None:
@@ -439,8 +441,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 "method": ("each new time scaled by the median of 1 and two drifts: the row's fastest stored "
                            "candidate's stored time over its time now, and torch.mm's")}
             if retime:
-                record["retimed"] = ("the candidates another device's sweep contradicts" if targets is not None
-                                     else decomposition or "all decompositions")
+                record["retimed"] = targets_are if targets is not None else decomposition or "all decompositions"
                 record["method"] = ("stored times replaced; each new time scaled by the median of 1 and two drifts: "
                                     "the row's fastest stored candidate of another kernel's stored time over its "
                                     "time now, and torch.mm's")
