@@ -500,9 +500,10 @@ def _time_row(a, b, out, reps: int, passes: int, only: list[str], reference: Opt
 
 
 # A re-timed candidate this many times slower than its stored time is timed once more before it
-# replaces it: re-timing four configs whose epilogue alone changed read 98 bf16 staged candidates
-# of tiny problems at 8-10x their stored time (5x2x13 "rc": 191.5 us against 17.9; H200,
-# 2026-11-29), where a change of epilogue subtile moves times by a few percent.
+# replaces it: re-timing four configs whose epilogue alone changed read bf16 staged candidates of
+# tiny problems at up to 11x their stored time (5x2x13 "rc": 191.5 us against 17.9; H200,
+# 2026-11-29), where a change of epilogue subtile moves times by a few percent; timed again,
+# they ran at their former times (docs/findings.md, "Where the two sweeps disagree").
 RETIME_SUSPECT = 2.0
 
 
