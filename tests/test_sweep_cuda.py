@@ -110,3 +110,14 @@ def test_retiming_replaces_one_kernels_candidates_and_only_the_contradicted_ones
             else:
                 assert matching == [c]
     assert compare.compare(folder, other).slower == []
+
+    # Interrupted (its time limit spent before the first row), an extension leaves a file naming
+    # what it times: another extension refuses to resume from it; the same one finishes it.
+    pending = folder / "bf16.extend.gz"
+    assert sweep.extend(folder, [target[1]], ["bf16"], time_limit=1e-9, progress=False, retime=True) == {"bf16": 0}
+    assert pending.exists()
+    with pytest.raises(ValueError, match="holds rows of another extension"):
+        sweep.extend(folder, [f16_kernel], ["bf16"], reps=2, passes=1, progress=False, retime=True)
+    assert sweep.extend(folder, [target[1]], ["bf16"], reps=2, passes=1, progress=False,
+                        retime=True) == {"bf16": len(rows)}
+    assert not pending.exists()
