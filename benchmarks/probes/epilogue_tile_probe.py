@@ -28,6 +28,8 @@ from pathlib import Path
 
 import torch
 
+from probe_timing import flushed_event_us
+
 SOURCE = Path(__file__).with_suffix(".cu")
 
 # name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N (0: CUTLASS's automatic one),
@@ -161,15 +163,7 @@ def main() -> None:
         for _ in range(3):
             for name, fn in impls.items():
                 fn()
-                for _ in range(5):
-                    flush.zero_()
-                    torch.cuda._sleep(200_000)
-                    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                    start.record()
-                    fn()
-                    end.record()
-                    torch.cuda.synchronize()
-                    times[name].append(start.elapsed_time(end) * 1e3)
+                times[name] += [flushed_event_us(fn, flush, spin_cycles=200_000) for _ in range(5)]
         med = {name: statistics.median(t) for name, t in times.items()}
         theirs = med.pop("torch")
         cells = "  ".join(f"{name} [{info[name]}st] {t:.1f} ({theirs / t:.3f}x)" for name, t in med.items())

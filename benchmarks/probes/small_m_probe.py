@@ -21,6 +21,8 @@ from torch.profiler import ProfilerActivity, profile
 import cutlass_ops
 from cutlass_ops import tuning
 
+from probe_timing import flushed_event_us
+
 _C = cutlass_ops._extension._C  # tuning_insert: adds the entry a saved tuning file would hold
 
 SHAPES = [(1, 4096, 4096), (16, 4096, 4096), (64, 4096, 4096), (128, 4096, 4096), (1, 4096, 14336),
@@ -41,17 +43,7 @@ def flushed_us(fn, reps: int = 30) -> float:
     """Median event time of one call, each after an L2 flush, with the GPU busy while it is queued."""
     for _ in range(3):
         fn()
-    times = []
-    for _ in range(reps):
-        _flush.zero_()
-        torch.cuda._sleep(100000)
-        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        fn()
-        stop.record()
-        stop.synchronize()
-        times.append(start.elapsed_time(stop) * 1000)
-    return statistics.median(times)
+    return statistics.median(flushed_event_us(fn, _flush, spin_cycles=100000) for _ in range(reps))
 
 
 def warm_kernels(fn) -> str:

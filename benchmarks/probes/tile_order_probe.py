@@ -18,6 +18,8 @@ import torch
 import cutlass_ops
 from cutlass_ops import _C, tuning
 
+from probe_timing import flushed_event_us
+
 ORDERS = [("heuristic", 1), ("along-m", 1), ("along-n", 1), ("along-m", 2), ("along-n", 2), ("along-m", 4),
           ("along-n", 4), ("along-m", 8), ("along-n", 8)]
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16, "tf32": torch.float32, "3xtf32": torch.float32}
@@ -28,16 +30,6 @@ def operand(rows: int, cols: int, major: str, dtype: torch.dtype) -> torch.Tenso
     if major == "r":
         return torch.randn(rows, cols, device="cuda", dtype=dtype)
     return torch.randn(cols, rows, device="cuda", dtype=dtype).t()
-
-
-def event_ms(fn, flush: torch.Tensor) -> float:
-    flush.zero_()
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    end.record()
-    torch.cuda.synchronize()
-    return start.elapsed_time(end)
 
 
 def main() -> None:
@@ -81,7 +73,7 @@ def main() -> None:
                         _C.tuning_insert({**key, "raster": order[0], "swizzle": order[1]})
                         fn = lambda: cutlass_ops.mm(a, b, out=out)  # noqa: E731
                     fn()
-                    times[name] += [event_ms(fn, flush) for _ in range(args.reps)]
+                    times[name] += [flushed_event_us(fn, flush) / 1e3 for _ in range(args.reps)]
         finally:
             tuning.clear()
         med = {name: statistics.median(t) for name, t in times.items()}
