@@ -501,7 +501,12 @@ struct Sm90_64x256x32_1x1x1_Pingpong {
 
 // Few output tiles for the SMs (small M or N, large K, mid-size squares): stream-K spreads the K
 // iterations of all tiles evenly over every SM, or split-K cuts each tile's K into slices;
-// partial tiles are summed in a fixed order (deterministic). 16-bit.
+// partial tiles are summed in a fixed order (deterministic). 16-bit. The epilogue stores D in
+// subtiles of 128 x 64, where CUTLASS's automatic 128 x 32 writes 64 bytes of a bf16 row a
+// round: on products bound by writing D, 9576x16072x32 231.3 -> 199.4 us (torch.mm 176.4), 64 x
+// 2048x2048x128 266.9 -> 246.7 (torch.bmm 169.6); compute-bound products do not move
+// (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+// "Epilogue subtiles").
 struct Sm90_128x128x64_1x1x1_CoopStreamK {
   static constexpr ConfigId kId = ConfigId::kSm90_128x128x64_1x1x1_CoopStreamK;
   static constexpr const char* kName = "128x128x64_1x1x1_coop_streamk";
@@ -510,7 +515,7 @@ struct Sm90_128x128x64_1x1x1_CoopStreamK {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
-  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
@@ -520,7 +525,12 @@ struct Sm90_128x128x64_1x1x1_CoopStreamK {
 // worth: 2049x4096x14336 "rc" is 288 tiles, 2.2 waves on 132 SMs, and measured 432 us on the
 // persistent 128x256 tile and 385 on 128x192 against torch.mm's 300 (H100 sweep, 2026-11-24);
 // stream-K deals the last waves' K iterations evenly over the SMs. Also split-K below a wave.
-// Built in all four layouts ("cr" and "cc" are weight gradients).
+// Built in all four layouts ("cr" and "cc" are weight gradients). The epilogue stores D in
+// subtiles of 128 x 64, where CUTLASS's automatic 128 x 32 writes 64 bytes of a bf16 row a
+// round: on products bound by writing D, 9576x16072x32 154.6 -> 125.8 us (torch.mm 176.4), 32 x
+// 2048x2048x64 102.5 -> 88.8 (torch.bmm 85.4); compute-bound products do not move
+// (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
+// "Epilogue subtiles").
 struct Sm90_128x256x64_2x1x1_CoopStreamK {
   static constexpr ConfigId kId = ConfigId::kSm90_128x256x64_2x1x1_CoopStreamK;
   static constexpr const char* kName = "128x256x64_2x1x1_coop_streamk";
@@ -529,7 +539,7 @@ struct Sm90_128x256x64_2x1x1_CoopStreamK {
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
-  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
 };
