@@ -11,7 +11,10 @@ torch.bmm: CUDA events around each call after a 256 MB write flushes the L2 and 
 covers the launch, implementations alternated in rounds, medians. Needs an SM90 GPU, nvcc and
 the nvidia-cutlass package.
 
-    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32]
+`--set clusters` asks another question of the same builds: does a 2x1 or 1x2 cluster (TMA
+multicast of one operand) speed up the 128x128 tile where its loads through L2 bound it?
+
+    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters] [--shapes [Bx]MxNxK ...]
 """
 
 from __future__ import annotations
@@ -70,6 +73,15 @@ VARIANT_SETS = {
         "sk128x256 auto": (128, 256, 64, 2, 1, 1, 0, 0, 1, 0),
         "sk128x256 e128x64": (128, 256, 64, 2, 1, 1, 128, 64, 1, 0),
     },
+    # the 128x128 tile with a cluster, whose multicast halves one operand's loads through L2,
+    # against the library's 1x1 build and its 256x128 1x2 tile (run with --shapes)
+    "clusters": {
+        "pp128x128 1x1": (128, 128, 64, 1, 1, 0, 64, 64, 0, 0),
+        "pp128x128 2x1": (128, 128, 64, 2, 1, 0, 64, 64, 0, 0),
+        "pp128x128 1x2": (128, 128, 64, 1, 2, 0, 64, 64, 0, 0),
+        "coop128x128 2x1": (128, 128, 64, 2, 1, 1, 128, 64, 0, 0),
+        "coop256x128 1x2": (256, 128, 64, 1, 2, 1, 128, 64, 0, 0),
+    },
     # TF32 (float32 D: 32 columns are 128 bytes a row already)
     "tf32": {
         "coop128x256k32 auto": (128, 256, 32, 2, 1, 1, 0, 0, 0, 1),
@@ -119,7 +131,11 @@ def build(workdir: Path, variants: dict) -> dict[str, ctypes.CDLL]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--set", default="adopted", choices=sorted(VARIANT_SETS), help="which kernels to build")
+    ap.add_argument("--shapes", nargs="+", metavar="[Bx]MxNxK", help="the problems (default: the D-write-bound set)")
     args = ap.parse_args()
+    shapes = SHAPES
+    if args.shapes:
+        shapes = [tuple(int(x) for x in ((["1"] if s.count("x") == 2 else []) + s.split("x"))) for s in args.shapes]
     workdir = Path(tempfile.mkdtemp(prefix="epi_probe_"))
     variants = VARIANT_SETS[args.set]
     libs = build(workdir, variants)
@@ -130,7 +146,7 @@ def main() -> None:
     flush = torch.empty(256 * 1024 * 1024 // 4, device="cuda")
     print(torch.cuda.get_device_name(), "tf32" if tf32 else "bf16", "rc; us (speed against torch)", flush=True)
     stages = ctypes.c_int(0)
-    for batch, m, n, k in SHAPES:
+    for batch, m, n, k in shapes:
         a = torch.randn(batch, m, k, device="cuda", dtype=dtype)
         w = torch.randn(batch, n, k, device="cuda", dtype=dtype)
         d = torch.empty(batch, m, n, device="cuda", dtype=dtype)
