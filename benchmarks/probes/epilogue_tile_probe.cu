@@ -3,8 +3,16 @@
 // data-parallel), precision (PROBE_TF32: float operands on TF32 WGMMA, float D; else bf16) and
 // epilogue subtile set by the macros the probe compiles it with
 // (benchmarks/probes/epilogue_tile_probe.py). D = A @ B, A row-major (M x K), B column-major
-// (F.linear's weight: N x K), D row-major, L matrices apart (a batch).
+// (F.linear's weight: N x K), D row-major, L matrices apart (a batch). With PROBE_SWAP the kernel
+// runs the transposed product, D^T = B^T A^T (the weight as CUTLASS's A, D^T column-major), so
+// the tile's N side (PROBE_TILE_N) spans rows of D, as the library's swap-AB configs do.
+//
+// WGMMA N sizes beyond CuTe's base set (8, 16, 32, 64, 96, 128, 192, 256), as the library's
+// generated files declare them where a tile needs them (csrc/kernel_table.py, BASE_WGMMA_N).
+#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED
 #include <cuda_runtime.h>
+
+#include <utility>
 
 #include "cute/tensor.hpp"
 #include "cutlass/cutlass.h"
@@ -38,6 +46,11 @@ using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
 using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
 using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
 #endif
+#if PROBE_SWAP
+using LayoutD = cutlass::layout::ColumnMajor;
+#else
+using LayoutD = cutlass::layout::RowMajor;
+#endif
 #if PROBE_EPI_M > 0
 using EpilogueTile = Shape<Int<PROBE_EPI_M>, Int<PROBE_EPI_N>>;
 #else
@@ -46,7 +59,7 @@ using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
 
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, float, float,
-    void, cutlass::layout::RowMajor, kAlign, Element, cutlass::layout::RowMajor, kAlign, EpilogueSchedule>::CollectiveOp;
+    void, LayoutD, kAlign, Element, LayoutD, kAlign, EpilogueSchedule>::CollectiveOp;
 
 using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, kAlign, Element,
@@ -71,6 +84,10 @@ extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, 
   cutlass::KernelHardwareInfo hw;
   hw.device_id = 0;
   hw.sm_count = sm_count;
+#if PROBE_SWAP
+  std::swap(a, b);  // the weight is CUTLASS's A, the activations its (K-major) B
+  std::swap(m, n);
+#endif
   typename Gemm::Arguments args{
       cutlass::gemm::GemmUniversalMode::kGemm,
       {m, n, k, batch},

@@ -11,10 +11,12 @@ torch.bmm: CUDA events around each call after a 256 MB write flushes the L2 and 
 covers the launch, implementations alternated in rounds, medians. Needs an SM90 GPU, nvcc and
 the nvidia-cutlass package.
 
-`--set clusters` asks another question of the same builds: does a 2x1 or 1x2 cluster (TMA
+Two sets ask other questions of the same builds: `clusters`, does a 2x1 or 1x2 cluster (TMA
 multicast of one operand) speed up the 128x128 tile where its loads through L2 bound it?
+`swapped`, do swap-AB tiles whose row side fits the row count (80-160 rows) reach cuBLAS on
+mid-size F.linear products?
 
-    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters] [--shapes [Bx]MxNxK ...]
+    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters|swapped] [--shapes [Bx]MxNxK ...]
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from probe_timing import flushed_event_us
 SOURCE = Path(__file__).with_suffix(".cu")
 
 # name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N (0: CUTLASS's automatic one),
-#        stream-K scheduler (run data-parallel), TF32 (float operands and D; else bf16))
+#        stream-K scheduler (run data-parallel), TF32 (float operands and D; else bf16)[, swap-AB])
 VARIANT_SETS = {
     # the three configs whose subtiles were widened (docs/findings.md, "Epilogue subtiles")
     "adopted": {
@@ -82,6 +84,20 @@ VARIANT_SETS = {
         "coop128x128 2x1": (128, 128, 64, 2, 1, 1, 128, 64, 0, 0),
         "coop256x128 1x2": (256, 128, 64, 1, 2, 1, 128, 64, 0, 0),
     },
+    # swap-AB tiles whose row side fits mid-size row counts, as cuBLAS's do on F.linear products
+    # (cublas_choices_probe.py, H200: 104x128 and 152x128 with a 2x1 cluster, 136x64 with 2x4;
+    # CUTLASS builds swapped tiles in steps of 16 rows only); each given as CUTLASS runs the
+    # transposed product (its N side spans rows of D; cluster (1, 2) pairs tiles along rows),
+    # named in torch's terms (rows x columns); the library's swapped 144x128 beside them
+    "swapped": {
+        "sw80x128 2x1": (128, 80, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+        "sw80x128 1x1": (128, 80, 64, 1, 1, 1, 0, 0, 0, 0, 1),
+        "sw96x128 2x1": (128, 96, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+        "sw112x128 2x1": (128, 112, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+        "sw160x128 2x1": (128, 160, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+        "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+        "sw144x128 2x1": (128, 144, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+    },
     # TF32 (float32 D: 32 columns are 128 bytes a row already)
     "tf32": {
         "coop128x256k32 auto": (128, 256, 32, 2, 1, 1, 0, 0, 0, 1),
@@ -107,13 +123,13 @@ def build(workdir: Path, variants: dict) -> dict[str, ctypes.CDLL]:
     inc = cutlass_include()
 
     def one(item):
-        i, (name, (tm, tn, tk, cm, cn, coop, em, en, streamk, tf32)) = item
+        i, (name, (tm, tn, tk, cm, cn, coop, em, en, streamk, tf32, *swap)) = item
         so = workdir / f"variant{i}.so"
         cmd = ["nvcc", "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC",
                "-gencode=arch=compute_90a,code=sm_90a", f"-I{inc / 'include'}", f"-I{inc / 'tools/util/include'}",
                f"-DPROBE_TILE_M={tm}", f"-DPROBE_TILE_N={tn}", f"-DPROBE_TILE_K={tk}", f"-DPROBE_CLUSTER_M={cm}",
                f"-DPROBE_CLUSTER_N={cn}", f"-DPROBE_COOP={coop}", f"-DPROBE_STREAMK={streamk}", f"-DPROBE_TF32={tf32}",
-               f"-DPROBE_EPI_M={em}", f"-DPROBE_EPI_N={en}", "-DPROBE_ENTRY=probe_run", str(SOURCE), "-o", str(so)]
+               f"-DPROBE_EPI_M={em}", f"-DPROBE_EPI_N={en}", f"-DPROBE_SWAP={swap[0] if swap else 0}", "-DPROBE_ENTRY=probe_run", str(SOURCE), "-o", str(so)]
         r = subprocess.run(cmd, capture_output=True, text=True)
         if r.returncode != 0:
             print(f"{name}: build failed\n{r.stderr[-3000:]}", file=sys.stderr)
