@@ -73,15 +73,15 @@ def main() -> None:
                         _C.tuning_insert({**key, "raster": order[0], "swizzle": order[1]})
                         fn = lambda: cutlass_ops.mm(a, b, out=out)  # noqa: E731
                     fn()
-                    times[name] += [flushed_event_us(fn, flush) / 1e3 for _ in range(args.reps)]
+                    times[name] += [flushed_event_us(fn, flush) for _ in range(args.reps)]
         finally:
             tuning.clear()
         med = {name: statistics.median(t) for name, t in times.items()}
         theirs = med.pop("torch")
         base = med["heuristic/1"]
         best = min(med, key=med.get)
-        cells = " ".join(f"{name} {t * 1e3:.0f} ({theirs / t:.3f}x)" for name, t in med.items())
-        print(f"{m}x{n}x{k} {plan.kernel} {plan.decomposition}: torch {theirs * 1e3:.0f} us | {cells} | "
+        cells = " ".join(f"{name} {t:.0f} ({theirs / t:.3f}x)" for name, t in med.items())
+        print(f"{m}x{n}x{k} {plan.kernel} {plan.decomposition}: torch {theirs:.0f} us | {cells} | "
               f"best {best}: {base / med[best]:.3f}x the heuristic's speed", flush=True)
         del a, b, out
         torch.cuda.empty_cache()
