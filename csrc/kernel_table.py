@@ -453,6 +453,19 @@ fix-up does."""),
          fused=both16(("rr", "rc")), why=_SWAPPED_144),
     Sm90((192, 128, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
     Sm90((176, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
+    Sm90((80, 128, 64), swap_ab=True, builds=both16(("rr", "rc")), why="""Mid-size 16-bit products
+of 768-1600 columns in the layouts of x @ W and F.linear (500-1500 tokens through small models'
+projections), where 128-row tiles make too few tiles for the SMs and 64-row ones too many short
+ones: cuBLAS runs tiles whose row side fits, with 2-CTA clusters (80x128 at 777x1600x1600 and
+1000x1280x1280 "rr", 104x128 at 1000x1600x6400, 72x128 at 1500x768x768;
+benchmarks/probes/cublas_choices_probe.py, H200, 2026-11-30). Swapped, the 80 rows go
+along WGMMA's N side (CUTLASS runs 128x80, an extended WGMMA N; it takes rows in steps of 16):
+1500x768 is 19 x 6 = 114 tiles for 132 SMs where 128x128 makes 72. Built in CUTLASS beside the
+library's (benchmarks/probes/epilogue_tile_probe.py --set swapped, H200, 2026-11-30, bf16 "rc"):
+1500x768x3072 at 0.990x torch.mm where the best built kernel reached 0.730x, 777x1600x1600 0.905x
+against 0.778x, 1500x768x768 0.895x against 0.819x; behind it on wider and longer products. No
+cluster: a 2x1 one along rows lost on these problems (docs/findings.md, "The 128x128 tile on
+large products")."""),
     Sm90((128, 128, 32), cluster=(2, 1), variant="presplit", promote_k_tiles=2, builds={"3xtf32": LAYOUTS},
          why=_PRESPLIT),
     Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,

@@ -54,6 +54,7 @@ enum class ConfigId : int16_t {
   kSm90_144x128x64_2x1x1_CoopStreamK_SwapAB,
   kSm90_192x128x64_2x1x1_Coop_SwapAB,
   kSm90_176x256x64_2x1x1_Coop_SwapAB,
+  kSm90_80x128x64_1x1x1_Coop_SwapAB,
   kSm90_128x128x32_2x1x1_Coop_Presplit,
   kSm90_128x128x32_1x1x1_CoopStreamK_Presplit,
   kSm80_128x256x64_64x64x64_3s,
@@ -98,7 +99,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0xF04629DC37ECE127ULL;
+inline constexpr uint64_t kConfigTableHash = 0x8DCDFCB3FC96EEB5ULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -131,6 +132,7 @@ inline constexpr const char* kConfigNames[] = {
     "144x128x64_2x1x1_coop_streamk_swapab",
     "192x128x64_2x1x1_coop_swapab",
     "176x256x64_2x1x1_coop_swapab",
+    "80x128x64_1x1x1_coop_swapab",
     "128x128x32_2x1x1_coop_presplit",
     "128x128x32_1x1x1_coop_streamk_presplit",
     "128x256x64_3s",
@@ -778,6 +780,30 @@ struct Sm90_176x256x64_2x1x1_Coop_SwapAB {
   static constexpr const char* kName = "176x256x64_2x1x1_coop_swapab";
   static constexpr int kTileM = 176, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+// Mid-size 16-bit products of 768-1600 columns in the layouts of x @ W and F.linear (500-1500
+// tokens through small models' projections), where 128-row tiles make too few tiles for the SMs
+// and 64-row ones too many short ones: cuBLAS runs tiles whose row side fits, with 2-CTA
+// clusters (80x128 at 777x1600x1600 and 1000x1280x1280 "rr", 104x128 at 1000x1600x6400, 72x128
+// at 1500x768x768; benchmarks/probes/cublas_choices_probe.py, H200, 2026-11-30). Swapped, the 80
+// rows go along WGMMA's N side (CUTLASS runs 128x80, an extended WGMMA N; it takes rows in steps
+// of 16): 1500x768 is 19 x 6 = 114 tiles for 132 SMs where 128x128 makes 72. Built in CUTLASS
+// beside the library's (benchmarks/probes/epilogue_tile_probe.py --set swapped, H200,
+// 2026-11-30, bf16 "rc"): 1500x768x3072 at 0.990x torch.mm where the best built kernel reached
+// 0.730x, 777x1600x1600 0.905x against 0.778x, 1500x768x768 0.895x against 0.819x; behind it on
+// wider and longer products. No cluster: a 2x1 one along rows lost on these problems
+// (docs/findings.md, "The 128x128 tile on large products").
+struct Sm90_80x128x64_1x1x1_Coop_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_80x128x64_1x1x1_Coop_SwapAB;
+  static constexpr const char* kName = "80x128x64_1x1x1_coop_swapab";
+  static constexpr int kTileM = 80, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
