@@ -466,6 +466,14 @@ library's (benchmarks/probes/epilogue_tile_probe.py --set swapped, H200, 2026-11
 against 0.778x, 1500x768x768 0.895x against 0.819x; behind it on wider and longer products. No
 cluster: a 2x1 one along rows lost on these problems (docs/findings.md, "The 128x128 tile on
 large products")."""),
+    Sm90((112, 128, 64), swap_ab=True, builds=both16(("rr", "rc")), why="""The 80x128 swapped tile's
+neighbour for longer and wider mid-size products (500-1000 rows through 1600-3072 columns): 112
+rows swapped (CUTLASS 128x112, extended WGMMA N) make 9 x 13 = 117 tiles at 1000x1600 where
+128x128 makes 104 and the 80-row tile 169, a second wave. Built in CUTLASS beside the library's
+(benchmarks/probes/epilogue_tile_probe.py --set swapped, H200, 2026-11-30, bf16 "rc"):
+1000x1600x6400 0.944x torch.mm where the best built kernel reached 0.856x and the 80-row tile
+0.562x, 500x3072x3072 0.883x against 0.820x, 1000x1280x1280 0.825x against 0.793x; behind on
+1000x14336x4096 (0.910x against 0.971x). No cluster: 2x1 lost on all of them (0.46-0.83x)."""),
     Sm90((128, 128, 32), cluster=(2, 1), variant="presplit", promote_k_tiles=2, builds={"3xtf32": LAYOUTS},
          why=_PRESPLIT),
     Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,
