@@ -215,8 +215,8 @@ FUSED_WHY = """Also built with the bias and activation fused into the epilogue (
 "_bias_act"), for linear and addmm in the layouts of F.linear (rc) and x @ W (rr). The configs are
 the ones the sweep found fastest most often for 16-bit problems of 64 rows or more in those layouts
 (benchmarks/sweep, bf16: 128x256 coop, 128x128 ping-pong, 64x128 ping-pong, 128x128 stream-K),
-and the swapped 144-row tiles that run row counts just past a multiple of 128 (257 tokens), whose
-bias is CUTLASS's per-row one (they compute D^T). Without a fused build the planner adds the bias
+and the swapped tiles that run row counts just past a multiple of 128 (257 tokens: 144 rows) and
+mid-size row counts (80 and 112 rows), whose bias is CUTLASS's per-row one (they compute D^T). Without a fused build the planner adds the bias
 in a pass over D (ops/epilogue.cu): at 257x4096 -> 4096 that pass, or the fused 128x128 tile
 chosen instead, cost 1.29x the plain product (H100, 2026-11-25)."""
 
@@ -453,7 +453,8 @@ fix-up does."""),
          fused=both16(("rr", "rc")), why=_SWAPPED_144),
     Sm90((192, 128, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
     Sm90((176, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
-    Sm90((80, 128, 64), swap_ab=True, builds=both16(("rr", "rc")), why="""Mid-size 16-bit products
+    Sm90((80, 128, 64), swap_ab=True, builds=both16(("rr", "rc")), fused=both16(("rr", "rc")),
+         why="""Mid-size 16-bit products
 of 768-1600 columns in the layouts of x @ W and F.linear (500-1500 tokens through small models'
 projections), where 128-row tiles make too few tiles for the SMs and 64-row ones too many short
 ones: cuBLAS runs tiles whose row side fits, with 2-CTA clusters (80x128 at 777x1600x1600 and
@@ -466,7 +467,8 @@ library's (benchmarks/probes/epilogue_tile_probe.py --set swapped, H200, 2026-11
 against 0.778x, 1500x768x768 0.895x against 0.819x; behind it on wider and longer products. No
 cluster: a 2x1 one along rows lost on these problems (docs/findings.md, "The 128x128 tile on
 large products")."""),
-    Sm90((112, 128, 64), swap_ab=True, builds=both16(("rr", "rc")), why="""The 80x128 swapped tile's
+    Sm90((112, 128, 64), swap_ab=True, builds=both16(("rr", "rc")), fused=both16(("rr", "rc")),
+         why="""The 80x128 swapped tile's
 neighbour for longer and wider mid-size products (500-1000 rows through 1600-3072 columns): 112
 rows swapped (CUTLASS 128x112, extended WGMMA N) make 9 x 13 = 117 tiles at 1000x1600 where
 128x128 makes 104 and the 80-row tile 169, a second wave. Built in CUTLASS beside the library's
