@@ -17,6 +17,7 @@
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/util/packed_stride.hpp"
+#include "probe_cutlass_run.h"
 
 namespace {
 
@@ -56,8 +57,8 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 
 }  // namespace
 
-// 0 on success; the CUTLASS status otherwise. lda and ldb: the rows' pitches in elements (A's
-// rows and the weight's rows, K apart or more); D packed.
+// 0 on success; else probe_run_gemm's code (probe_cutlass_run.h). lda and ldb: the rows' pitches
+// in elements (A's rows and the weight's rows, K apart or more); D packed.
 extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, int k, int lda, int ldb,
                            int sm_count, cudaStream_t stream, int* stages) {
   using StrideA = typename GemmKernel::StrideA;
@@ -78,19 +79,5 @@ extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, 
       {{1.0f, 0.0f}, nullptr, StrideD{}, static_cast<Element*>(d),
        cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(m, n, 1))},
       hw};
-  Gemm gemm;
-  cutlass::Status status = gemm.can_implement(args);
-  if (status != cutlass::Status::kSuccess) return static_cast<int>(status) + 1000;
-  static void* workspace = nullptr;
-  static size_t workspace_size = 0;
-  const size_t needed = Gemm::get_workspace_size(args);
-  if (needed > workspace_size) {
-    if (workspace != nullptr) cudaFree(workspace);
-    if (cudaMalloc(&workspace, needed) != cudaSuccess) return 4000;
-    workspace_size = needed;
-  }
-  status = gemm.initialize(args, workspace, stream);
-  if (status != cutlass::Status::kSuccess) return static_cast<int>(status) + 2000;
-  status = gemm.run(stream);
-  return status == cutlass::Status::kSuccess ? 0 : static_cast<int>(status) + 3000;
+  return probe_run_gemm<Gemm>(args, stream);
 }

@@ -27,17 +27,13 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import statistics
-import subprocess
-import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
 
 import cutlass_ops
-from probe_timing import flushed_event_us
+from probe_cutlass import alternated_medians, build_variants
 
 SOURCE = Path(__file__).with_suffix(".cu")
 
@@ -65,33 +61,15 @@ SHAPES = [(300, 500, 1001), (777, 640, 999), (1000, 1000, 1001), (2000, 900, 511
           (1500, 1500, 1499), (3000, 2000, 2047), (4095, 4097, 4093)]
 
 
-def cutlass_include() -> Path:
-    import cutlass_library
-    return Path(cutlass_library.__file__).parent / "source"
+def macros(variant: tuple) -> dict[str, int]:
+    """The build macros of a VARIANT_SETS entry (cpasync_probe.cu)."""
+    tm, tn, tk, sched, tf32, align = variant
+    return {"PROBE_TILE_M": tm, "PROBE_TILE_N": tn, "PROBE_TILE_K": tk, "PROBE_SCHED": sched, "PROBE_TF32": tf32,
+            "PROBE_ALIGN": align}
 
 
-def build(workdir: Path, variants: dict) -> dict[str, ctypes.CDLL]:
-    inc = cutlass_include()
-
-    def one(item):
-        i, (name, (tm, tn, tk, sched, tf32, align)) = item
-        so = workdir / f"variant{i}.so"
-        cmd = ["nvcc", "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC",
-               "-gencode=arch=compute_90a,code=sm_90a", f"-I{inc / 'include'}", f"-I{inc / 'tools/util/include'}",
-               f"-DPROBE_TILE_M={tm}", f"-DPROBE_TILE_N={tn}", f"-DPROBE_TILE_K={tk}", f"-DPROBE_SCHED={sched}",
-               f"-DPROBE_TF32={tf32}", f"-DPROBE_ALIGN={align}", "-DPROBE_ENTRY=probe_run", str(SOURCE), "-o", str(so)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"{name}: build failed\n{r.stderr[-3000:]}", file=sys.stderr)
-            return name, None
-        lib = ctypes.CDLL(str(so))
-        lib.probe_run.restype = ctypes.c_int
-        lib.probe_run.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int] * 6 + [ctypes.c_void_p,
-                                                                               ctypes.POINTER(ctypes.c_int)]
-        return name, lib
-
-    with ThreadPoolExecutor(max_workers=len(variants)) as pool:
-        return {n: lib for n, lib in pool.map(one, enumerate(variants.items())) if lib is not None}
+# probe_run(a, b, d, m, n, k, lda, ldb, sm_count, stream, &stages)
+ENTRY_ARGTYPES = [ctypes.c_void_p] * 3 + [ctypes.c_int] * 6 + [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
 
 
 def main() -> None:
@@ -105,7 +83,8 @@ def main() -> None:
     tf32 = args.set == "tf32"
     if not tf32 and not args.shapes:  # 16-bit at 2-element (4-byte) alignment: K = 2 mod 4
         shapes = [(m, n, k + 1 if k % 4 == 1 else k - 1) for m, n, k in shapes]
-    libs = build(Path(tempfile.mkdtemp(prefix="cpasync_probe_")), variants)
+    libs = build_variants(SOURCE, Path(tempfile.mkdtemp(prefix="cpasync_probe_")),
+                          {name: macros(v) for name, v in variants.items()}, ENTRY_ARGTYPES)
     dtype = torch.float32 if tf32 else torch.bfloat16
     torch.backends.cuda.matmul.allow_tf32 = tf32
     sms = torch.cuda.get_device_properties(0).multi_processor_count
@@ -141,12 +120,7 @@ def main() -> None:
                 print(f"  {name}: WRONG (max error {err:.3g} of the largest value)")
                 continue
             impls[name] = ours(lib)
-        times = {name: [] for name in impls}
-        for _ in range(3):
-            for name, fn in impls.items():
-                fn()
-                times[name] += [flushed_event_us(fn, flush, spin_cycles=200_000) for _ in range(5)]
-        med = {name: statistics.median(t) for name, t in times.items()}
+        med = alternated_medians(impls, flush)
         theirs = med.pop("torch")
         cells = "  ".join(f"{name}{f' [{info[name]}st]' if name in info else ''} {t:.1f} ({theirs / t:.3f}x)"
                           for name, t in med.items())

@@ -21,6 +21,7 @@
 #include "cutlass/gemm/device/gemm_universal_adapter.h"
 #include "cutlass/gemm/kernel/gemm_universal.hpp"
 #include "cutlass/util/packed_stride.hpp"
+#include "probe_cutlass_run.h"
 
 namespace {
 
@@ -73,8 +74,7 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 
 }  // namespace
 
-// 0 on success; the CUTLASS status otherwise. A workspace, if the kernel asks for one, is kept
-// between calls.
+// 0 on success; else probe_run_gemm's code (probe_cutlass_run.h).
 extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, int k, int batch, int sm_count,
                            cudaStream_t stream, int* stages) {
   using StrideA = typename GemmKernel::StrideA;
@@ -99,19 +99,5 @@ extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, 
 #if PROBE_STREAMK
   args.scheduler.decomposition_mode = cutlass::gemm::kernel::detail::DecompositionMode::DataParallel;
 #endif
-  Gemm gemm;
-  cutlass::Status status = gemm.can_implement(args);
-  if (status != cutlass::Status::kSuccess) return static_cast<int>(status) + 1000;
-  static void* workspace = nullptr;
-  static size_t workspace_size = 0;
-  const size_t needed = Gemm::get_workspace_size(args);
-  if (needed > workspace_size) {
-    if (workspace != nullptr) cudaFree(workspace);
-    if (cudaMalloc(&workspace, needed) != cudaSuccess) return 4000;
-    workspace_size = needed;
-  }
-  status = gemm.initialize(args, workspace, stream);
-  if (status != cutlass::Status::kSuccess) return static_cast<int>(status) + 2000;
-  status = gemm.run(stream);
-  return status == cutlass::Status::kSuccess ? 0 : static_cast<int>(status) + 3000;
+  return probe_run_gemm<Gemm>(args, stream);
 }

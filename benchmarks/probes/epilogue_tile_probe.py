@@ -23,17 +23,12 @@ from __future__ import annotations
 
 import argparse
 import ctypes
-import os
-import statistics
-import subprocess
-import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import torch
 
-from probe_timing import flushed_event_us
+from probe_cutlass import alternated_medians, build_variants
 
 SOURCE = Path(__file__).with_suffix(".cu")
 
@@ -116,34 +111,16 @@ SHAPES = [(64, 2048, 2048, 128), (32, 2048, 2048, 64), (128, 1024, 1024, 64), (6
           (1, 4096, 4096, 4096), (1, 8192, 8192, 8192)]
 
 
-def cutlass_include() -> Path:
-    import cutlass_library
-    return Path(cutlass_library.__file__).parent / "source"
+def macros(variant: tuple) -> dict[str, int]:
+    """The build macros of a VARIANT_SETS entry (epilogue_tile_probe.cu)."""
+    tm, tn, tk, cm, cn, coop, em, en, streamk, tf32, *swap = variant
+    return {"PROBE_TILE_M": tm, "PROBE_TILE_N": tn, "PROBE_TILE_K": tk, "PROBE_CLUSTER_M": cm, "PROBE_CLUSTER_N": cn,
+            "PROBE_COOP": coop, "PROBE_STREAMK": streamk, "PROBE_TF32": tf32, "PROBE_EPI_M": em, "PROBE_EPI_N": en,
+            "PROBE_SWAP": swap[0] if swap else 0}
 
 
-def build(workdir: Path, variants: dict) -> dict[str, ctypes.CDLL]:
-    inc = cutlass_include()
-
-    def one(item):
-        i, (name, (tm, tn, tk, cm, cn, coop, em, en, streamk, tf32, *swap)) = item
-        so = workdir / f"variant{i}.so"
-        cmd = ["nvcc", "-std=c++17", "-O3", "-DNDEBUG", "--expt-relaxed-constexpr", "-shared", "-Xcompiler", "-fPIC",
-               "-gencode=arch=compute_90a,code=sm_90a", f"-I{inc / 'include'}", f"-I{inc / 'tools/util/include'}",
-               f"-DPROBE_TILE_M={tm}", f"-DPROBE_TILE_N={tn}", f"-DPROBE_TILE_K={tk}", f"-DPROBE_CLUSTER_M={cm}",
-               f"-DPROBE_CLUSTER_N={cn}", f"-DPROBE_COOP={coop}", f"-DPROBE_STREAMK={streamk}", f"-DPROBE_TF32={tf32}",
-               f"-DPROBE_EPI_M={em}", f"-DPROBE_EPI_N={en}", f"-DPROBE_SWAP={swap[0] if swap else 0}", "-DPROBE_ENTRY=probe_run", str(SOURCE), "-o", str(so)]
-        r = subprocess.run(cmd, capture_output=True, text=True)
-        if r.returncode != 0:
-            print(f"{name}: build failed\n{r.stderr[-3000:]}", file=sys.stderr)
-            return name, None
-        lib = ctypes.CDLL(str(so))
-        lib.probe_run.restype = ctypes.c_int
-        lib.probe_run.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_int] * 5 + [ctypes.c_void_p,
-                                                                               ctypes.POINTER(ctypes.c_int)]
-        return name, lib
-
-    with ThreadPoolExecutor(max_workers=len(variants)) as pool:
-        return {n: lib for n, lib in pool.map(one, enumerate(variants.items())) if lib is not None}
+# probe_run(a, b, d, m, n, k, batch, sm_count, stream, &stages)
+ENTRY_ARGTYPES = [ctypes.c_void_p] * 3 + [ctypes.c_int] * 5 + [ctypes.c_void_p, ctypes.POINTER(ctypes.c_int)]
 
 
 def main() -> None:
@@ -156,7 +133,7 @@ def main() -> None:
         shapes = [tuple(int(x) for x in ((["1"] if s.count("x") == 2 else []) + s.split("x"))) for s in args.shapes]
     workdir = Path(tempfile.mkdtemp(prefix="epi_probe_"))
     variants = VARIANT_SETS[args.set]
-    libs = build(workdir, variants)
+    libs = build_variants(SOURCE, workdir, {name: macros(v) for name, v in variants.items()}, ENTRY_ARGTYPES)
     tf32 = any(v[9] for v in variants.values())
     dtype = torch.float32 if tf32 else torch.bfloat16
     torch.backends.cuda.matmul.allow_tf32 = tf32
@@ -193,12 +170,7 @@ def main() -> None:
                 print(f"  {name}: WRONG (max error {err:.3g} of the largest value)")
                 continue
             impls[name] = ours(lib)
-        times = {name: [] for name in impls}
-        for _ in range(3):
-            for name, fn in impls.items():
-                fn()
-                times[name] += [flushed_event_us(fn, flush, spin_cycles=200_000) for _ in range(5)]
-        med = {name: statistics.median(t) for name, t in times.items()}
+        med = alternated_medians(impls, flush)
         theirs = med.pop("torch")
         cells = "  ".join(f"{name} [{info[name]}st] {t:.1f} ({theirs / t:.3f}x)" for name, t in med.items())
         print(f"{batch}x{m}x{n}x{k}: torch {theirs:.1f} | {cells}", flush=True)
