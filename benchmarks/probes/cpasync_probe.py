@@ -33,7 +33,7 @@ from pathlib import Path
 import torch
 
 import cutlass_ops
-from probe_cutlass import alternated_medians, build_variants
+from probe_cutlass import alternated_medians, build_variants, checked_variants
 
 SOURCE = Path(__file__).with_suffix(".cu")
 
@@ -106,20 +106,8 @@ def main() -> None:
 
         impls = {"torch": lambda: torch.mm(a, w.t(), out=d), "cutlass_ops": lambda: cutlass_ops.mm(a, w.t(), out=d)}
         picked = cutlass_ops.explain(a, w.t()).kernel
-        info = {}
-        for name, lib in libs.items():
-            d.zero_()
-            rc = ours(lib)()
-            torch.cuda.synchronize()
-            info[name] = stages.value
-            if rc != 0:
-                print(f"  {name}: status {rc}")
-                continue
-            err = ((d.double() - ref).abs().max() / ref.abs().max()).item()
-            if err > (5e-3 if tf32 else 2e-2):
-                print(f"  {name}: WRONG (max error {err:.3g} of the largest value)")
-                continue
-            impls[name] = ours(lib)
+        checked, info = checked_variants(libs, ours, d, ref, 5e-3 if tf32 else 2e-2, stages)
+        impls.update(checked)
         med = alternated_medians(impls, flush)
         theirs = med.pop("torch")
         cells = "  ".join(f"{name}{f' [{info[name]}st]' if name in info else ''} {t:.1f} ({theirs / t:.3f}x)"

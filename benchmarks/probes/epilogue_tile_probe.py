@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from probe_cutlass import alternated_medians, build_variants
+from probe_cutlass import alternated_medians, build_variants, checked_variants
 
 SOURCE = Path(__file__).with_suffix(".cu")
 
@@ -156,20 +156,8 @@ def main() -> None:
             impls = {"torch": lambda: torch.mm(a[0], w[0].t(), out=d[0])}
         else:
             impls = {"torch": lambda: torch.bmm(a, w.transpose(1, 2), out=d)}
-        info = {}
-        for name, lib in libs.items():
-            d.zero_()
-            rc = ours(lib)()
-            torch.cuda.synchronize()
-            info[name] = stages.value
-            if rc != 0:
-                print(f"  {name}: status {rc}")
-                continue
-            err = ((d.float() - ref.float()).abs().max() / ref.float().abs().max()).item()
-            if err > 1e-2:
-                print(f"  {name}: WRONG (max error {err:.3g} of the largest value)")
-                continue
-            impls[name] = ours(lib)
+        checked, info = checked_variants(libs, ours, d, ref, 1e-2, stages)
+        impls.update(checked)
         med = alternated_medians(impls, flush)
         theirs = med.pop("torch")
         cells = "  ".join(f"{name} [{info[name]}st] {t:.1f} ({theirs / t:.3f}x)" for name, t in med.items())

@@ -50,6 +50,30 @@ def build_variants(source: Path, workdir: Path, variants: dict[str, dict[str, in
         return {n: lib for n, lib in pool.map(one, enumerate(variants.items())) if lib is not None}
 
 
+def checked_variants(libs: dict[str, ctypes.CDLL], call: Callable[[ctypes.CDLL], Callable[[], int]],
+                     d: torch.Tensor, ref: torch.Tensor, tolerance: float, stages: ctypes.c_int
+                     ) -> tuple[dict[str, Callable[[], int]], dict[str, int]]:
+    """Each variant run once into `d` and checked against `ref` (max error over the largest
+    value of `ref`, in float64): the calls of those right, by name, and every variant's pipeline
+    stages (what its probe_run wrote into `stages`). A failed status or a wrong result is
+    reported and left out."""
+    impls, info = {}, {}
+    for name, lib in libs.items():
+        d.zero_()
+        rc = call(lib)()
+        torch.cuda.synchronize()
+        info[name] = stages.value
+        if rc != 0:
+            print(f"  {name}: status {rc}")
+            continue
+        err = ((d.double() - ref.double()).abs().max() / ref.double().abs().max()).item()
+        if err > tolerance:
+            print(f"  {name}: WRONG (max error {err:.3g} of the largest value)")
+            continue
+        impls[name] = call(lib)
+    return impls, info
+
+
 def alternated_medians(impls: dict[str, Callable[[], object]], flush: torch.Tensor, rounds: int = 3,
                        reps: int = 5) -> dict[str, float]:
     """The median microseconds of each implementation: `rounds` rounds, each a warm-up call and
