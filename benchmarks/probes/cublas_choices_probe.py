@@ -3,11 +3,12 @@ built candidate is slowest against torch.mm, the kernel torch.mm launches (torch
 its tile and cluster as its name gives them, beside the kernel cutlass_ops dispatches.
 
     python benchmarks/probes/cublas_choices_probe.py [--dtype bf16] [--below 0.92] [--limit 60] [--group model]
-                                                     [--json OUT]
+                                                     [--min-us T] [--json OUT]
 
 Rows come from the stored sweep (benchmarks/sweep/<device>/<dtype>.jsonl.gz, both splits, single
-products, or those of one problem group with `--group`: "model", "random"): those whose best built candidate is below `--below` x torch.mm's time, the worst
-first, one per (layout, M, N, K) class of rounded log2 sizes. Each is run on fresh random
+products, or those of one problem group with `--group`: "model", "random"; with `--min-us`, those
+where torch.mm took at least T us): those whose best built candidate is below `--below` x
+torch.mm's time, the worst first, one per (layout, M, N, K) class of rounded log2 sizes. Each is run on fresh random
 operands in its layout; both libraries are called once under the profiler after a warm-up, and
 the longest GPU activity of each call is its GEMM kernel. Times are the profiler's kernel
 durations (no L2 flush: this probe names kernels, the sweep times them).
@@ -31,12 +32,14 @@ ROOT = Path(__file__).resolve().parents[2]
 DTYPES = {"bf16": torch.bfloat16, "f16": torch.float16}
 
 
-def losing_rows(path: Path, below: float, limit: int, group: str = "") -> list[dict]:
+def losing_rows(path: Path, below: float, limit: int, group: str = "", min_us: float = 0) -> list[dict]:
     rows = []
     with gzip.open(path, "rt") as f:
         for line in f:
             row = json.loads(line)
             if "id" not in row or row.get("batch", 1) > 1 or (group and row["group"] != group):
+                continue
+            if row["torch_us"] < min_us:
                 continue
             times = [c[4] for c in row["c"] if c[4]]
             if times and row["torch_us"] / min(times) < below:
@@ -90,6 +93,7 @@ def main() -> None:
     ap.add_argument("--below", type=float, default=0.92)
     ap.add_argument("--limit", type=int, default=60)
     ap.add_argument("--group", default="", help="only the sweep's rows of this problem group (model, random)")
+    ap.add_argument("--min-us", type=float, default=0, help="only rows where torch.mm took at least this long")
     ap.add_argument("--json")
     args = ap.parse_args()
     index = torch.cuda.current_device()
@@ -98,7 +102,7 @@ def main() -> None:
     dtype = DTYPES[args.dtype]
     out = []
     print(f"{'problem':>22} {'best/torch':>10} {'torch us':>8} {'ours us':>8}  cuBLAS kernel / ours")
-    for row in losing_rows(folder / f"{args.dtype}.jsonl.gz", args.below, args.limit, args.group):
+    for row in losing_rows(folder / f"{args.dtype}.jsonl.gz", args.below, args.limit, args.group, args.min_us):
         a, b = sweep_files.make_operands(problem_sets.Problem(row["id"], args.dtype, row["m"], row["n"], row["k"],
                                                               row["layout"], "probe"), dtype, None)
         theirs, theirs_us = gemm_kernel(lambda: torch.mm(a, b))
