@@ -65,9 +65,7 @@ extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, 
   using StrideB = typename GemmKernel::StrideB;
   using StrideD = typename GemmKernel::StrideD;
   *stages = CollectiveMainloop::DispatchPolicy::Stages;
-  cutlass::KernelHardwareInfo hw;
-  hw.device_id = 0;
-  hw.sm_count = sm_count;
+  const cutlass::KernelHardwareInfo hw = probe_hw_info(sm_count);
   StrideA stride_a = cutlass::make_cute_packed_stride(StrideA{}, cute::make_shape(m, k, 1));
   StrideB stride_b = cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(n, k, 1));
   cute::get<0>(stride_a) = lda;

@@ -81,9 +81,7 @@ extern "C" int PROBE_ENTRY(const void* a, const void* b, void* d, int m, int n, 
   using StrideB = typename GemmKernel::StrideB;
   using StrideD = typename GemmKernel::StrideD;
   *stages = CollectiveMainloop::DispatchPolicy::Stages;
-  cutlass::KernelHardwareInfo hw;
-  hw.device_id = 0;
-  hw.sm_count = sm_count;
+  const cutlass::KernelHardwareInfo hw = probe_hw_info(sm_count);
 #if PROBE_SWAP
   std::swap(a, b);  // the weight is CUTLASS's A, the activations its (K-major) B
   std::swap(m, n);

@@ -5,6 +5,15 @@
 #include <cuda_runtime.h>
 
 #include "cutlass/cutlass.h"
+#include "cutlass/kernel_hardware_info.h"
+
+// The probes run on device 0; the SM count comes from the caller (torch's device properties).
+inline cutlass::KernelHardwareInfo probe_hw_info(int sm_count) {
+  cutlass::KernelHardwareInfo hw;
+  hw.device_id = 0;
+  hw.sm_count = sm_count;
+  return hw;
+}
 
 // 0 on success; else the CUTLASS status plus 1000 (can_implement), 2000 (initialize) or 3000
 // (run), or 4000 when the workspace could not be allocated.
