@@ -72,7 +72,9 @@ def struct_lines(c: kt.Config) -> list[str]:
     if isinstance(c, kt.Sm90):
         body += [f"static constexpr int kClusterM = {c.cluster[0]}, kClusterN = {c.cluster[1]};",
                  "static constexpr Sm90Schedule kSchedule = Sm90Schedule::"
-                 + ("kCooperative;" if c.schedule == "coop" else "kPingpong;"),
+                 + {"coop": "kCooperative;", "pingpong": "kPingpong;", "ws": "kWarpSpecialized;"}[c.schedule],
+                 "static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::"
+                 + ("kCpAsync;" if c.mainloop == "cpasync" else "kTma;"),
                  "static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::"
                  + ("kStreamK;" if c.scheduler == "streamk" else "kPersistent;"),
                  f"static constexpr bool kSwapAB = {str(c.swap_ab).lower()};",
@@ -118,7 +120,11 @@ def configs_header() -> GeneratedFile:
            "",
            "// SM90 (CUTLASS 3.x) schedules. Cooperative: two consumer warpgroups share one tile.",
            "// Ping-pong: they alternate whole tiles, one's epilogue under the other's MMAs.",
-           "enum class Sm90Schedule { kCooperative, kPingpong };",
+           "// WarpSpecialized (cp.async configs): one consumer warpgroup, a CTA per tile.",
+           "enum class Sm90Schedule { kCooperative, kPingpong, kWarpSpecialized };",
+           "// How the producer warps load A and B: TMA (16-byte aligned operands; D stored through",
+           "// shared memory by TMA), or cp.async at the config's alignment (D stored from registers).",
+           "enum class Sm90Mainloop { kTma, kCpAsync };",
            "// Persistent: a grid of about one CTA per SM walks the output tiles, each over the whole K.",
            "// StreamK: CUTLASS's stream-K scheduler, which can also split K (and run data-parallel);",
            "// the launch picks the decomposition (GemmArgs::decomposition). Cooperative kernels only.",
@@ -139,7 +145,7 @@ def configs_header() -> GeneratedFile:
             "inline constexpr const char* config_name(ConfigId id) {",
             '  return id == ConfigId::kNone || id >= ConfigId::kCount ? "?" : kConfigNames[static_cast<int>(id)];',
             "}"]
-    sections = {"cutlass3x": "SM90, CUTLASS 3.x: TMA + WGMMA, warp-specialized, persistent",
+    sections = {"cutlass3x": "SM90, CUTLASS 3.x: TMA (or cp.async) + WGMMA, warp-specialized",
                 "cutlass2x": "CUTLASS 2.x: multistage cp.async or register-staged, mma.sync / DMMA / SIMT",
                 "handwritten": "hand-written (csrc/handwritten)"}
     family, why = None, None
@@ -219,6 +225,18 @@ def sm90_groups(c: kt.Sm90) -> list[KernelGroup]:
             what = (f"float32 as 3xTF32 on presplit operands, configs::{c.struct}: one TF32 GEMM, "
                     f"{layouts_comment(layouts)}.")
             group(precision, c.name, "cutlass3x/sm90_3xtf32_presplit.cuh", what, kernels)
+            continue
+        if c.mainloop == "cpasync":
+            # One group per alignment, as CUTLASS 2.x's: the alignment is a template argument.
+            for align in c.alignments[precision]:
+                token = f"{c.name}_a{align}"
+                kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{token}",
+                            f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{c.struct}, "
+                            f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, {layout_enum(lay[0])}, "
+                            f"{layout_enum(lay[1])}, void, cutlass_ops::sm90::EpilogueFusion::kPlain, {align}>", "")
+                           for lay in layouts]
+                group(precision, token, "cutlass3x/sm90_gemm.cuh",
+                      f"{precision}, configs::{c.struct}, {align}-element alignment: {layouts_comment(layouts)}.", kernels)
             continue
         header, template = (("cutlass3x/sm90_splitk_sum.cuh", "SplitKSum") if c.variant == "splitk_sum"
                             else ("cutlass3x/sm90_gemm.cuh", "Sm90Gemm"))
@@ -320,7 +338,8 @@ def all_units() -> list[GeneratedFile]:
 
 def builds_text(c: kt.Config) -> str:
     if isinstance(c, kt.Sm90):
-        text = "; ".join(f"{p}: {' '.join(lay)}" for p, lay in c.builds.items())
+        text = "; ".join(f"{p}: {' '.join(lay)}" + (f" a{'/a'.join(map(str, c.alignments[p]))}" if c.alignments else "")
+                         for p, lay in c.builds.items())
         fused = "; ".join(f"{p}: {' '.join(lay)}" for p, lay in c.fused.items())
         return text + (f" (fused bias + activation: {fused})" if fused else "")
     if isinstance(c, kt.Sm80):
@@ -330,7 +349,7 @@ def builds_text(c: kt.Config) -> str:
 
 def schedule_text(c: kt.Config) -> str:
     if isinstance(c, kt.Sm90):
-        parts = [c.schedule, c.scheduler] + ["swap-AB"] * c.swap_ab
+        parts = [c.schedule, c.scheduler] + ["cp.async"] * (c.mainloop == "cpasync") + ["swap-AB"] * c.swap_ab
         parts += {"gemm": [], "splitk_sum": ["split-K summed by a 2nd kernel"], "presplit": ["presplit 3xTF32"]}[c.variant]
         parts += [f"epilogue subtile {c.epilogue_tile[0]}x{c.epilogue_tile[1]}"] * any(c.epilogue_tile)
         return ", ".join(parts)

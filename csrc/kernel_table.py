@@ -60,13 +60,22 @@ BASE_WGMMA_N = (8, 16, 32, 64, 96, 128, 192, 256)
 class Sm90(Config):
     """CUTLASS 3.x on SM90: TMA + WGMMA, warp-specialized, persistent (csrc/cutlass3x/sm90_gemm.cuh).
 
+    ``mainloop``: "tma" (TMA loads of 16-byte aligned operands, D stored through shared memory
+    by TMA) or "cpasync" (producer warps load A and B with cp.async, 4 bytes a copy at alignment
+    1 (TF32) or 2 (16-bit), D stored from registers at any alignment: CUTLASS's
+    KernelCpAsyncWarpSpecialized* with the NoSmemWarpSpecialized epilogue), for operands TMA cannot
+    read. cp.async builds name their alignments (``alignments``: precision -> elements) and may
+    use the "ws" schedule (one consumer warpgroup, two producer warps, one CTA per tile).
+
     ``variant``: "gemm" (one CollectiveBuilder GEMM), "splitk_sum" (K slices as a batch of GEMMs
     writing float32 partials, summed in order by a second kernel: sm90_splitk_sum.cuh) or
     "presplit" (3xTF32: the operands split into TF32 parts by a pass, then one TF32 "rc" GEMM
     over 3K registered for every layout: sm90_3xtf32_presplit.cuh).
     """
     cluster: tuple[int, int] = (1, 1)
-    schedule: str = "coop"            # "coop": two consumer warpgroups share a tile; "pingpong": they alternate tiles
+    # "coop": two consumer warpgroups share a tile; "pingpong": they alternate tiles; "ws" (cp.async
+    # only): one consumer warpgroup per tile, a grid of one CTA per tile
+    schedule: str = "coop"
     scheduler: str = "persistent"     # "persistent": whole-K tiles; "streamk": CUTLASS's stream-K scheduler
     swap_ab: bool = False             # computes D^T = B^T A^T (kTileM rows of D along WGMMA's narrow N side)
     variant: str = "gemm"
@@ -78,12 +87,24 @@ class Sm90(Config):
     # precision -> layouts also built with the fused epilogue (D = activation(alpha * A @ B + bias),
     # cutlass3x/sm90_gemm.cuh EpilogueFusion::kBiasActivation): linear and addmm with a bias
     fused: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    mainloop: str = "tma"
+    alignments: dict[str, tuple[int, ...]] = field(default_factory=dict)  # cp.async: precision -> alignments
 
     family = "cutlass3x"
     arch = 90
 
     def __post_init__(self) -> None:
-        assert self.schedule in ("coop", "pingpong") and self.scheduler in ("persistent", "streamk")
+        assert self.schedule in ("coop", "pingpong", "ws") and self.scheduler in ("persistent", "streamk")
+        assert self.mainloop in ("tma", "cpasync")
+        if self.mainloop == "cpasync":
+            assert self.cluster == (1, 1), "cp.async loads are per CTA: no multicast"
+            assert self.scheduler == "persistent" and self.variant == "gemm" and not self.fused
+            assert not any(self.epilogue_tile), "the register epilogue has no shared-memory subtile"
+            assert set(self.alignments) == set(self.builds), (self.alignments, self.builds)
+            for p, aligns in self.alignments.items():
+                assert aligns and all(a * {"tf32": 4}.get(p, 2) >= 4 for a in aligns), "cp.async copies 4 bytes or more"
+        else:
+            assert self.schedule != "ws" and not self.alignments, "the ws schedule and alignments are cp.async's"
         assert self.variant in ("gemm", "splitk_sum", "presplit")
         assert (self.variant == "presplit") == (self.promote_k_tiles > 0)
         assert not (self.schedule == "pingpong" and self.scheduler == "streamk"), "stream-K runs cooperative kernels"
@@ -101,8 +122,9 @@ class Sm90(Config):
     def struct(self) -> str:
         m, n, k = self.tile
         parts = [f"Sm90_{m}x{n}x{k}_{self.cluster[0]}x{self.cluster[1]}x1_"
-                 + ("Coop" if self.schedule == "coop" else "Pingpong")
+                 + {"coop": "Coop", "pingpong": "Pingpong", "ws": "WarpSpecialized"}[self.schedule]
                  + ("StreamK" if self.scheduler == "streamk" else "")]
+        parts += ["CpAsync"] * (self.mainloop == "cpasync")
         parts += ["SwapAB"] * self.swap_ab
         parts += {"gemm": [], "splitk_sum": ["SplitKSum"], "presplit": ["Presplit"]}[self.variant]
         return "_".join(parts)
@@ -111,6 +133,7 @@ class Sm90(Config):
     def name(self) -> str:
         parts = [f"{self.tile_text()}_{self.cluster[0]}x{self.cluster[1]}x1", self.schedule]
         parts += ["streamk"] * (self.scheduler == "streamk")
+        parts += ["cpasync"] * (self.mainloop == "cpasync")
         parts += ["swapab"] * self.swap_ab
         parts += {"gemm": [], "splitk_sum": ["splitk_sum"], "presplit": ["presplit"]}[self.variant]
         return "_".join(parts)
@@ -303,6 +326,29 @@ on the 128x128 ping-pong tile, whose consumer warpgroups alternate tiles, one's 
 the other's MMAs. Built in the layouts where they were fastest: the 128x256 tile in "rc", the
 ping-pong tile in "rc" and "cr" (docs/findings.md, "Short K steps")."""
 
+_CPASYNC = """Operands TMA cannot read: TMA moves rows whose leading dim and address are 16-byte
+aligned, so an odd K in F.linear's layout (a TF32 leading dim off 4 elements, a 16-bit one off
+8) sent a problem to CUTLASS 2.x's mma.sync kernels, to a zero-padded copy feeding a TMA kernel,
+or to the streaming kernels. These are WGMMA kernels whose producer warps load A and B with
+cp.async (4-byte copies: any TF32 address, a 16-bit one even) and whose epilogue stores D from
+registers at any alignment (CUTLASS's KernelCpAsyncWarpSpecialized{{,Pingpong,Cooperative}} with
+the NoSmemWarpSpecialized epilogue; no cluster, since cp.async loads are per CTA). Built in
+CUTLASS beside the library (benchmarks/probes/cpasync_probe.py, H200, 2026-11-30, a36ddb2,
+"rc", odd K, against the kernel cutlass_ops ran): {figures}; behind it on large products, where
+the padded copy and a TMA kernel win (4095x4097x4093 TF32: 1.06x torch.mm on the one-warpgroup
+128x128 tile, 1.88x on a TMA kernel reading a padded copy)."""
+_CPASYNC_TF32 = _CPASYNC.format(figures="""TF32 400x700x999 1.42x torch.mm on the 64x64 ping-pong tile
+against 1.02x (CUTLASS 2.x 64x64x32 at alignment 1), 777x640x999 1.24x against 0.97x,
+1000x1000x1001 1.03x on 64x128 ping-pong against 0.85x, 600x3000x777 1.19x on the 128x128 tile
+with one consumer warpgroup (the "ws" schedule) against 0.88x, 513x2049x1023 1.18x against 1.02x,
+2000x900x511 1.06x against 0.96x; behind at 300x500x1001 (0.73x against 0.81x). The cooperative
+128x128 and 128x64 tiles were slower than these three on all but one problem""")
+_CPASYNC_16BIT = _CPASYNC.format(figures="""bf16 at alignment 2 (K = 2 mod 4): 777x640x998 1.25x torch.mm
+on the 64x64 ping-pong tile against 1.01x (CUTLASS 2.x 64x64x32 at alignment 2), 1000x1000x1002
+1.08x on 64x128 ping-pong against 0.97x, 513x2049x1022 1.28x on the cooperative 128x128 tile
+against 1.06x; behind from 1500^2 (0.96x against 1.31x). Also built for x @ W ("rr", B read
+N-major), which the probe did not time; the sweep decides""")
+
 SM90 = [
     Sm90((128, 256, 64), cluster=(2, 1), epilogue_tile=(128, 64), builds=both16(LAYOUTS), fused=both16(("rr", "rc")),
          why="""Large M*N, 16-bit: two
@@ -481,6 +527,18 @@ rows swapped (CUTLASS 128x112, extended WGMMA N) make 9 x 13 = 117 tiles at 1000
          why=_PRESPLIT),
     Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,
          builds={"3xtf32": LAYOUTS}, why=_PRESPLIT),
+    Sm90((64, 64, 32), schedule="pingpong", mainloop="cpasync", builds={"tf32": ("rc",)},
+         alignments={"tf32": (1,)}, why=_CPASYNC_TF32),
+    Sm90((64, 128, 32), schedule="pingpong", mainloop="cpasync", builds={"tf32": ("rc",)},
+         alignments={"tf32": (1,)}, why=_CPASYNC_TF32),
+    Sm90((128, 128, 32), schedule="ws", mainloop="cpasync", builds={"tf32": ("rc",)},
+         alignments={"tf32": (1,)}, why=_CPASYNC_TF32),
+    Sm90((64, 64, 64), schedule="pingpong", mainloop="cpasync", builds=both16(("rr", "rc")),
+         alignments={p: (2,) for p in F16_BF16}, why=_CPASYNC_16BIT),
+    Sm90((64, 128, 64), schedule="pingpong", mainloop="cpasync", builds=both16(("rr", "rc")),
+         alignments={p: (2,) for p in F16_BF16}, why=_CPASYNC_16BIT),
+    Sm90((128, 128, 64), mainloop="cpasync", builds=both16(("rr", "rc")),
+         alignments={p: (2,) for p in F16_BF16}, why=_CPASYNC_16BIT),
 ]
 
 # ---- CUTLASS 2.x (SM80-class; DMMA configs SM90) -----------------------------------------

@@ -255,7 +255,8 @@ class KernelInfo:
     n_multiple: int = 1  # N (the output's row length) must be a multiple of this
     role: str = "product"  # "teaching": a step of the hand-written ladder, run only with kernel=
     math: str = "mma"  # wgmma, mma (mma.sync, wmma, DMMA) or simt
-    mainloop: str = ""  # tma-warp-specialized, cp-async-multistage, register-staged, streaming or basic
+    # tma-warp-specialized, cp-async-warp-specialized, cp-async-multistage, register-staged, streaming or basic
+    mainloop: str = ""
     cluster: tuple[int, int] = (1, 1)  # CTAs per cluster along M and N
     stages: int = 0
     threads: int = 0  # per CTA

@@ -77,17 +77,35 @@ struct CutlassProblem {
                   cute::Int<(Config::kEpilogueTileN > 0 ? Config::kEpilogueTileN : 1)>>>;
 };
 
-template <configs::Sm90Schedule S>
+// The main loop's and the epilogue's schedule tags. TMA configs store D through shared memory
+// with TMA; cp.async ones (Sm90Mainloop::kCpAsync, for operands TMA cannot read) store it from
+// registers (NoSmemWarpSpecialized), at any alignment.
+template <configs::Sm90Schedule S, configs::Sm90Mainloop M>
 struct ScheduleTags;
 template <>
-struct ScheduleTags<configs::Sm90Schedule::kCooperative> {
+struct ScheduleTags<configs::Sm90Schedule::kCooperative, configs::Sm90Mainloop::kTma> {
   using Mainloop = cutlass::gemm::KernelTmaWarpSpecializedCooperative;
   using Epilogue = cutlass::epilogue::TmaWarpSpecializedCooperative;
 };
 template <>
-struct ScheduleTags<configs::Sm90Schedule::kPingpong> {
+struct ScheduleTags<configs::Sm90Schedule::kPingpong, configs::Sm90Mainloop::kTma> {
   using Mainloop = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
   using Epilogue = cutlass::epilogue::TmaWarpSpecialized;
+};
+template <>
+struct ScheduleTags<configs::Sm90Schedule::kCooperative, configs::Sm90Mainloop::kCpAsync> {
+  using Mainloop = cutlass::gemm::KernelCpAsyncWarpSpecializedCooperative;
+  using Epilogue = cutlass::epilogue::NoSmemWarpSpecialized;
+};
+template <>
+struct ScheduleTags<configs::Sm90Schedule::kPingpong, configs::Sm90Mainloop::kCpAsync> {
+  using Mainloop = cutlass::gemm::KernelCpAsyncWarpSpecializedPingpong;
+  using Epilogue = cutlass::epilogue::NoSmemWarpSpecialized;
+};
+template <>
+struct ScheduleTags<configs::Sm90Schedule::kWarpSpecialized, configs::Sm90Mainloop::kCpAsync> {
+  using Mainloop = cutlass::gemm::KernelCpAsyncWarpSpecialized;
+  using Epilogue = cutlass::epilogue::NoSmemWarpSpecialized;
 };
 
 template <configs::Sm90Scheduler S>
@@ -193,21 +211,29 @@ struct FusionFor<EpilogueFusion::kBiasActivation, true, ElementD> {
 };
 
 // OutT: D's element type; void means the operands' (float: the float32 partial slices of
-// sm90_splitk_sum.cuh). Fusion: what the epilogue computes besides storing D.
+// sm90_splitk_sum.cuh). Fusion: what the epilogue computes besides storing D. CpAsyncAlignment:
+// the operands' alignment in elements of a cp.async config (0 for TMA configs).
 template <class Config, Precision P, Layout LA, Layout LB, class OutT = void,
-          EpilogueFusion Fusion = EpilogueFusion::kPlain>
+          EpilogueFusion Fusion = EpilogueFusion::kPlain, int CpAsyncAlignment = 0>
 struct Sm90Gemm {
   using ElementAB = typename ElementFor<P>::type;
   using ElementD = std::conditional_t<std::is_void_v<OutT>, ElementAB, OutT>;
   using ElementAccumulator = float;
-  // TMA moves 16-byte aligned rows.
-  static constexpr int kAlignment = 16 / static_cast<int>(sizeof(ElementAB));
-  static constexpr int kAlignmentD = 16 / static_cast<int>(sizeof(ElementD));
+  static constexpr bool kCpAsync = Config::kMainloop == configs::Sm90Mainloop::kCpAsync;
+  static_assert(kCpAsync == (CpAsyncAlignment > 0), "cp.async configs, and only they, name an alignment");
+  static_assert(!kCpAsync || (Fusion == EpilogueFusion::kPlain && std::is_void_v<OutT>),
+                "cp.async configs are built plain");
+  // TMA moves 16-byte aligned rows; cp.async copies CpAsyncAlignment elements at a time, and the
+  // register epilogue stores D element by element.
+  static constexpr int kAlignment = kCpAsync ? CpAsyncAlignment : 16 / static_cast<int>(sizeof(ElementAB));
+  static constexpr int kAlignmentD = kCpAsync ? 1 : 16 / static_cast<int>(sizeof(ElementD));
 
   using Problem = CutlassProblem<Config, LA, LB>;
   using TileShape = typename Problem::TileShape;
   using ClusterShape = typename Problem::ClusterShape;
-  using Schedule = ScheduleTags<Config::kSchedule>;
+  using Schedule = ScheduleTags<Config::kSchedule, Config::kMainloop>;
+  // The one-warpgroup cp.async kernel launches a CTA per tile; the others are persistent.
+  static constexpr bool kPersistent = Config::kSchedule != configs::Sm90Schedule::kWarpSpecialized;
 
   static constexpr bool kFused = Fusion != EpilogueFusion::kPlain;
   static_assert(!kFused || std::is_void_v<OutT>, "a fused epilogue writes D in the operands' type");
@@ -340,11 +366,11 @@ struct Sm90Gemm {
         .layout_b = LB,
         .align_a = kAlignment,
         .align_b = kAlignment,
-        .align_d = kAlignment,
+        .align_d = kCpAsync ? kAlignmentD : kAlignment,
         .min_cc = 90,
         .max_cc = 90,
         .math = MathClass::kWgmma,
-        .mainloop = Mainloop::kTmaWarpSpecialized,
+        .mainloop = kCpAsync ? Mainloop::kCpAsyncWarpSpecialized : Mainloop::kTmaWarpSpecialized,
         .tile_m = Config::kTileM,
         .tile_n = Config::kTileN,
         .tile_k = Config::kTileK,
@@ -353,14 +379,15 @@ struct Sm90Gemm {
         .stages = CollectiveMainloop::DispatchPolicy::Stages,
         .threads = static_cast<int>(GemmKernel::MaxThreadsPerBlock),
         .smem_bytes = static_cast<int>(GemmKernel::SharedStorageSize),
-        .persistent = true,
+        .persistent = kPersistent,
         .pingpong = Config::kSchedule == configs::Sm90Schedule::kPingpong,
         .swap_ab = Config::kSwapAB,
         .decompositions = Config::kDecompositions,  // the kernel table's, from its scheduler
-        .orders_tiles = true,
+        .orders_tiles = kPersistent,
         .fuses_epilogue = kFused,
-        // The fused bias is one row for the whole batch; bmm has no epilogue to fuse.
-        .batched = !kFused,
+        // The fused bias is one row for the whole batch; bmm has no epilogue to fuse. The
+        // cp.async builds are swept and tested on single products only.
+        .batched = !kFused && !kCpAsync,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,

@@ -14,7 +14,11 @@ namespace cutlass_ops::configs {
 
 // SM90 (CUTLASS 3.x) schedules. Cooperative: two consumer warpgroups share one tile.
 // Ping-pong: they alternate whole tiles, one's epilogue under the other's MMAs.
-enum class Sm90Schedule { kCooperative, kPingpong };
+// WarpSpecialized (cp.async configs): one consumer warpgroup, a CTA per tile.
+enum class Sm90Schedule { kCooperative, kPingpong, kWarpSpecialized };
+// How the producer warps load A and B: TMA (16-byte aligned operands; D stored through
+// shared memory by TMA), or cp.async at the config's alignment (D stored from registers).
+enum class Sm90Mainloop { kTma, kCpAsync };
 // Persistent: a grid of about one CTA per SM walks the output tiles, each over the whole K.
 // StreamK: CUTLASS's stream-K scheduler, which can also split K (and run data-parallel);
 // the launch picks the decomposition (GemmArgs::decomposition). Cooperative kernels only.
@@ -58,6 +62,12 @@ enum class ConfigId : int16_t {
   kSm90_112x128x64_1x1x1_Coop_SwapAB,
   kSm90_128x128x32_2x1x1_Coop_Presplit,
   kSm90_128x128x32_1x1x1_CoopStreamK_Presplit,
+  kSm90_64x64x32_1x1x1_Pingpong_CpAsync,
+  kSm90_64x128x32_1x1x1_Pingpong_CpAsync,
+  kSm90_128x128x32_1x1x1_WarpSpecialized_CpAsync,
+  kSm90_64x64x64_1x1x1_Pingpong_CpAsync,
+  kSm90_64x128x64_1x1x1_Pingpong_CpAsync,
+  kSm90_128x128x64_1x1x1_Coop_CpAsync,
   kSm80_128x256x64_64x64x64_3s,
   kSm80_128x128x32_64x64x32_3s,
   kSm80_128x128x32_64x64x32_2s,
@@ -100,7 +110,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x0B1EACB4F8FC423DULL;
+inline constexpr uint64_t kConfigTableHash = 0x80B04AC0489A7B28ULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -137,6 +147,12 @@ inline constexpr const char* kConfigNames[] = {
     "112x128x64_1x1x1_coop_swapab",
     "128x128x32_2x1x1_coop_presplit",
     "128x128x32_1x1x1_coop_streamk_presplit",
+    "64x64x32_1x1x1_pingpong_cpasync",
+    "64x128x32_1x1x1_pingpong_cpasync",
+    "128x128x32_1x1x1_ws_cpasync",
+    "64x64x64_1x1x1_pingpong_cpasync",
+    "64x128x64_1x1x1_pingpong_cpasync",
+    "128x128x64_1x1x1_coop_cpasync",
     "128x256x64_3s",
     "128x128x32_3s",
     "128x128x32_2s",
@@ -179,7 +195,7 @@ inline constexpr const char* config_name(ConfigId id) {
   return id == ConfigId::kNone || id >= ConfigId::kCount ? "?" : kConfigNames[static_cast<int>(id)];
 }
 
-// ---- SM90, CUTLASS 3.x: TMA + WGMMA, warp-specialized, persistent -------------------------------
+// ---- SM90, CUTLASS 3.x: TMA (or cp.async) + WGMMA, warp-specialized -----------------------------
 
 // Large M*N, 16-bit: two consumer warpgroups share one 128x256 tile. The 2x1 cluster multicasts
 // B across the pair. Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to
@@ -195,6 +211,7 @@ struct Sm90_128x256x64_2x1x1_Coop {
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
@@ -215,6 +232,7 @@ struct Sm90_128x256x64_2x1x1_Coop_SplitKSum {
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -235,6 +253,7 @@ struct Sm90_128x128x64_1x1x1_Pingpong {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
@@ -260,6 +279,7 @@ struct Sm90_128x192x64_2x1x1_Coop {
   static constexpr int kTileM = 128, kTileN = 192, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
@@ -280,6 +300,7 @@ struct Sm90_64x32x64_1x2x1_Pingpong {
   static constexpr int kTileM = 64, kTileN = 32, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 2;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -306,6 +327,7 @@ struct Sm90_64x64x64_1x1x1_Pingpong {
   static constexpr int kTileM = 64, kTileN = 64, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -337,6 +359,7 @@ struct Sm90_64x128x64_1x1x1_Pingpong {
   static constexpr int kTileM = 64, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
@@ -368,6 +391,7 @@ struct Sm90_64x256x64_1x1x1_Pingpong {
   static constexpr int kTileM = 64, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
@@ -390,6 +414,7 @@ struct Sm90_256x128x64_1x2x1_Coop {
   static constexpr int kTileM = 256, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 2;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
@@ -413,6 +438,7 @@ struct Sm90_128x64x64_1x2x1_Coop {
   static constexpr int kTileM = 128, kTileN = 64, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 2;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -439,6 +465,7 @@ struct Sm90_128x128x32_1x1x1_Pingpong {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 64, kEpilogueTileN = 64;
@@ -459,6 +486,7 @@ struct Sm90_128x128x32_1x1x1_Coop {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -473,6 +501,7 @@ struct Sm90_64x64x32_1x1x1_Pingpong {
   static constexpr int kTileM = 64, kTileN = 64, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -485,6 +514,7 @@ struct Sm90_64x128x32_1x1x1_Pingpong {
   static constexpr int kTileM = 64, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -497,6 +527,7 @@ struct Sm90_64x256x32_1x1x1_Pingpong {
   static constexpr int kTileM = 64, kTileN = 256, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -517,6 +548,7 @@ struct Sm90_128x128x64_1x1x1_CoopStreamK {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
@@ -541,6 +573,7 @@ struct Sm90_128x256x64_2x1x1_CoopStreamK {
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 128, kEpilogueTileN = 64;
@@ -557,6 +590,7 @@ struct Sm90_128x64x128_1x1x1_CoopStreamK {
   static constexpr int kTileM = 128, kTileN = 64, kTileK = 128;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -572,6 +606,7 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -597,6 +632,7 @@ struct Sm90_128x256x32_2x1x1_Coop {
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 32;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -620,6 +656,7 @@ struct Sm90_32x128x128_1x1x1_CoopStreamK_SwapAB {
   static constexpr int kTileM = 32, kTileN = 128, kTileK = 128;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -641,6 +678,7 @@ struct Sm90_256x128x32_1x2x1_Coop_SwapAB {
   static constexpr int kTileM = 256, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 2;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -655,6 +693,7 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -672,6 +711,7 @@ struct Sm90_256x128x32_1x1x1_CoopStreamK_SwapAB {
   static constexpr int kTileM = 256, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -693,6 +733,7 @@ struct Sm90_64x64x32_1x1x1_Pingpong_SwapAB {
   static constexpr int kTileM = 64, kTileN = 64, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -721,6 +762,7 @@ struct Sm90_144x128x64_2x1x1_Coop_SwapAB {
   static constexpr int kTileM = 144, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -733,6 +775,7 @@ struct Sm90_144x256x64_2x1x1_Coop_SwapAB {
   static constexpr int kTileM = 144, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -745,6 +788,7 @@ struct Sm90_144x128x64_2x1x1_CoopStreamK_SwapAB {
   static constexpr int kTileM = 144, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -771,6 +815,7 @@ struct Sm90_192x128x64_2x1x1_Coop_SwapAB {
   static constexpr int kTileM = 192, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -783,6 +828,7 @@ struct Sm90_176x256x64_2x1x1_Coop_SwapAB {
   static constexpr int kTileM = 176, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -807,6 +853,7 @@ struct Sm90_80x128x64_1x1x1_Coop_SwapAB {
   static constexpr int kTileM = 80, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -827,6 +874,7 @@ struct Sm90_112x128x64_1x1x1_Coop_SwapAB {
   static constexpr int kTileM = 112, kTileN = 128, kTileK = 64;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -849,6 +897,7 @@ struct Sm90_128x128x32_2x1x1_Coop_Presplit {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
@@ -862,12 +911,124 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_Presplit {
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
   static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kStreamK;
   static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kPromoteKTiles = 2;
   static constexpr int kDecompositions =
       decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK) | decomposition_bit(Decomposition::kStreamK);
+};
+
+// Operands TMA cannot read: TMA moves rows whose leading dim and address are 16-byte aligned, so
+// an odd K in F.linear's layout (a TF32 leading dim off 4 elements, a 16-bit one off 8) sent a
+// problem to CUTLASS 2.x's mma.sync kernels, to a zero-padded copy feeding a TMA kernel, or to
+// the streaming kernels. These are WGMMA kernels whose producer warps load A and B with cp.async
+// (4-byte copies: any TF32 address, a 16-bit one even) and whose epilogue stores D from
+// registers at any alignment (CUTLASS's KernelCpAsyncWarpSpecialized{,Pingpong,Cooperative} with
+// the NoSmemWarpSpecialized epilogue; no cluster, since cp.async loads are per CTA). Built in
+// CUTLASS beside the library (benchmarks/probes/cpasync_probe.py, H200, 2026-11-30, a36ddb2,
+// "rc", odd K, against the kernel cutlass_ops ran): TF32 400x700x999 1.42x torch.mm on the 64x64
+// ping-pong tile against 1.02x (CUTLASS 2.x 64x64x32 at alignment 1), 777x640x999 1.24x against
+// 0.97x, 1000x1000x1001 1.03x on 64x128 ping-pong against 0.85x, 600x3000x777 1.19x on the
+// 128x128 tile with one consumer warpgroup (the "ws" schedule) against 0.88x, 513x2049x1023
+// 1.18x against 1.02x, 2000x900x511 1.06x against 0.96x; behind at 300x500x1001 (0.73x against
+// 0.81x). The cooperative 128x128 and 128x64 tiles were slower than these three on all but one
+// problem; behind it on large products, where the padded copy and a TMA kernel win
+// (4095x4097x4093 TF32: 1.06x torch.mm on the one-warpgroup 128x128 tile, 1.88x on a TMA kernel
+// reading a padded copy).
+struct Sm90_64x64x32_1x1x1_Pingpong_CpAsync {
+  static constexpr ConfigId kId = ConfigId::kSm90_64x64x32_1x1x1_Pingpong_CpAsync;
+  static constexpr const char* kName = "64x64x32_1x1x1_pingpong_cpasync";
+  static constexpr int kTileM = 64, kTileN = 64, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kCpAsync;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_64x128x32_1x1x1_Pingpong_CpAsync {
+  static constexpr ConfigId kId = ConfigId::kSm90_64x128x32_1x1x1_Pingpong_CpAsync;
+  static constexpr const char* kName = "64x128x32_1x1x1_pingpong_cpasync";
+  static constexpr int kTileM = 64, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kCpAsync;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_128x128x32_1x1x1_WarpSpecialized_CpAsync {
+  static constexpr ConfigId kId = ConfigId::kSm90_128x128x32_1x1x1_WarpSpecialized_CpAsync;
+  static constexpr const char* kName = "128x128x32_1x1x1_ws_cpasync";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 32;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kWarpSpecialized;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kCpAsync;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+// Operands TMA cannot read: TMA moves rows whose leading dim and address are 16-byte aligned, so
+// an odd K in F.linear's layout (a TF32 leading dim off 4 elements, a 16-bit one off 8) sent a
+// problem to CUTLASS 2.x's mma.sync kernels, to a zero-padded copy feeding a TMA kernel, or to
+// the streaming kernels. These are WGMMA kernels whose producer warps load A and B with cp.async
+// (4-byte copies: any TF32 address, a 16-bit one even) and whose epilogue stores D from
+// registers at any alignment (CUTLASS's KernelCpAsyncWarpSpecialized{,Pingpong,Cooperative} with
+// the NoSmemWarpSpecialized epilogue; no cluster, since cp.async loads are per CTA). Built in
+// CUTLASS beside the library (benchmarks/probes/cpasync_probe.py, H200, 2026-11-30, a36ddb2,
+// "rc", odd K, against the kernel cutlass_ops ran): bf16 at alignment 2 (K = 2 mod 4):
+// 777x640x998 1.25x torch.mm on the 64x64 ping-pong tile against 1.01x (CUTLASS 2.x 64x64x32 at
+// alignment 2), 1000x1000x1002 1.08x on 64x128 ping-pong against 0.97x, 513x2049x1022 1.28x on
+// the cooperative 128x128 tile against 1.06x; behind from 1500^2 (0.96x against 1.31x). Also
+// built for x @ W ("rr", B read N-major), which the probe did not time; the sweep decides;
+// behind it on large products, where the padded copy and a TMA kernel win (4095x4097x4093 TF32:
+// 1.06x torch.mm on the one-warpgroup 128x128 tile, 1.88x on a TMA kernel reading a padded
+// copy).
+struct Sm90_64x64x64_1x1x1_Pingpong_CpAsync {
+  static constexpr ConfigId kId = ConfigId::kSm90_64x64x64_1x1x1_Pingpong_CpAsync;
+  static constexpr const char* kName = "64x64x64_1x1x1_pingpong_cpasync";
+  static constexpr int kTileM = 64, kTileN = 64, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kCpAsync;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_64x128x64_1x1x1_Pingpong_CpAsync {
+  static constexpr ConfigId kId = ConfigId::kSm90_64x128x64_1x1x1_Pingpong_CpAsync;
+  static constexpr const char* kName = "64x128x64_1x1x1_pingpong_cpasync";
+  static constexpr int kTileM = 64, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kCpAsync;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_128x128x64_1x1x1_Coop_CpAsync {
+  static constexpr ConfigId kId = ConfigId::kSm90_128x128x64_1x1x1_Coop_CpAsync;
+  static constexpr const char* kName = "128x128x64_1x1x1_coop_cpasync";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kCpAsync;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
 
 // ---- CUTLASS 2.x: multistage cp.async or register-staged, mma.sync / DMMA / SIMT ----------------

@@ -67,6 +67,9 @@ enum class Mainloop : int8_t {
   kRegisterStaged = 2,      // two stages, each thread loading the next tile through registers
   kStreaming = 3,           // few-row kernels that stream B through once (hand-written)
   kBasic = 4,               // teaching steps: plain loads, no pipeline
+  // SM90: producer warps copy the operands with cp.async (any alignment of the copy's width) into
+  // a stage ring that WGMMA consumer warpgroups read; D stored from registers
+  kCpAsyncWarpSpecialized = 5,
 };
 
 inline constexpr const char* mainloop_name(Mainloop m) {
@@ -76,6 +79,7 @@ inline constexpr const char* mainloop_name(Mainloop m) {
     case Mainloop::kRegisterStaged: return "register-staged";
     case Mainloop::kStreaming: return "streaming";
     case Mainloop::kBasic: return "basic";
+    case Mainloop::kCpAsyncWarpSpecialized: return "cp-async-warp-specialized";
   }
   return "?";
 }
