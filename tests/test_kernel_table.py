@@ -48,12 +48,12 @@ def test_configs_header_lists_every_row_in_order():
 
 def test_derived_names_parse_back_to_the_fields():
     for c in kt.SM90:
-        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)_(\d)x(\d)x1_(coop|pingpong)(_streamk)?(_swapab)?(_splitk_sum|_presplit)?",
-                         c.name)
+        m = re.fullmatch(r"(\d+)x(\d+)x(\d+)_(\d)x(\d)x1_(coop|pingpong|ws)(_streamk)?(_cpasync)?(_swapab)?"
+                         r"(_splitk_sum|_presplit)?", c.name)
         assert m, c.name
         assert tuple(map(int, m.group(1, 2, 3))) == c.tile and tuple(map(int, m.group(4, 5))) == c.cluster
         assert m.group(6) == c.schedule and bool(m.group(7)) == (c.scheduler == "streamk")
-        assert bool(m.group(8)) == c.swap_ab
+        assert bool(m.group(8)) == (c.mainloop == "cpasync") and bool(m.group(9)) == c.swap_ab
     for c in kt.SM80:
         assert c.name.endswith(f"{c.tile_text()}_{c.stages}s" + ("_streamk" if c.stream_k else "")), c.name
 
