@@ -58,7 +58,8 @@ BASE_WGMMA_N = (8, 16, 32, 64, 96, 128, 192, 256)
 
 @dataclass(frozen=True)
 class Sm90(Config):
-    """CUTLASS 3.x on SM90: TMA + WGMMA, warp-specialized, persistent (csrc/cutlass3x/sm90_gemm.cuh).
+    """CUTLASS 3.x on SM90: TMA (or cp.async) + WGMMA, warp-specialized, persistent but for the
+    "ws" schedule (csrc/cutlass3x/sm90_gemm.cuh).
 
     ``mainloop``: "tma" (TMA loads of 16-byte aligned operands, D stored through shared memory
     by TMA) or "cpasync" (producer warps load A and B with cp.async, 4 bytes a copy at alignment
@@ -101,8 +102,9 @@ class Sm90(Config):
             assert self.scheduler == "persistent" and self.variant == "gemm" and not self.fused
             assert not any(self.epilogue_tile), "the register epilogue has no shared-memory subtile"
             assert set(self.alignments) == set(self.builds), (self.alignments, self.builds)
+            element_bytes = {"tf32": 4, "f16": 2, "bf16": 2}
             for p, aligns in self.alignments.items():
-                assert aligns and all(a * {"tf32": 4}.get(p, 2) >= 4 for a in aligns), "cp.async copies 4 bytes or more"
+                assert aligns and all(a * element_bytes[p] >= 4 for a in aligns), "cp.async copies 4 bytes or more"
         else:
             assert self.schedule != "ws" and not self.alignments, "the ws schedule and alignments are cp.async's"
         assert self.variant in ("gemm", "splitk_sum", "presplit")
@@ -336,7 +338,12 @@ the NoSmemWarpSpecialized epilogue; no cluster, since cp.async loads are per CTA
 CUTLASS beside the library (benchmarks/probes/cpasync_probe.py, H200, 2026-11-30, a36ddb2,
 "rc", odd K, against the kernel cutlass_ops ran): {figures}; behind it on large products, where
 the padded copy and a TMA kernel win (4095x4097x4093 TF32: 1.06x torch.mm on the one-warpgroup
-128x128 tile, 1.88x on a TMA kernel reading a padded copy)."""
+128x128 tile, 1.88x on a TMA kernel reading a padded copy). Swept on the H200 (348e320, `sweep
+--add-kernels`), they were the fastest candidate far less often than the probe suggests: on 32 of
+the 4,717 rows that list them (TF32 14, bf16 13, f16 5; 3 in the test split), since the probe's
+class, mid-size products with an odd K, is rare among the sweep's problems; the test split's
+unaligned TF32 problems went from 0.922x to 0.925x torch.mm on the best built kernel
+(docs/findings.md, "Operands TMA cannot read")."""
 _CPASYNC_TF32 = _CPASYNC.format(figures="""TF32 400x700x999 1.42x torch.mm on the 64x64 ping-pong tile
 against 1.02x (CUTLASS 2.x 64x64x32 at alignment 1), 777x640x999 1.24x against 0.97x,
 1000x1000x1001 1.03x on 64x128 ping-pong against 0.85x, 600x3000x777 1.19x on the 128x128 tile

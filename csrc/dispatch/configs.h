@@ -936,7 +936,12 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_Presplit {
 // 0.81x). The cooperative 128x128 and 128x64 tiles were slower than these three on all but one
 // problem; behind it on large products, where the padded copy and a TMA kernel win
 // (4095x4097x4093 TF32: 1.06x torch.mm on the one-warpgroup 128x128 tile, 1.88x on a TMA kernel
-// reading a padded copy).
+// reading a padded copy). Swept on the H200 (348e320, `sweep --add-kernels`), they were the
+// fastest candidate far less often than the probe suggests: on 32 of the 4,717 rows that list
+// them (TF32 14, bf16 13, f16 5; 3 in the test split), since the probe's class, mid-size
+// products with an odd K, is rare among the sweep's problems; the test split's unaligned TF32
+// problems went from 0.922x to 0.925x torch.mm on the best built kernel (docs/findings.md,
+// "Operands TMA cannot read").
 struct Sm90_64x64x32_1x1x1_Pingpong_CpAsync {
   static constexpr ConfigId kId = ConfigId::kSm90_64x64x32_1x1x1_Pingpong_CpAsync;
   static constexpr const char* kName = "64x64x32_1x1x1_pingpong_cpasync";
@@ -991,7 +996,11 @@ struct Sm90_128x128x32_1x1x1_WarpSpecialized_CpAsync {
 // built for x @ W ("rr", B read N-major), which the probe did not time; the sweep decides;
 // behind it on large products, where the padded copy and a TMA kernel win (4095x4097x4093 TF32:
 // 1.06x torch.mm on the one-warpgroup 128x128 tile, 1.88x on a TMA kernel reading a padded
-// copy).
+// copy). Swept on the H200 (348e320, `sweep --add-kernels`), they were the fastest candidate far
+// less often than the probe suggests: on 32 of the 4,717 rows that list them (TF32 14, bf16 13,
+// f16 5; 3 in the test split), since the probe's class, mid-size products with an odd K, is rare
+// among the sweep's problems; the test split's unaligned TF32 problems went from 0.922x to
+// 0.925x torch.mm on the best built kernel (docs/findings.md, "Operands TMA cannot read").
 struct Sm90_64x64x64_1x1x1_Pingpong_CpAsync {
   static constexpr ConfigId kId = ConfigId::kSm90_64x64x64_1x1x1_Pingpong_CpAsync;
   static constexpr const char* kName = "64x64x64_1x1x1_pingpong_cpasync";
