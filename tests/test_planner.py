@@ -243,6 +243,34 @@ def test_staged_and_k_major_variants_are_offered_only_where_they_apply(tf32_matm
     assert plan(meta(1000, 1001), meta(1001, 1003), device="a100").candidates[0].variant == "in-place"
 
 
+@needs_sm90
+def test_operands_tma_cannot_read_reach_the_cp_async_kernels(tf32_matmul):
+    """F.linear's layout with a K whose rows TMA cannot read. bf16 K = 998 (rows on 4 bytes)
+    reaches the cp.async builds at alignment 2; K = 999 (2 bytes) none, each refused for A's
+    alignment. Uncalibrated (the H100's sweep never timed them) they rank after every measured
+    candidate; on the H200, whose sweep did, the 64x64 ping-pong build runs 777x640x998 (1.25x
+    torch.mm in benchmarks/probes/cpasync_probe.py, where the CUTLASS 2.x kernel that ran before
+    reached 1.01x) and TF32 3378x6x23 (the sweep's fastest candidate there)."""
+    def cp_async(p):  # read in place (the staged copies are aligned: every kernel reads those)
+        return [c for c in p.candidates if "_cpasync_" in c.kernel and c.variant == "in-place"]
+
+    even = plan(meta(777, 998), meta(998, 640, layout="c"), device="h200")
+    assert {c.kernel for c in cp_async(even)} >= {f"cutlass3x_sm90_bf16_rc_{t}_cpasync_a2" for t in
+                                                  ("64x64x64_1x1x1_pingpong", "64x128x64_1x1x1_pingpong",
+                                                   "128x128x64_1x1x1_coop")}, even
+    assert even.kernel == "cutlass3x_sm90_bf16_rc_64x64x64_1x1x1_pingpong_cpasync_a2", even
+    odd = plan(meta(777, 999), meta(999, 640, layout="c"), device="h200")
+    assert not cp_async(odd), odd
+    refusals = [why for name, why in odd.refused if "_cpasync_" in name]
+    assert len(refusals) == 3 and all("needs A aligned to 2 elements" in why for why in refusals), odd
+    tf32_matmul(True)
+    tf32 = plan(meta(3378, 23, torch.float32), meta(23, 6, torch.float32, "c"), device="h200")
+    assert tf32.kernel == "cutlass3x_sm90_tf32_rc_64x64x32_1x1x1_pingpong_cpasync_a1", tf32
+    h100 = plan(meta(777, 999, torch.float32), meta(999, 640, torch.float32, "c"), device="h100")
+    assert cp_async(h100) and not any(c.calibrated for c in cp_async(h100)), h100
+    assert "_cpasync_" not in h100.kernel
+
+
 def test_storage_offset_breaks_alignment():
     p = plan(meta(1024, 1024, offset=1), meta(1024, 1024), device="a100")
     assert p.a.align == 1
