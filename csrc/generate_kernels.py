@@ -349,7 +349,9 @@ def builds_text(c: kt.Config) -> str:
 
 def schedule_text(c: kt.Config) -> str:
     if isinstance(c, kt.Sm90):
-        parts = [c.schedule, c.scheduler] + ["cp.async"] * (c.mainloop == "cpasync") + ["swap-AB"] * c.swap_ab
+        # The "ws" schedule's kernel takes CUTLASS's persistent scheduler tag but launches a CTA per tile.
+        parts = [c.schedule, "a CTA per tile" if c.schedule == "ws" else c.scheduler]
+        parts += ["cp.async"] * (c.mainloop == "cpasync") + ["swap-AB"] * c.swap_ab
         parts += {"gemm": [], "splitk_sum": ["split-K summed by a 2nd kernel"], "presplit": ["presplit 3xTF32"]}[c.variant]
         parts += [f"epilogue subtile {c.epilogue_tile[0]}x{c.epilogue_tile[1]}"] * any(c.epilogue_tile)
         return ", ".join(parts)
