@@ -125,7 +125,8 @@ def configs_header() -> GeneratedFile:
            "// How the producer warps load A and B: TMA (16-byte aligned operands; D stored through",
            "// shared memory by TMA), or cp.async at the config's alignment (D stored from registers).",
            "enum class Sm90Mainloop { kTma, kCpAsync };",
-           "// Persistent: a grid of about one CTA per SM walks the output tiles, each over the whole K.",
+           "// Persistent: a grid of about one CTA per SM walks the output tiles, each over the whole K",
+           "// (the WarpSpecialized schedule's kernel takes this tag but launches a CTA per tile).",
            "// StreamK: CUTLASS's stream-K scheduler, which can also split K (and run data-parallel);",
            "// the launch picks the decomposition (GemmArgs::decomposition). Cooperative kernels only.",
            "enum class Sm90Scheduler { kPersistent, kStreamK };",
@@ -370,8 +371,8 @@ def kernels_doc() -> GeneratedFile:
            "translation units under `csrc/generated/` (a few configs to a file, named in the last column) and this page. At run time `cutlass_ops.list_kernels()` "
            "lists what the installed build registered, and `cutlass_ops.explain(A, B)` ranks them for a problem.",
            "", "Tiles are M x N x K in the problem's terms (a swap-AB config's M is D's rows). Builds: SM90 "
-           "configs by operand layouts (A then B, r = row-major, c = column-major), CUTLASS 2.x ones by "
-           "alignment in elements (built for all four layouts).", "",
+           "configs by operand layouts (A then B, r = row-major, c = column-major; cp.async ones also by "
+           "alignment in elements), CUTLASS 2.x ones by alignment in elements (built for all four layouts).", "",
            "| config | family | arch | tile | cluster | schedule | decompositions | builds | files |",
            "|---|---|---|---|---|---|---|---|---|"]
     file_of = {name: u.path.name for u in units for name in u.names}

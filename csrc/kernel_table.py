@@ -66,7 +66,7 @@ class Sm90(Config):
     1 (TF32) or 2 (16-bit), D stored from registers at any alignment: CUTLASS's
     KernelCpAsyncWarpSpecialized* with the NoSmemWarpSpecialized epilogue), for operands TMA cannot
     read. cp.async builds name their alignments (``alignments``: precision -> elements) and may
-    use the "ws" schedule (one consumer warpgroup, two producer warps, one CTA per tile).
+    use the "ws" schedule (one consumer warpgroup fed by two producer warpgroups, one CTA per tile).
 
     ``variant``: "gemm" (one CollectiveBuilder GEMM), "splitk_sum" (K slices as a batch of GEMMs
     writing float32 partials, summed in order by a second kernel: sm90_splitk_sum.cuh) or
@@ -336,9 +336,7 @@ cp.async (4-byte copies: any TF32 address, a 16-bit one even) and whose epilogue
 registers at any alignment (CUTLASS's KernelCpAsyncWarpSpecialized{{,Pingpong,Cooperative}} with
 the NoSmemWarpSpecialized epilogue; no cluster, since cp.async loads are per CTA). Built in
 CUTLASS beside the library (benchmarks/probes/cpasync_probe.py, H200, 2026-11-30, a36ddb2,
-"rc", odd K, against the kernel cutlass_ops ran): {figures}; behind it on large products, where
-the padded copy and a TMA kernel win (4095x4097x4093 TF32: 1.06x torch.mm on the one-warpgroup
-128x128 tile, 1.88x on a TMA kernel reading a padded copy). Swept on the H200 (348e320, `sweep
+"rc", odd K, against the kernel cutlass_ops ran): {figures}. Swept on the H200 (348e320, `sweep
 --add-kernels`), they were the fastest candidate far less often than the probe suggests: on 32 of
 the 4,717 rows that list them (TF32 14, bf16 13, f16 5; 3 in the test split), since the probe's
 class, mid-size products with an odd K, is rare among the sweep's problems; the test split's
@@ -349,12 +347,14 @@ against 1.02x (CUTLASS 2.x 64x64x32 at alignment 1), 777x640x999 1.24x against 0
 1000x1000x1001 1.03x on 64x128 ping-pong against 0.85x, 600x3000x777 1.19x on the 128x128 tile
 with one consumer warpgroup (the "ws" schedule) against 0.88x, 513x2049x1023 1.18x against 1.02x,
 2000x900x511 1.06x against 0.96x; behind at 300x500x1001 (0.73x against 0.81x). The cooperative
-128x128 and 128x64 tiles were slower than these three on all but one problem""")
+128x128 and 128x64 tiles were slower than these three on all but one problem. Behind on large
+products, where a TMA kernel reading a padded copy wins (4095x4097x4093: 1.06x torch.mm on the
+one-warpgroup 128x128 tile, 1.88x on the copy)""")
 _CPASYNC_16BIT = _CPASYNC.format(figures="""bf16 at alignment 2 (K = 2 mod 4): 777x640x998 1.25x torch.mm
 on the 64x64 ping-pong tile against 1.01x (CUTLASS 2.x 64x64x32 at alignment 2), 1000x1000x1002
 1.08x on 64x128 ping-pong against 0.97x, 513x2049x1022 1.28x on the cooperative 128x128 tile
-against 1.06x; behind from 1500^2 (0.96x against 1.31x). Also built for x @ W ("rr", B read
-N-major), which the probe did not time; the sweep decides""")
+against 1.06x; behind from 1500^2, where a TMA kernel reading a padded copy wins (0.96x against
+1.31x). Also built for x @ W ("rr", B read N-major), which the probe did not time""")
 
 SM90 = [
     Sm90((128, 256, 64), cluster=(2, 1), epilogue_tile=(128, 64), builds=both16(LAYOUTS), fused=both16(("rr", "rc")),

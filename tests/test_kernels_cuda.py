@@ -6,7 +6,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import FORCED_SHAPES, KERNEL_DTYPES, assert_matches_reference, capability, matrix
+from mm_testing import FORCED_SHAPES, KERNEL_DTYPES, assert_matches_reference, capability, check_forced, matrix
 
 pytestmark = pytest.mark.gpu
 
@@ -53,3 +53,26 @@ def test_forced_kernel(kernel, m, n, k):
         assert_matches_reference(out, a, b, precision, context=kernel.name)
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous
+
+
+def cp_async_kernels():
+    return [k for k in kernels_here() if k.mainloop == "cp-async-warp-specialized"]
+
+
+# (M, N, K, elements before each operand in its storage): rows a multiple of 4 bytes but not of
+# 16 (K, and N for "rr"; 16-bit: 2 mod 4 elements, TF32: 2 mod 4 too), an operand off 16 bytes,
+# and for TF32 an odd K (2-byte rows, which the 16-bit builds refuse).
+CP_ASYNC_SHAPES = [(97, 82, 70, 0), (300, 130, 998, 0), (129, 66, 258, 2), (5, 1030, 66, 0), (97, 83, 71, 1)]
+
+
+@pytest.mark.parametrize("kernel", cp_async_kernels(), ids=lambda k: k.name)
+@pytest.mark.parametrize("m,n,k,offset", CP_ASYNC_SHAPES)
+def test_cp_async_kernels_read_rows_tma_cannot(kernel, m, n, k, offset, tf32_matmul):
+    """The SM90 cp.async builds exist for operands TMA cannot read: forced on such rows over a
+    NaN-poisoned output, against the float64 reference (torch.mm's own error at the kernel's
+    precision)."""
+    align = kernel.alignment[0]
+    if k % align or offset % align or (kernel.layouts == "rr" and n % align):
+        pytest.skip(f"{kernel.name} needs {align}-element alignment")
+    tf32_matmul(kernel.dtype == "tf32")
+    check_forced(kernel, m, n, k, offset=offset)

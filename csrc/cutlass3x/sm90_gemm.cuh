@@ -1,5 +1,6 @@
-// CUTLASS 3.x GEMM for SM90 (H100/H200): TMA loads, WGMMA, warp-specialized persistent
-// kernels, assembled with CUTLASS's CollectiveBuilder from a config in dispatch/configs.h.
+// CUTLASS 3.x GEMM for SM90 (H100/H200): TMA loads (or, for operands TMA cannot read, cp.async
+// loads), WGMMA, warp-specialized kernels, persistent but for the cp.async "ws" schedule,
+// assembled with CUTLASS's CollectiveBuilder from a config in dispatch/configs.h.
 //
 // Instantiated by the generated translation units (csrc/generated/cutlass3x/gemm_*_sm90.cu,
 // written by csrc/generate_kernels.py, a few configs to a file), compiled for sm_90a only: WGMMA and setmaxnreg exist on that target alone.

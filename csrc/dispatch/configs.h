@@ -19,7 +19,8 @@ enum class Sm90Schedule { kCooperative, kPingpong, kWarpSpecialized };
 // How the producer warps load A and B: TMA (16-byte aligned operands; D stored through
 // shared memory by TMA), or cp.async at the config's alignment (D stored from registers).
 enum class Sm90Mainloop { kTma, kCpAsync };
-// Persistent: a grid of about one CTA per SM walks the output tiles, each over the whole K.
+// Persistent: a grid of about one CTA per SM walks the output tiles, each over the whole K
+// (the WarpSpecialized schedule's kernel takes this tag but launches a CTA per tile).
 // StreamK: CUTLASS's stream-K scheduler, which can also split K (and run data-parallel);
 // the launch picks the decomposition (GemmArgs::decomposition). Cooperative kernels only.
 enum class Sm90Scheduler { kPersistent, kStreamK };
@@ -934,14 +935,13 @@ struct Sm90_128x128x32_1x1x1_CoopStreamK_Presplit {
 // 128x128 tile with one consumer warpgroup (the "ws" schedule) against 0.88x, 513x2049x1023
 // 1.18x against 1.02x, 2000x900x511 1.06x against 0.96x; behind at 300x500x1001 (0.73x against
 // 0.81x). The cooperative 128x128 and 128x64 tiles were slower than these three on all but one
-// problem; behind it on large products, where the padded copy and a TMA kernel win
-// (4095x4097x4093 TF32: 1.06x torch.mm on the one-warpgroup 128x128 tile, 1.88x on a TMA kernel
-// reading a padded copy). Swept on the H200 (348e320, `sweep --add-kernels`), they were the
-// fastest candidate far less often than the probe suggests: on 32 of the 4,717 rows that list
-// them (TF32 14, bf16 13, f16 5; 3 in the test split), since the probe's class, mid-size
-// products with an odd K, is rare among the sweep's problems; the test split's unaligned TF32
-// problems went from 0.922x to 0.925x torch.mm on the best built kernel (docs/findings.md,
-// "Operands TMA cannot read").
+// problem. Behind on large products, where a TMA kernel reading a padded copy wins
+// (4095x4097x4093: 1.06x torch.mm on the one-warpgroup 128x128 tile, 1.88x on the copy). Swept
+// on the H200 (348e320, `sweep --add-kernels`), they were the fastest candidate far less often
+// than the probe suggests: on 32 of the 4,717 rows that list them (TF32 14, bf16 13, f16 5; 3 in
+// the test split), since the probe's class, mid-size products with an odd K, is rare among the
+// sweep's problems; the test split's unaligned TF32 problems went from 0.922x to 0.925x torch.mm
+// on the best built kernel (docs/findings.md, "Operands TMA cannot read").
 struct Sm90_64x64x32_1x1x1_Pingpong_CpAsync {
   static constexpr ConfigId kId = ConfigId::kSm90_64x64x32_1x1x1_Pingpong_CpAsync;
   static constexpr const char* kName = "64x64x32_1x1x1_pingpong_cpasync";
@@ -992,15 +992,14 @@ struct Sm90_128x128x32_1x1x1_WarpSpecialized_CpAsync {
 // "rc", odd K, against the kernel cutlass_ops ran): bf16 at alignment 2 (K = 2 mod 4):
 // 777x640x998 1.25x torch.mm on the 64x64 ping-pong tile against 1.01x (CUTLASS 2.x 64x64x32 at
 // alignment 2), 1000x1000x1002 1.08x on 64x128 ping-pong against 0.97x, 513x2049x1022 1.28x on
-// the cooperative 128x128 tile against 1.06x; behind from 1500^2 (0.96x against 1.31x). Also
-// built for x @ W ("rr", B read N-major), which the probe did not time; the sweep decides;
-// behind it on large products, where the padded copy and a TMA kernel win (4095x4097x4093 TF32:
-// 1.06x torch.mm on the one-warpgroup 128x128 tile, 1.88x on a TMA kernel reading a padded
-// copy). Swept on the H200 (348e320, `sweep --add-kernels`), they were the fastest candidate far
-// less often than the probe suggests: on 32 of the 4,717 rows that list them (TF32 14, bf16 13,
-// f16 5; 3 in the test split), since the probe's class, mid-size products with an odd K, is rare
-// among the sweep's problems; the test split's unaligned TF32 problems went from 0.922x to
-// 0.925x torch.mm on the best built kernel (docs/findings.md, "Operands TMA cannot read").
+// the cooperative 128x128 tile against 1.06x; behind from 1500^2, where a TMA kernel reading a
+// padded copy wins (0.96x against 1.31x). Also built for x @ W ("rr", B read N-major), which the
+// probe did not time. Swept on the H200 (348e320, `sweep --add-kernels`), they were the fastest
+// candidate far less often than the probe suggests: on 32 of the 4,717 rows that list them (TF32
+// 14, bf16 13, f16 5; 3 in the test split), since the probe's class, mid-size products with an
+// odd K, is rare among the sweep's problems; the test split's unaligned TF32 problems went from
+// 0.922x to 0.925x torch.mm on the best built kernel (docs/findings.md, "Operands TMA cannot
+// read").
 struct Sm90_64x64x64_1x1x1_Pingpong_CpAsync {
   static constexpr ConfigId kId = ConfigId::kSm90_64x64x64_1x1x1_Pingpong_CpAsync;
   static constexpr const char* kName = "64x64x64_1x1x1_pingpong_cpasync";

@@ -26,7 +26,7 @@ inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable"
 
 // Where a kernel's code comes from.
 enum class Origin : int8_t {
-  kCutlass3x = 0,    // CUTLASS 3.x collective builder (SM90: TMA + WGMMA, warp-specialized)
+  kCutlass3x = 0,    // CUTLASS 3.x collective builder (SM90: TMA or cp.async + WGMMA, warp-specialized)
   kCutlass2x = 1,    // CUTLASS 2.x device-level GEMM (SM80-class multistage or pipelined)
   kHandwritten = 2,  // csrc/handwritten: written from scratch for this project
 };
