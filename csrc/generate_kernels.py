@@ -214,6 +214,14 @@ def sm90_groups(c: kt.Sm90) -> list[KernelGroup]:
         groups.append(KernelGroup(c.family, 90, precision, f"cutlass3x_sm90_{precision}_{token}", header, what,
                                   tuple(kernels), c.wgmma_n))
 
+    def instances(precision: str, layouts, token: str, template: str = "Sm90Gemm", tail: str = ""):
+        """One kernel per layout pair: `template` instantiated for this config, precision and
+        layouts, `tail` its further template arguments."""
+        return [(lay, f"cutlass3x_sm90_{precision}_{lay}_{token}",
+                 f"cutlass_ops::sm90::{template}<cutlass_ops::configs::{c.struct}, "
+                 f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, "
+                 f"{layout_enum(lay[0])}, {layout_enum(lay[1])}{tail}>", "") for lay in layouts]
+
     for precision, layouts in c.builds.items():
         if c.variant == "presplit":
             # One TF32 "rc" GEMM on copies of the operands that the split pass writes
@@ -231,30 +239,22 @@ def sm90_groups(c: kt.Sm90) -> list[KernelGroup]:
             # One group per alignment, as CUTLASS 2.x's: the alignment is a template argument.
             for align in c.alignments[precision]:
                 token = f"{c.name}_a{align}"
-                kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{token}",
-                            f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{c.struct}, "
-                            f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, {layout_enum(lay[0])}, "
-                            f"{layout_enum(lay[1])}, void, cutlass_ops::sm90::EpilogueFusion::kPlain, {align}>", "")
-                           for lay in layouts]
                 group(precision, token, "cutlass3x/sm90_gemm.cuh",
-                      f"{precision}, configs::{c.struct}, {align}-element alignment: {layouts_comment(layouts)}.", kernels)
+                      f"{precision}, configs::{c.struct}, {align}-element alignment: {layouts_comment(layouts)}.",
+                      instances(precision, layouts, token,
+                                tail=f", void, cutlass_ops::sm90::EpilogueFusion::kPlain, {align}"))
             continue
         header, template = (("cutlass3x/sm90_splitk_sum.cuh", "SplitKSum") if c.variant == "splitk_sum"
                             else ("cutlass3x/sm90_gemm.cuh", "Sm90Gemm"))
-        kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{c.name}",
-                    f"cutlass_ops::sm90::{template}<cutlass_ops::configs::{c.struct}, "
-                    f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, {layout_enum(lay[0])}, {layout_enum(lay[1])}>",
-                    "") for lay in layouts]
-        group(precision, c.name, header, f"{precision}, configs::{c.struct}: {layouts_comment(layouts)}.", kernels)
+        group(precision, c.name, header, f"{precision}, configs::{c.struct}: {layouts_comment(layouts)}.",
+              instances(precision, layouts, c.name, template))
     for precision, layouts in c.fused.items():
         # The same GEMM with the bias and activation in its epilogue (EpilogueFusion::kBiasActivation).
-        kernels = [(lay, f"cutlass3x_sm90_{precision}_{lay}_{c.name}_{kt.FUSED_SUFFIX}",
-                    f"cutlass_ops::sm90::Sm90Gemm<cutlass_ops::configs::{c.struct}, "
-                    f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, {layout_enum(lay[0])}, {layout_enum(lay[1])}, "
-                    "void, cutlass_ops::sm90::EpilogueFusion::kBiasActivation>", "") for lay in layouts]
+        token = f"{c.name}_{kt.FUSED_SUFFIX}"
         what = (f"{precision}, configs::{c.struct}, bias and activation fused into the epilogue: "
                 f"{layouts_comment(layouts)}.")
-        group(precision, f"{c.name}_{kt.FUSED_SUFFIX}", "cutlass3x/sm90_gemm.cuh", what, kernels)
+        group(precision, token, "cutlass3x/sm90_gemm.cuh", what,
+              instances(precision, layouts, token, tail=", void, cutlass_ops::sm90::EpilogueFusion::kBiasActivation"))
     return groups
 
 
