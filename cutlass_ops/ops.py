@@ -265,6 +265,7 @@ class KernelInfo:
     swap_ab: bool = False  # computes D^T = B^T A^T (the few rows on the MMA's narrow side)
     fuses_epilogue: bool = False  # applies linear's bias and activation while storing D (name ends in _bias_act)
     batched: bool = False  # runs a batch of products (bmm) in one launch
+    max_batch: Optional[int] = None  # most matrices one launch takes; None: any
     # split-K whose K slices meet in a float32 workspace (CUTLASS 2.x's stream-K kernel, 16-bit),
     # not in the output: any slice count, and the result rounded to 16 bits once
     split_k_in_workspace: bool = False
@@ -289,7 +290,7 @@ def _capability(cc: int) -> tuple[int, int]:
 # KernelInfo fields that _C.kernels() gives under the same name and as they are.
 _PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "max_n", "n_multiple", "role", "math",
                  "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab", "fuses_epilogue", "batched",
-                 "split_k_in_workspace")
+                 "max_batch", "split_k_in_workspace")
 
 
 def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInfo]:

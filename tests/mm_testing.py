@@ -173,13 +173,13 @@ def batch_of(batch, rows, cols, dtype, layout, pad, shared=False):
     return base.as_strided((batch, rows, cols), strides)
 
 
-def assert_batch_matches_reference(out, a, b, kernel, context=""):
-    """Every matrix of a forced kernel's batch against the reference (torch's own product with
-    TF32 allowed for a TF32 kernel)."""
+def assert_batch_matches_reference(out, a, b, kernel, context="", matrices=None):
+    """Every matrix of a forced kernel's batch (or those numbered in `matrices`) against the
+    reference (torch's own product with TF32 allowed for a TF32 kernel)."""
     previous = torch.backends.cuda.matmul.allow_tf32
     torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
     try:
-        for i in range(out.shape[0]):
+        for i in range(out.shape[0]) if matrices is None else matrices:
             assert_matches_reference(out[i], a[i], b[i], forced_precision(kernel), context=f"{context}, matrix {i}")
     finally:
         torch.backends.cuda.matmul.allow_tf32 = previous

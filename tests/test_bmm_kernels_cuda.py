@@ -52,6 +52,34 @@ def test_batched_kernel(kernel, m, n, k, shared):
     assert_batch_matches_reference(out, a, b, info, context=f"{info.name} {m}x{n}x{k} shared {shared}")
 
 
+@pytest.mark.parametrize("kernel", kernels_here(True), ids=lambda k: k["name"])
+def test_batched_kernel_past_a_grid_dimension(kernel):
+    """65,536 matrices, one more than a grid's y or z dimension holds (65,535 blocks): a kernel
+    whose batch is a grid dimension (KernelInfo.max_batch: CUTLASS 2.x's, the streaming ones) is
+    refused with the limit before anything launches; the others (CUTLASS 3.x's persistent
+    kernels) write every matrix, the last ones past the limit included."""
+    info = by_name(kernel["name"])
+    m, n, k = aligned_shape(info, 8, 24, 40)
+    dtype = KERNEL_DTYPES[info.dtype]
+    batch = 65536
+    a = batch_of(batch, m, k, dtype, info.layouts[0], pad=0)
+    b = batch_of(batch, k, n, dtype, info.layouts[1], pad=0)
+    torch.cuda.empty_cache()
+    torch.full((batch * m * n,), math.nan, dtype=dtype, device="cuda")
+    try:
+        out = _C.bmm_with_kernel(a, b, info.name)
+    except (ValueError, RuntimeError) as refusal:
+        if info.max_batch is not None and info.max_batch < batch:
+            assert f"runs batches of at most {info.max_batch} matrices per launch" in str(refusal), refusal
+            return
+        assert any(limit in str(refusal) for limit in ("aligned to", "rows (M)", "columns (N)", "row length")), refusal
+        pytest.skip(f"{info.name}: {refusal}")
+    assert info.max_batch is None or info.max_batch >= batch, f"{info.name} ran a batch past its max_batch"
+    assert out.shape == (batch, m, n) and bool(torch.isfinite(out).all()), f"{info.name}: unwritten matrices"
+    assert_batch_matches_reference(out, a, b, info, context=f"{info.name} batch {batch} {m}x{n}x{k}",
+                                   matrices=(0, 1, 65534, 65535))
+
+
 def test_one_matrix_kernels_refuse_a_batch():
     """Every one-matrix kernel that takes one 8x64x64 product of its layouts (8 rows: within the
     few-row kernels' max_m) refuses a batch of two with the reason; those that refuse the single

@@ -82,6 +82,23 @@ def test_bmm_matches_torch(name, dtype, tf32, shape, tf32_matmul):
     assert_matches_reference(ours, x, y, name, theirs=theirs, context=f"{name} {shape}")
 
 
+@pytest.mark.parametrize("name,dtype,tf32", PRECISIONS, ids=[p[0] for p in PRECISIONS])
+def test_a_batch_past_a_grid_dimension_matches_torch(name, dtype, tf32, tf32_matmul):
+    """65,539 matrices: more than the 65,535 blocks a grid's y or z dimension holds, where
+    CUTLASS 2.x's kernels and the streaming ones put the batch. The planner runs it on a kernel
+    that takes the batch (CUTLASS 3.x's persistent ones) or, where none does, hands it to torch,
+    and no kernel refuses it at launch."""
+    tf32_matmul(tf32)
+    x, y = batch(65539, 5, 40, dtype), batch(65539, 40, 24, dtype)
+    cutlass_ops.reset_stats()
+    ours = cutlass_ops.bmm(x, y)
+    s = cutlass_ops.stats()
+    assert s["cutlass"] + s["torch_mm"]["no_kernel"] == 1, s
+    one_launch = {k.name for k in cutlass_ops.list_kernels() if k.batched and (k.max_batch or math.inf) >= 65539}
+    assert all(kernel in one_launch for kernel in s["kernels"]), s["kernels"]
+    assert_matches_reference(ours, x, y, name, theirs=torch.bmm(x, y), context=f"{name} 65539 x 5x24x40")
+
+
 @pytest.mark.parametrize("layout_a", LAYOUTS)
 @pytest.mark.parametrize("layout_b", LAYOUTS)
 def test_bmm_strided_batches(layout_a, layout_b):

@@ -224,8 +224,10 @@ def test_staged_and_k_major_variants_are_offered_only_where_they_apply(tf32_matm
     assert {c.variant for c in odd.candidates} == {"in-place", "staged-row-b", "staged-col-b"}
     assert all(c.copy_us > 0 for c in odd.candidates if c.variant != "in-place")
     assert all(c.copy_us == 0 for c in odd.candidates if c.variant == "in-place")
-    assert all(c.kernel.startswith(("cutlass3x_sm90_", "handwritten_sm90_")) for c in odd.candidates
-               if c.variant != "in-place")
+    # Staged copies are aligned for TMA: the TMA + WGMMA kernels read them, not the cp.async ones.
+    staged = [c.kernel for c in odd.candidates if c.variant != "in-place"]
+    assert staged and all(k.startswith(("cutlass3x_sm90_", "handwritten_sm90_")) and "_cpasync_" not in k
+                          for k in staged), staged
     tf32_matmul(True)
     tf32 = plan(meta(2048, 2048, torch.float32), meta(2048, 2048, torch.float32))
     assert "kmajor-b" in {c.variant for c in tf32.candidates}
@@ -266,6 +268,11 @@ def test_operands_tma_cannot_read_reach_the_cp_async_kernels(tf32_matmul):
     tf32_matmul(True)
     tf32 = plan(meta(3378, 23, torch.float32), meta(23, 6, torch.float32, "c"), device="h200")
     assert tf32.kernel == "cutlass3x_sm90_tf32_rc_64x64x32_1x1x1_pingpong_cpasync_a1", tf32
+    # TF32 "rr" with K = 313: A's rows are where TMA cannot read them, and so are those of B's
+    # K-major copy; the cp.async builds run on that copy (the H200 sweep's fastest candidate at
+    # 1182x1640x313), never on a staged one.
+    rr = plan(meta(1182, 313, torch.float32), meta(313, 1640, torch.float32), device="h200")
+    assert {c.variant for c in rr.candidates if "_cpasync_" in c.kernel} == {"kmajor-b"}, rr
     h100 = plan(meta(777, 999, torch.float32), meta(999, 640, torch.float32, "c"), device="h100")
     assert cp_async(h100) and not any(c.calibrated for c in cp_async(h100)), h100
     assert "_cpasync_" not in h100.kernel

@@ -57,6 +57,32 @@ def test_one_matrix_kernels_are_refused_with_the_reason():
         assert "runs one product per launch, the call is a batch of 4" in reasons[name] or "rows (M)" in reasons[name]
 
 
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float64])
+def test_batches_past_a_grid_dimension_reach_only_kernels_that_take_them(dtype):
+    """CUDA grids hold at most 65,535 blocks along y and z, where CUTLASS 2.x's kernels and the
+    hand-written streaming ones put the batch (CUTLASS's own can_implement refuses more, which
+    the launch would report as the planner's error). From 65,536 matrices the planner refuses
+    them with the limit; CUTLASS 3.x's persistent kernels take the batch, and where no kernel
+    does (float64: CUTLASS 2.x's DMMA kernels only) torch runs it."""
+    kernels = {k.name: k for k in cutlass_ops.list_kernels()}
+    limited = {name for name, k in kernels.items() if k.batched and k.max_batch == 65535}
+    assert any(name.startswith("cutlass2x_") for name in limited), "CUTLASS 2.x's batch is gridDim.z"
+
+    def refused_for_the_batch(p):
+        return {name for name, why in p.refused if "at most 65535 matrices per launch" in why}
+
+    within = cutlass_ops.explain(batch_of(65535, 8, 64, dtype=dtype), batch_of(65535, 64, 16, dtype=dtype), device=H100)
+    assert not refused_for_the_batch(within), within
+    past = cutlass_ops.explain(batch_of(65536, 8, 64, dtype=dtype), batch_of(65536, 64, 16, dtype=dtype), device=H100)
+    assert past.batch == 65536
+    assert refused_for_the_batch(past) == {c.kernel for c in within.candidates} & limited, past
+    assert all(c.kernel not in limited for c in past.candidates), past
+    if dtype == torch.float64:
+        assert past.action == "torch.mm" and past.kernel is None and not past.candidates, past
+    elif has_sm90():
+        assert past.action == "kernel" and kernels[past.kernel].max_batch is None, past
+
+
 def test_a_shared_operand_keeps_batch_stride_zero():
     weight = batch_of(8, 64, 128, shared=True)
     p = cutlass_ops.explain(batch_of(8, 256, 64), weight, device=H100)

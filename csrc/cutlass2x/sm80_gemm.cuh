@@ -131,8 +131,13 @@ struct Sm80Gemm {
   static constexpr bool kSplitKInWorkspace = kStreamK && !Config::kStreamK;
   static constexpr int kDecompositions =
       kSplitKInWorkspace ? Config::kDecompositions | decomposition_bit(Decomposition::kStreamK) : Config::kDecompositions;
+  static constexpr int kSwizzleWidth = 8;
   using Swizzle = std::conditional_t<kStreamK, cutlass::gemm::threadblock::ThreadblockSwizzleStreamK,
-                                     cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<8>>;
+                                     cutlass::gemm::threadblock::GemmIdentityThreadblockSwizzle<kSwizzleWidth>>;
+  // The grid's limits (CUTLASS's can_implement refuses a grid beyond them). The identity
+  // swizzle puts groups of kSwizzleWidth tile columns along gridDim.y; the stream-K swizzle
+  // lays every tile along gridDim.x. A batch is gridDim.z with either.
+  static constexpr int64_t kMaxN = kStreamK ? INT64_MAX : kMaxGridYZ * kSwizzleWidth * Config::kTileN;
 
   // D = 1 * accumulator + 0 * C: with beta = 0 the source is never read. Serial split-K
   // needs the general form: each later K slice's epilogue runs with beta = 1 and adds the
@@ -235,6 +240,7 @@ struct Sm80Gemm {
         .align_d = kAlignD,
         .min_cc = Config::kArch,
         .max_cc = Config::kArch == 90 ? 90 : kAnyNewerCC,
+        .max_n = kMaxN,
         .math = Config::kSimt ? MathClass::kSimt : MathClass::kMma,
         .mainloop = kMainloop,
         .tile_m = Config::kTileM,
@@ -247,6 +253,7 @@ struct Sm80Gemm {
         .split_k_in_workspace = kSplitKInWorkspace,
         .reduction_ctas_per_tile = kStreamK ? static_cast<int>(Gemm::GemmKernel::Epilogue::kAccumulatorFragments) : 0,
         .batched = true,
+        .max_batch = kMaxGridYZ,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,

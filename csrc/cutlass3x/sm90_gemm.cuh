@@ -370,6 +370,8 @@ struct Sm90Gemm {
         .align_d = kCpAsync ? kAlignmentD : kAlignment,
         .min_cc = 90,
         .max_cc = 90,
+        // The one-tile-per-CTA grid is (tiles along M, tiles along N, L): N's tiles on gridDim.y.
+        .max_n = kPersistent ? INT64_MAX : kMaxGridYZ * Config::kTileN,
         .math = MathClass::kWgmma,
         .mainloop = kCpAsync ? Mainloop::kCpAsyncWarpSpecialized : Mainloop::kTmaWarpSpecialized,
         .tile_m = Config::kTileM,
@@ -389,6 +391,7 @@ struct Sm90Gemm {
         // The fused bias is one row for the whole batch; bmm has no epilogue to fuse. The
         // cp.async builds are swept and tested on single products only.
         .batched = !kFused && !kCpAsync,
+        .max_batch = INT_MAX,  // L, a 32-bit extent of the problem shape
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
         .run = &run,

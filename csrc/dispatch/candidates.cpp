@@ -19,8 +19,16 @@ constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 constexpr int kMaxSerialSplits = 16;
 constexpr int64_t kMaxStreamKPeers = 4;
 
-// A TMA + WGMMA kernel: what staging and K-major copies exist to reach.
-bool is_sm90_tensor_kernel(const KernelInfo& k) { return k.math == MathClass::kWgmma; }
+// Whether a variant's copies serve `k`: staging's aligned, padded copies exist to reach the TMA +
+// WGMMA kernels; the K-major copy of B any WGMMA kernel, the cp.async ones too (TF32 "rr" with
+// a K no multiple of 4 leaves A where TMA cannot read it, and B's copy is then no better
+// aligned). The cp.async kernels on staged copies, which TMA reads, were the fastest candidate
+// on none of the H200 sweep's 11,829 such timings (2026-11-30).
+bool variant_serves(Variant variant, const KernelInfo& k) {
+  if (variant == Variant::kInPlace) return true;
+  if (k.math != MathClass::kWgmma) return false;
+  return variant == Variant::kKmajorB || k.mainloop == Mainloop::kTmaWarpSpecialized;
+}
 
 bool is_float32(Precision p) { return p == Precision::kTF32 || p == Precision::kF32 || p == Precision::kTF32x3; }
 
@@ -161,7 +169,7 @@ std::vector<Candidate> enumerate_candidates(const Plan& p, const DeviceDesc& dev
       pp.precision = precision;
       for (const KernelInfo* k : Registry::instance().candidates(precision, vp.a.layout, vp.b.layout)) {
         if (k->role != Role::kProduct) continue;
-        if (variant != Variant::kInPlace && !is_sm90_tensor_kernel(*k)) continue;
+        if (!variant_serves(variant, *k)) continue;
         if (check_kernel(*k, pp, dev) != Rejection::kNone) continue;
         add_decompositions(out, variant, pp, *k, dev, cal);
       }

@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 14;
+inline constexpr int kKernelAbiVersion = 15;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -147,6 +147,10 @@ struct KernelInfo {
   // Runs a batch of products in one launch (GemmArgs::batch, bmm): the batch is one more
   // dimension of its grid (CUTLASS 3.x's L mode, CUTLASS 2.x's kBatched). Data-parallel only.
   bool batched = false;
+  // The most matrices one launch takes: where the batch is a grid dimension of its own
+  // (gridDim.y or z, at most 65535 blocks: kMaxGridYZ), that; CUTLASS 3.x's persistent kernels
+  // fold it into their tile count (a 32-bit L).
+  int64_t max_batch = INT64_MAX;
 
   // ---- entry points ----
   size_t (*workspace_bytes)(const GemmArgs&) = nullptr;
@@ -163,6 +167,9 @@ struct KernelInfo {
 };
 
 inline constexpr int kAnyNewerCC = INT_MAX;
+// CUDA's limit on gridDim.y and gridDim.z (gridDim.x holds 2^31 - 1): a kernel that puts
+// tile columns or the batch there says so with max_n or max_batch.
+inline constexpr int64_t kMaxGridYZ = 65535;
 
 struct KernelTable {
   int abi_version;

@@ -127,6 +127,7 @@ Rejection check_kernel(const KernelInfo& k, const Plan& p, const DeviceDesc& dev
   // the staged plans' padded N would read past the bias.
   if (k.fuses_epilogue && (!p.epilogue || p.transposed || p.staged)) return Rejection::kEpilogue;
   if (p.batch > 1 && !k.batched) return Rejection::kBatch;
+  if (p.batch > k.max_batch) return Rejection::kBatchTooLarge;
   return Rejection::kNone;
 }
 
@@ -143,6 +144,9 @@ std::string describe_rejection(Rejection why, const KernelInfo& k, const Plan& p
                           : "fuses a bias along D's columns, and this call runs on padded (staged) copies";
     case Rejection::kBatch:
       return "runs one product per launch, the call is a batch of " + to_string(p.batch);
+    case Rejection::kBatchTooLarge:
+      return "runs batches of at most " + to_string(k.max_batch) + " matrices per launch, the call is a batch of " +
+             to_string(p.batch);
     case Rejection::kPrecision:
       return std::string("computes ") + precision_name(k.precision) + ", the call needs " +
              precision_name(p.precision);

@@ -109,6 +109,7 @@ enum class Rejection {
   kRowLength,
   kEpilogue,  // a fused-epilogue kernel, and the call has no epilogue it can fuse
   kBatch,     // a batch of products, and the kernel runs one at a time
+  kBatchTooLarge,  // a batch of more matrices than one launch of the kernel takes (max_batch)
 };
 Rejection check_kernel(const KernelInfo& kernel, const Plan& plan, const DeviceDesc& device);
 // The device's part of check_kernel: its compute capability and shared memory (kArch,

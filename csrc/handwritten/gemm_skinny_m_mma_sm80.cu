@@ -172,7 +172,7 @@ struct Split {
 struct BatchStrides {
   int64_t a = 0, b = 0, d = 0;
 };
-constexpr int64_t kMaxBatch = 65535;  // gridDim.y
+constexpr int64_t kMaxBatch = kMaxGridYZ;  // gridDim.y
 
 // The instance for `m_tiles` tiles of 16 rows (TF32 has only the one of 16 rows) and the
 // launched kernel's layouts (a few-column build launches the problem's, flipped and exchanged).
@@ -720,6 +720,7 @@ KernelInfo streaming_mma_info(KernelInfo info, size_t (*workspace_bytes)(const G
   info.mainloop = Mainloop::kStreaming;
   info.threads = kThreads;
   info.batched = true;
+  info.max_batch = kMaxBatch;
   return info;
 }
 

@@ -65,6 +65,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["swap_ab"] = k.swap_ab;
   d["fuses_epilogue"] = k.fuses_epilogue;
   d["batched"] = k.batched;
+  d["max_batch"] = k.max_batch == INT64_MAX ? py::object(py::none()) : py::object(py::int_(k.max_batch));
   d["presplit"] = k.pass == OperandPass::kPresplit;
   d["sums_slices"] = k.sums_slices;
   d["split_k_in_workspace"] = k.split_k_in_workspace;
