@@ -276,6 +276,19 @@ Chosen by a what-if over the stored sweep (each problem's 144-row swapped time s
 tiles' wave and padding arithmetic, ten row heights x two widths): these two gained most
 (estimated bf16 model problems of the test split 0.946x -> 0.956x torch.mm for the best built
 kernel; measured in docs/findings.md)."""
+_SWAPPED_LARGE = """Large 16-bit F.linear products whose row count is just past a multiple of
+128 or 256 (2049, 4097 tokens through 5120-18176 columns): cuBLAS runs 144-208-row tiles of 192-256
+columns with two tile rows to a cluster there (152x256 and 160x256 on 4097x10240x8192,
+2049x5120x13824, 4097x18176x4544; benchmarks/probes/cublas_choices_probe.py --min-us 300, H200,
+2026-11-30), where the best built kernel reached 0.90-0.91x torch.mm on the H200 sweep. Swapped,
+160 rows go along WGMMA's N side (CUTLASS runs 256x160, 160 accumulators per consumer thread).
+Built in CUTLASS beside the library's 128x256 and 128x192 2x1 tiles
+(benchmarks/probes/epilogue_tile_probe.py --set large, H200, 2026-11-30, "rc", speed against
+torch.mm): 4097x10240x8192 0.981x with the 2x1 cluster against 0.890x, 4097x18176x4544 0.968x
+against 0.904x, 2049x5120x13824 1.011x without a cluster against 0.841x (the 2x1 one 0.684x),
+1000x14336x4096 0.928x without against 0.898x, 6000x5120x5120 0.957x against 0.941x; behind
+them at 4096^3 (0.82x against 0.99x), 3000x4096x4096 and 8191x10240x8192. Both clusters, for the
+planner to choose between."""
 _WIDE_EPILOGUE = """ The epilogue stores D in subtiles of {sub}, where CUTLASS's automatic {auto} writes 64
 bytes of a bf16 row a round: on products bound by writing D, {figures}; compute-bound products do
 not move (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
@@ -507,6 +520,8 @@ fix-up does."""),
          fused=both16(("rr", "rc")), why=_SWAPPED_144),
     Sm90((192, 128, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
     Sm90((176, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rr", "rc")), why=_SWAPPED_WAVES),
+    Sm90((160, 256, 64), cluster=(2, 1), swap_ab=True, builds=both16(("rc",)), why=_SWAPPED_LARGE),
+    Sm90((160, 256, 64), swap_ab=True, builds=both16(("rc",)), why=_SWAPPED_LARGE),
     Sm90((80, 128, 64), swap_ab=True, builds=both16(("rr", "rc")), fused=both16(("rr", "rc")),
          why="""Mid-size 16-bit products
 of 768-1600 columns in the layouts of x @ W and F.linear (500-1500 tokens through small models'

@@ -16,7 +16,7 @@ multicast of one operand) speed up the 128x128 tile where its loads through L2 b
 `swapped`, do swap-AB tiles whose row side fits the row count (80-160 rows) reach cuBLAS on
 mid-size F.linear products?
 
-    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters|swapped] [--shapes [Bx]MxNxK ...]
+    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters|swapped|large] [--shapes [Bx]MxNxK ...]
 """
 
 from __future__ import annotations
@@ -94,6 +94,18 @@ VARIANT_SETS = {
         "sw160x128 2x1": (128, 160, 64, 1, 2, 1, 0, 0, 0, 0, 1),
         "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
         "sw144x128 2x1": (128, 144, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+    },
+    # wide swap-AB tiles for large F.linear products, where cuBLAS runs 144-208 rows x 192-256
+    # columns with two tile rows to a cluster (cublas_choices_probe.py --min-us 300, H200), beside
+    # the library's 128x256 and 128x192 2x1 cooperative tiles (with their 128x64 subtile)
+    "large": {
+        "coop128x256 2x1": (128, 256, 64, 2, 1, 1, 128, 64, 0, 0),
+        "coop128x192 2x1": (128, 192, 64, 2, 1, 1, 128, 64, 0, 0),
+        "sw144x256 2x1": (256, 144, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+        "sw160x256 2x1": (256, 160, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+        "sw160x256 1x1": (256, 160, 64, 1, 1, 1, 0, 0, 0, 0, 1),
+        "sw176x256 2x1": (256, 176, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+        "sw208x128 2x1": (128, 208, 64, 1, 2, 1, 0, 0, 0, 0, 1),
     },
     # TF32 (float32 D: 32 columns are 128 bytes a row already)
     "tf32": {

@@ -59,6 +59,8 @@ enum class ConfigId : int16_t {
   kSm90_144x128x64_2x1x1_CoopStreamK_SwapAB,
   kSm90_192x128x64_2x1x1_Coop_SwapAB,
   kSm90_176x256x64_2x1x1_Coop_SwapAB,
+  kSm90_160x256x64_2x1x1_Coop_SwapAB,
+  kSm90_160x256x64_1x1x1_Coop_SwapAB,
   kSm90_80x128x64_1x1x1_Coop_SwapAB,
   kSm90_112x128x64_1x1x1_Coop_SwapAB,
   kSm90_128x128x32_2x1x1_Coop_Presplit,
@@ -111,7 +113,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x80B04AC0489A7B28ULL;
+inline constexpr uint64_t kConfigTableHash = 0x716CA7BC53747791ULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -144,6 +146,8 @@ inline constexpr const char* kConfigNames[] = {
     "144x128x64_2x1x1_coop_streamk_swapab",
     "192x128x64_2x1x1_coop_swapab",
     "176x256x64_2x1x1_coop_swapab",
+    "160x256x64_2x1x1_coop_swapab",
+    "160x256x64_1x1x1_coop_swapab",
     "80x128x64_1x1x1_coop_swapab",
     "112x128x64_1x1x1_coop_swapab",
     "128x128x32_2x1x1_coop_presplit",
@@ -828,6 +832,45 @@ struct Sm90_176x256x64_2x1x1_Coop_SwapAB {
   static constexpr const char* kName = "176x256x64_2x1x1_coop_swapab";
   static constexpr int kTileM = 176, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+// Large 16-bit F.linear products whose row count is just past a multiple of 128 or 256 (2049,
+// 4097 tokens through 5120-18176 columns): cuBLAS runs 144-208-row tiles of 192-256 columns with
+// two tile rows to a cluster there (152x256 and 160x256 on 4097x10240x8192, 2049x5120x13824,
+// 4097x18176x4544; benchmarks/probes/cublas_choices_probe.py --min-us 300, H200, 2026-11-30),
+// where the best built kernel reached 0.90-0.91x torch.mm on the H200 sweep. Swapped, 160 rows
+// go along WGMMA's N side (CUTLASS runs 256x160, 160 accumulators per consumer thread). Built in
+// CUTLASS beside the library's 128x256 and 128x192 2x1 tiles
+// (benchmarks/probes/epilogue_tile_probe.py --set large, H200, 2026-11-30, "rc", speed against
+// torch.mm): 4097x10240x8192 0.981x with the 2x1 cluster against 0.890x, 4097x18176x4544 0.968x
+// against 0.904x, 2049x5120x13824 1.011x without a cluster against 0.841x (the 2x1 one 0.684x),
+// 1000x14336x4096 0.928x without against 0.898x, 6000x5120x5120 0.957x against 0.941x; behind
+// them at 4096^3 (0.82x against 0.99x), 3000x4096x4096 and 8191x10240x8192. Both clusters, for
+// the planner to choose between.
+struct Sm90_160x256x64_2x1x1_Coop_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_160x256x64_2x1x1_Coop_SwapAB;
+  static constexpr const char* kName = "160x256x64_2x1x1_coop_swapab";
+  static constexpr int kTileM = 160, kTileN = 256, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_160x256x64_1x1x1_Coop_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_160x256x64_1x1x1_Coop_SwapAB;
+  static constexpr const char* kName = "160x256x64_1x1x1_coop_swapab";
+  static constexpr int kTileM = 160, kTileN = 256, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
   static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
