@@ -144,7 +144,8 @@ def bmm(input: torch.Tensor, mat2: torch.Tensor, *, out: Optional[torch.Tensor] 
     handed to ``torch.bmm``.
 
     Differences from :func:`mm`: batches larger than one run data-parallel only (no split-K
-    or stream-K), never on the hand-written kernels, and there is no ``kernel=``
+    or stream-K), on CUTLASS's kernels and the hand-written streaming ones only (past 65,535
+    matrices on CUTLASS 3.x's, else torch's), and there is no ``kernel=``
     (see docs/differences.md). Differentiable, autocast-aware, and usable under
     ``torch.compile`` and CUDA graphs (the op is ``torch.ops.cutlass_ops.bmm``).
     """
@@ -265,7 +266,7 @@ class KernelInfo:
     swap_ab: bool = False  # computes D^T = B^T A^T (the few rows on the MMA's narrow side)
     fuses_epilogue: bool = False  # applies linear's bias and activation while storing D (name ends in _bias_act)
     batched: bool = False  # runs a batch of products (bmm) in one launch
-    max_batch: Optional[int] = None  # most matrices one launch takes; None: any
+    max_batch: Optional[int] = None  # most matrices one batched launch takes; None: no limit or not batched
     # split-K whose K slices meet in a float32 workspace (CUTLASS 2.x's stream-K kernel, 16-bit),
     # not in the output: any slice count, and the result rounded to 16 bits once
     split_k_in_workspace: bool = False

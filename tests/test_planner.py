@@ -278,6 +278,29 @@ def test_operands_tma_cannot_read_reach_the_cp_async_kernels(tf32_matmul):
     assert "_cpasync_" not in h100.kernel
 
 
+@needs_sm90
+def test_tile_columns_past_grid_y_are_refused(tf32_matmul):
+    """CUDA's gridDim.y holds 65,535 blocks. CUTLASS 2.x's data-parallel kernels put tile
+    columns there in groups of eight (the identity swizzle), and the one-tile-per-CTA cp.async
+    kernel one to a block: past that the planner refuses them with the limit, where CUTLASS's
+    can_implement (2.x) or the launch (3.x) would fail the call."""
+    tf32_matmul(True)
+    kernels = {k.name: k for k in cutlass_ops.list_kernels()}
+    ws = "cutlass3x_sm90_tf32_rc_128x128x32_1x1x1_ws_cpasync_a1"
+    assert kernels[ws].max_n == 65535 * 128
+    limited = {name: k.max_n for name, k in kernels.items() if k.family == "cutlass2x" and k.max_n is not None}
+    assert limited and all(n == 65535 * 8 * kernels[name].tile[1] for name, n in limited.items()), limited
+    n = 65535 * 128 + 8  # one tile column more than the cp.async kernel's grid holds
+    p = plan(meta(16, 7, torch.float32), meta(7, n, torch.float32, "c"), device="h200")
+    assert f"takes at most {65535 * 128} columns (N), the problem has N = {n}" in dict(p.refused)[ws], p
+    assert p.kernel is not None and p.kernel != ws
+    # A 2.x kernel of this precision and layout one past its own limit.
+    name = min((k for k in limited if kernels[k].dtype == "tf32" and kernels[k].layouts == "rc"), key=limited.get)
+    n = limited[name] + 1
+    p = plan(meta(16, 8, torch.float32), meta(8, n, torch.float32, "c"), device="h200")
+    assert f"takes at most {limited[name]} columns (N)" in dict(p.refused)[name], p
+
+
 def test_storage_offset_breaks_alignment():
     p = plan(meta(1024, 1024, offset=1), meta(1024, 1024), device="a100")
     assert p.a.align == 1
