@@ -289,6 +289,25 @@ against 0.904x, 2049x5120x13824 1.011x without a cluster against 0.841x (the 2x1
 1000x14336x4096 0.928x without against 0.898x, 6000x5120x5120 0.957x against 0.941x; behind
 them at 4096^3 (0.82x against 0.99x), 3000x4096x4096 and 8191x10240x8192. Both clusters, for the
 planner to choose between."""
+_SMALL_CLUSTERS = """F.linear products of 65-512 rows through
+1000-3600 columns with a long K (257 tokens through 1280-1600 columns, 100 through 3584 x 14336):
+the library's 64-row ping-pong tiles make 5 x 13-25 tiles for 132 SMs, each reading its own
+copy of every weight tile through L2, and reached 0.75-0.85x torch.mm on the H200 sweep. cuBLAS
+runs small tiles with clusters of up to eight CTAs there (72x64 with four tile rows to a
+cluster and 136x64 with two at 257 rows, 56x64 2x4 at 100 rows;
+benchmarks/probes/cublas_choices_probe.py, H200, 2026-11-30): the CTAs of a cluster share one
+operand's tile by TMA multicast, so a cluster of four tile rows reads each weight tile once.
+Built in CUTLASS beside the library's (benchmarks/probes/epilogue_tile_probe.py --set
+small_clusters and --set row_clusters, H200, 2026-11-30, bf16 "rc", speed against torch.mm): the
+80x64 tile swapped with four tile rows by two columns to a cluster (CUTLASS runs 64x80, 2x4; 320
+rows a cluster) 257x1600x6400 0.913-0.919x where the best built kernel reached 0.746x,
+257x1280x5120 0.909x against 0.800x, 257x1600x1600 0.916x against 0.852x; the 96-row one at
+384x3072x3072 0.832x against the 64-row tiles' 0.729x; the 64x64 ping-pong tile with two tile
+rows by four columns 100x3584x14336 1.004x against 0.853x, 257x1024x4096 0.937x against 0.852x
+for the 64x64 tile alone. Behind the library's tiles on wider outputs (257x4800x1600,
+257x5120x5120) and elsewhere at 100-500 rows, where they make more tiles than the SMs hold. Four
+tile rows to a cluster pad a row count to whole clusters (320 or 384 rows), so each size serves
+a narrow band of rows. Built in F.linear's layout ("rc")."""
 _WIDE_EPILOGUE = """ The epilogue stores D in subtiles of {sub}, where CUTLASS's automatic {auto} writes 64
 bytes of a bf16 row a round: on products bound by writing D, {figures}; compute-bound products do
 not move (benchmarks/probes/epilogue_tile_probe.py, H200, bf16 "rc", 2026-11-29; docs/findings.md,
@@ -545,6 +564,11 @@ rows swapped (CUTLASS 128x112, extended WGMMA N) make 9 x 13 = 117 tiles at 1000
 1000x1600x6400 0.944x torch.mm where the best built kernel reached 0.856x and the 80-row tile
 0.562x, 500x3072x3072 0.883x against 0.820x, 1000x1280x1280 0.825x against 0.793x; behind on
 1000x14336x4096 (0.910x against 0.971x). No cluster: 2x1 lost on all of them (0.46-0.83x)."""),
+    Sm90((80, 64, 64), cluster=(4, 2), schedule="pingpong", swap_ab=True, builds=both16(("rc",)),
+         why=_SMALL_CLUSTERS),
+    Sm90((96, 64, 64), cluster=(4, 2), schedule="pingpong", swap_ab=True, builds=both16(("rc",)),
+         why=_SMALL_CLUSTERS),
+    Sm90((64, 64, 64), cluster=(2, 4), schedule="pingpong", builds=both16(("rc",)), why=_SMALL_CLUSTERS),
     Sm90((128, 128, 32), cluster=(2, 1), variant="presplit", promote_k_tiles=2, builds={"3xtf32": LAYOUTS},
          why=_PRESPLIT),
     Sm90((128, 128, 32), scheduler="streamk", variant="presplit", promote_k_tiles=2,

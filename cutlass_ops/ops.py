@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import warnings
 from dataclasses import dataclass
-from typing import Optional
+from typing import ClassVar, Optional
 
 import torch
 from torch.overrides import handle_torch_function, has_torch_function_variadic
@@ -438,6 +438,8 @@ class Plan:
     calibration: str = ""  # the cost model's constants: a calibration file, or "" (the device's peak rates)
     tuning_key: Optional[dict] = None  # the tuning table's key for the call (cutlass_ops.tuning.pin)
 
+    SHOWN_CANDIDATES: ClassVar[int] = 12  # str() lists this many candidates, then counts the rest
+
     @property
     def predicted_us(self) -> Optional[float]:
         """The cost model's prediction for the plan's own candidate (None if not among them)."""
@@ -484,7 +486,7 @@ class Plan:
         if self.candidates:
             source = self.calibration or "the device's peak rates (no calibration for this device)"
             lines.append(f"  candidates, cheapest predicted first (cost model: {source}):")
-            shown = self.candidates[:12]
+            shown = self.candidates[:self.SHOWN_CANDIDATES]
             for c in shown:
                 mark = "*" if (c.kernel, c.variant, c.decomposition, c.splits) == (
                     self.kernel, self.variant, self.decomposition, self.splits) else " "

@@ -16,7 +16,7 @@ multicast of one operand) speed up the 128x128 tile where its loads through L2 b
 `swapped`, do swap-AB tiles whose row side fits the row count (80-160 rows) reach cuBLAS on
 mid-size F.linear products?
 
-    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters|swapped|large] [--shapes [Bx]MxNxK ...]
+    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters|swapped|large|small_clusters|row_clusters] [--shapes [Bx]MxNxK ...]
 """
 
 from __future__ import annotations
@@ -94,6 +94,42 @@ VARIANT_SETS = {
         "sw160x128 2x1": (128, 160, 64, 1, 2, 1, 0, 0, 0, 0, 1),
         "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
         "sw144x128 2x1": (128, 144, 64, 1, 2, 1, 0, 0, 0, 0, 1),
+    },
+    # small tiles with clusters of up to eight CTAs, as cuBLAS runs on F.linear products of 65-512
+    # rows (cublas_choices_probe.py, H200: 56x64 2x4 at 100 rows, 136x64 2x4 and 72x64 4x2 at 257):
+    # the clusters share one operand's tile by TMA multicast, so the few row tiles read each
+    # weight tile from L2 about once; beside the library's 64x64 and 64x128 ping-pong tiles
+    "small_clusters": {
+        "pp64x64 1x1": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x64 2x1": (64, 64, 64, 2, 1, 0, 0, 0, 0, 0),
+        "pp64x64 4x1": (64, 64, 64, 4, 1, 0, 0, 0, 0, 0),
+        "pp64x64 2x2": (64, 64, 64, 2, 2, 0, 0, 0, 0, 0),
+        "pp64x64 2x4": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0),
+        "pp64x64 4x2": (64, 64, 64, 4, 2, 0, 0, 0, 0, 0),
+        "pp64x128 1x1": (64, 128, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x128 2x1": (64, 128, 64, 2, 1, 0, 0, 0, 0, 0),
+        "pp64x128 4x1": (64, 128, 64, 4, 1, 0, 0, 0, 0, 0),
+        "pp64x128 2x2": (64, 128, 64, 2, 2, 0, 0, 0, 0, 0),
+        "sw48x64 2x4 pp": (64, 48, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+        "sw80x64 4x2 pp": (64, 80, 64, 2, 4, 0, 0, 0, 0, 0, 1),
+        "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+    },
+    # the same question, more row counts: swapped ping-pong tiles of 48-128 rows with four tile
+    # rows (or two) to a cluster, against the first set's leaders (run with --shapes)
+    "row_clusters": {
+        "pp64x64 1x1": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x128 1x1": (64, 128, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x64 2x4": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0),
+        "sw48x64 2x4 pp": (64, 48, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+        "sw64x64 2x4 pp": (64, 64, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+        "sw64x64 4x2 pp": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0, 1),
+        "sw80x64 4x2 pp": (64, 80, 64, 2, 4, 0, 0, 0, 0, 0, 1),
+        "sw80x64 4x1 pp": (64, 80, 64, 1, 4, 0, 0, 0, 0, 0, 1),
+        "sw96x64 4x2 pp": (64, 96, 64, 2, 4, 0, 0, 0, 0, 0, 1),
+        "sw128x64 4x2 pp": (64, 128, 64, 2, 4, 0, 0, 0, 0, 0, 1),
+        "sw80x128 4x1 pp": (128, 80, 64, 1, 4, 0, 0, 0, 0, 0, 1),
+        "sw80x128 4x1 coop": (128, 80, 64, 1, 4, 1, 0, 0, 0, 0, 1),
+        "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
     },
     # wide swap-AB tiles for large F.linear products, where cuBLAS runs 144-208 rows x 192-256
     # columns with two tile rows to a cluster (cublas_choices_probe.py --min-us 300, H200), beside

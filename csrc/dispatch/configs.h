@@ -63,6 +63,9 @@ enum class ConfigId : int16_t {
   kSm90_160x256x64_1x1x1_Coop_SwapAB,
   kSm90_80x128x64_1x1x1_Coop_SwapAB,
   kSm90_112x128x64_1x1x1_Coop_SwapAB,
+  kSm90_80x64x64_4x2x1_Pingpong_SwapAB,
+  kSm90_96x64x64_4x2x1_Pingpong_SwapAB,
+  kSm90_64x64x64_2x4x1_Pingpong,
   kSm90_128x128x32_2x1x1_Coop_Presplit,
   kSm90_128x128x32_1x1x1_CoopStreamK_Presplit,
   kSm90_64x64x32_1x1x1_Pingpong_CpAsync,
@@ -113,7 +116,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x716CA7BC53747791ULL;
+inline constexpr uint64_t kConfigTableHash = 0x105C2163EF10BC3FULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -150,6 +153,9 @@ inline constexpr const char* kConfigNames[] = {
     "160x256x64_1x1x1_coop_swapab",
     "80x128x64_1x1x1_coop_swapab",
     "112x128x64_1x1x1_coop_swapab",
+    "80x64x64_4x2x1_pingpong_swapab",
+    "96x64x64_4x2x1_pingpong_swapab",
+    "64x64x64_2x4x1_pingpong",
     "128x128x32_2x1x1_coop_presplit",
     "128x128x32_1x1x1_coop_streamk_presplit",
     "64x64x32_1x1x1_pingpong_cpasync",
@@ -921,6 +927,64 @@ struct Sm90_112x128x64_1x1x1_Coop_SwapAB {
   static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+// F.linear products of 65-512 rows through 1000-3600 columns with a long K (257 tokens through
+// 1280-1600 columns, 100 through 3584 x 14336): the library's 64-row ping-pong tiles make 5 x
+// 13-25 tiles for 132 SMs, each reading its own copy of every weight tile through L2, and
+// reached 0.75-0.85x torch.mm on the H200 sweep. cuBLAS runs small tiles with clusters of up to
+// eight CTAs there (72x64 with four tile rows to a cluster and 136x64 with two at 257 rows,
+// 56x64 2x4 at 100 rows; benchmarks/probes/cublas_choices_probe.py, H200, 2026-11-30): the CTAs
+// of a cluster share one operand's tile by TMA multicast, so a cluster of four tile rows reads
+// each weight tile once. Built in CUTLASS beside the library's
+// (benchmarks/probes/epilogue_tile_probe.py --set small_clusters and --set row_clusters, H200,
+// 2026-11-30, bf16 "rc", speed against torch.mm): the 80x64 tile swapped with four tile rows by
+// two columns to a cluster (CUTLASS runs 64x80, 2x4; 320 rows a cluster) 257x1600x6400
+// 0.913-0.919x where the best built kernel reached 0.746x, 257x1280x5120 0.909x against 0.800x,
+// 257x1600x1600 0.916x against 0.852x; the 96-row one at 384x3072x3072 0.832x against the 64-row
+// tiles' 0.729x; the 64x64 ping-pong tile with two tile rows by four columns 100x3584x14336
+// 1.004x against 0.853x, 257x1024x4096 0.937x against 0.852x for the 64x64 tile alone. Behind
+// the library's tiles on wider outputs (257x4800x1600, 257x5120x5120) and elsewhere at 100-500
+// rows, where they make more tiles than the SMs hold. Four tile rows to a cluster pad a row
+// count to whole clusters (320 or 384 rows), so each size serves a narrow band of rows. Built in
+// F.linear's layout ("rc").
+struct Sm90_80x64x64_4x2x1_Pingpong_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_80x64x64_4x2x1_Pingpong_SwapAB;
+  static constexpr const char* kName = "80x64x64_4x2x1_pingpong_swapab";
+  static constexpr int kTileM = 80, kTileN = 64, kTileK = 64;
+  static constexpr int kClusterM = 4, kClusterN = 2;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_96x64x64_4x2x1_Pingpong_SwapAB {
+  static constexpr ConfigId kId = ConfigId::kSm90_96x64x64_4x2x1_Pingpong_SwapAB;
+  static constexpr const char* kName = "96x64x64_4x2x1_pingpong_swapab";
+  static constexpr int kTileM = 96, kTileN = 64, kTileK = 64;
+  static constexpr int kClusterM = 4, kClusterN = 2;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = true;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Sm90_64x64x64_2x4x1_Pingpong {
+  static constexpr ConfigId kId = ConfigId::kSm90_64x64x64_2x4x1_Pingpong;
+  static constexpr const char* kName = "64x64x64_2x4x1_pingpong";
+  static constexpr int kTileM = 64, kTileN = 64, kTileK = 64;
+  static constexpr int kClusterM = 2, kClusterN = 4;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
   static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
   static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
 };
