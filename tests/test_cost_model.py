@@ -623,6 +623,33 @@ def test_every_problem_group_has_one_family():
         evaluate.family_of("decode")
 
 
+def test_persistent_grids_with_clusters_fit_whole_gpcs():
+    """A persistent CUTLASS 3.x kernel's grid, as its tile scheduler sizes it: clusters stay
+    within a GPC (18 SMs on GH100), so on 132 SMs clusters of eight fill 112 SMs, and 113-128
+    output tiles take two rounds of them; clusters of two still fill all 132."""
+    names = {k["name"] for k in _C.kernels()}
+    eight = "cutlass3x_sm90_bf16_rc_80x64x64_4x2x1_pingpong_swapab"  # 80 x 64 tiles, 4 x 2 CTAs
+    two = "cutlass3x_sm90_bf16_rc_128x256x64_2x1x1_coop"
+    if not {eight, two} <= names:
+        pytest.skip("the SM90 kernels are not built")
+
+    def rounds(kernel, m, n):
+        cands = [["in-place", kernel, "data-parallel", 1]]
+        return _C.cost_rows("bf16", "rc", [m, n, 4096], [8, 8, 8], cands, fit.H100_DESC)[0][0][1]  # kFeatTileRounds
+
+    try:
+        _C.clear_calibrations()
+        # 257 rows: four 80-row tiles, one cluster high; 28 or 32 columns of 64-wide tiles.
+        assert rounds(eight, 257, 28 * 64) == 1  # 112 tiles
+        assert rounds(eight, 257, 32 * 64) == 2  # 128 tiles: more than 14 clusters of eight
+        assert rounds(eight, 257, 56 * 64) == 2 and rounds(eight, 257, 57 * 64) == 3
+        assert rounds(two, 12 * 128, 11 * 256) == 1  # 132 tiles in pairs
+        assert rounds(two, 12 * 128, 11 * 256 + 1) == 2
+    finally:
+        _C.clear_calibrations()
+        store.install_shipped()
+
+
 def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
     """`sweep --occupancy` records CTAs per SM by kernel (CUDA's occupancy calculator); fit hands
     them to the cost model, whose features (the rounds of CTAs a split-K launch takes) then use

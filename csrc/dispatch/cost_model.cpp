@@ -20,6 +20,21 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div_i(a, b) * b; }
 
 constexpr double kMB = 1e6;
 
+// The CTAs a persistent CUTLASS 3.x kernel launches on `sm_count` SMs with clusters of
+// `cluster` CTAs, as its tile scheduler sizes the grid when the launch names no
+// max_active_clusters (cutlass/gemm/kernel/tile_scheduler_params.h, get_max_cta_occupancy): a
+// cluster stays within one GPC, taken as 18 SMs (GH100's), so each whole GPC holds its 18 SMs
+// rounded down to whole clusters, and the SMs left over beyond whole GPCs the same. On 132 SMs:
+// 132 CTAs in clusters of one or two, 116 in clusters of four, 112 in clusters of eight.
+int persistent_ctas(int sm_count, int cluster) {
+  constexpr int kSmPerGpc = 18;
+  if (cluster <= 1) return std::max(1, sm_count);
+  const int gpcs = sm_count < kSmPerGpc ? 1 : sm_count / kSmPerGpc;
+  const int residual = sm_count < kSmPerGpc ? 0 : sm_count % kSmPerGpc;
+  const int ctas = gpcs * (kSmPerGpc - kSmPerGpc % cluster) + (residual - residual % cluster);
+  return std::max(cluster, std::min(sm_count, ctas));
+}
+
 struct CalibrationStore {
   std::shared_mutex mutex;
   std::vector<std::shared_ptr<const Calibration>> all;
@@ -302,7 +317,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       batch * static_cast<double>(round_up(ceil_div_i(m, tm), cm) * round_up(ceil_div_i(n, tn), cn));
   const int cluster = cm * cn;
   const int ctas = ctas_per_sm(k, dev, cal);
-  const double slots = k.persistent ? std::max(1, dev.sm_count / cluster * cluster)
+  const double slots = k.persistent ? persistent_ctas(dev.sm_count, cluster)
                                     : static_cast<double>(std::max(1, dev.sm_count)) * ctas;
   const double k_tiles = ceil_div(static_cast<double>(depth), tk);
   const double tile_bytes = 4.0 * tm * tn;  // a float32 partial tile

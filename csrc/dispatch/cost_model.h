@@ -10,8 +10,10 @@
 //          + the variant's copies (staging, K-major B) at the device's copy rates
 //
 // critical_iters: main-loop iterations (one CTA tile, one K step) on the busiest SM, so the
-//   tile's padding of M and N, the ragged last wave (clusters and CTAs per SM counted), and
-//   the K slices of split-K and stream-K are all in it;
+//   tile's padding of M and N, the ragged last wave (clusters and CTAs per SM counted; a
+//   persistent grid holds the clusters that fit whole GPCs, as CUTLASS's tile scheduler sizes
+//   it: 112 CTAs in clusters of eight on 132 SMs), and the K slices of split-K and stream-K are
+//   all in it;
 // tile_rounds: output tiles the busiest SM finishes (each one a prologue and an epilogue);
 // read_mb, write_mb: the operands read and D written once (apart: a kernel's epilogue stores
 //   at another rate than its main loop loads); l2_mb: A re-read for every N tile column and B
