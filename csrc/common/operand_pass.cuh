@@ -54,7 +54,7 @@ cudaError_t run(const float* src, int64_t rows, int64_t k, int64_t kp, int64_t s
                 const Writer& write, cudaStream_t stream) {
   const int64_t row_tiles = (rows + kTile - 1) / kTile;
   const dim3 grid(static_cast<unsigned>((kp + kTile - 1) / kTile),
-                  static_cast<unsigned>(row_tiles < 65535 ? row_tiles : 65535));
+                  static_cast<unsigned>(row_tiles < cutlass_ops::kMaxGridYZ ? row_tiles : cutlass_ops::kMaxGridYZ));
   row_pass_kernel<Writer><<<grid, dim3(kTile, 8), 0, stream>>>(src, rows, k, kp, stride_r, stride_k, write);
   return cudaGetLastError();
 }

@@ -18,13 +18,14 @@
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
 
+#include "dispatch/kernel.h"
+
 namespace cutlass_ops {
 
 namespace {
 
 constexpr int kTile = 32;         // tile side, elements: one warp's row
 constexpr int kRowsPerPass = 8;   // a block is 32 x 8 threads; each moves 4 elements each way
-constexpr int64_t kMaxGridY = 65535;
 
 // dst (cols x rows, row-major, ld_dst) = src (rows x cols, row-major, ld_src) transposed.
 // Elements are moved as raw bits (T: 32-bit unsigned).
@@ -36,7 +37,7 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass)
   const int tx = static_cast<int>(threadIdx.x);
   const int ty = static_cast<int>(threadIdx.y);
   const int64_t col0 = static_cast<int64_t>(blockIdx.x) * kTile;
-  // gridDim.y is capped at 65535: tiles further down are taken in later passes.
+  // gridDim.y is capped at kMaxGridYZ: tiles further down are taken in later passes.
   for (int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile; row0 < rows;
        row0 += static_cast<int64_t>(gridDim.y) * kTile) {
 #pragma unroll
@@ -61,7 +62,7 @@ void launch_transpose(const at::Tensor& src, at::Tensor& dst) {
   const int64_t rows = src.size(0), cols = src.size(1);
   const dim3 block(kTile, kRowsPerPass);
   const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
-                  static_cast<unsigned>(std::min<int64_t>((rows + kTile - 1) / kTile, kMaxGridY)));
+                  static_cast<unsigned>(std::min<int64_t>((rows + kTile - 1) / kTile, kMaxGridYZ)));
   transpose_kernel<T><<<grid, block, 0, c10::cuda::getCurrentCUDAStream(src.get_device()).stream()>>>(
       static_cast<const T*>(src.const_data_ptr()), src.stride(0), static_cast<T*>(dst.data_ptr()), dst.stride(0), rows,
       cols);
