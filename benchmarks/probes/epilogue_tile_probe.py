@@ -32,6 +32,24 @@ from probe_cutlass import alternated_medians, build_variants, checked_variants
 
 SOURCE = Path(__file__).with_suffix(".cu")
 
+# The ping-pong tiles of the "small_clusters" set (each as a VARIANT_SETS entry below: tile, cluster,
+# ..., swap-AB), which "row_clusters" shares in part.
+SMALL_CLUSTERS = {
+    "pp64x64 1x1": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0),
+    "pp64x64 2x1": (64, 64, 64, 2, 1, 0, 0, 0, 0, 0),
+    "pp64x64 4x1": (64, 64, 64, 4, 1, 0, 0, 0, 0, 0),
+    "pp64x64 2x2": (64, 64, 64, 2, 2, 0, 0, 0, 0, 0),
+    "pp64x64 2x4": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0),
+    "pp64x64 4x2": (64, 64, 64, 4, 2, 0, 0, 0, 0, 0),
+    "pp64x128 1x1": (64, 128, 64, 1, 1, 0, 0, 0, 0, 0),
+    "pp64x128 2x1": (64, 128, 64, 2, 1, 0, 0, 0, 0, 0),
+    "pp64x128 4x1": (64, 128, 64, 4, 1, 0, 0, 0, 0, 0),
+    "pp64x128 2x2": (64, 128, 64, 2, 2, 0, 0, 0, 0, 0),
+    "sw48x64 2x4 pp": (64, 48, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+    "sw80x64 4x2 pp": (64, 80, 64, 2, 4, 0, 0, 0, 0, 0, 1),
+    "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+}
+
 # name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N (0: CUTLASS's automatic one),
 #        stream-K scheduler (run data-parallel), TF32 (float operands and D; else bf16)[, swap-AB])
 VARIANT_SETS = {
@@ -99,37 +117,20 @@ VARIANT_SETS = {
     # rows (cublas_choices_probe.py, H200: 56x64 2x4 at 100 rows, 136x64 2x4 and 72x64 4x2 at 257):
     # the clusters share one operand's tile by TMA multicast, so the few row tiles read each
     # weight tile from L2 about once; beside the library's 64x64 and 64x128 ping-pong tiles
-    "small_clusters": {
-        "pp64x64 1x1": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0),
-        "pp64x64 2x1": (64, 64, 64, 2, 1, 0, 0, 0, 0, 0),
-        "pp64x64 4x1": (64, 64, 64, 4, 1, 0, 0, 0, 0, 0),
-        "pp64x64 2x2": (64, 64, 64, 2, 2, 0, 0, 0, 0, 0),
-        "pp64x64 2x4": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0),
-        "pp64x64 4x2": (64, 64, 64, 4, 2, 0, 0, 0, 0, 0),
-        "pp64x128 1x1": (64, 128, 64, 1, 1, 0, 0, 0, 0, 0),
-        "pp64x128 2x1": (64, 128, 64, 2, 1, 0, 0, 0, 0, 0),
-        "pp64x128 4x1": (64, 128, 64, 4, 1, 0, 0, 0, 0, 0),
-        "pp64x128 2x2": (64, 128, 64, 2, 2, 0, 0, 0, 0, 0),
-        "sw48x64 2x4 pp": (64, 48, 64, 4, 2, 0, 0, 0, 0, 0, 1),
-        "sw80x64 4x2 pp": (64, 80, 64, 2, 4, 0, 0, 0, 0, 0, 1),
-        "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
-    },
+    "small_clusters": SMALL_CLUSTERS,
     # the same question, more row counts: swapped ping-pong tiles of 48-128 rows with four tile
     # rows (or two) to a cluster, against the first set's leaders (run with --shapes)
     "row_clusters": {
-        "pp64x64 1x1": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0),
-        "pp64x128 1x1": (64, 128, 64, 1, 1, 0, 0, 0, 0, 0),
-        "pp64x64 2x4": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0),
-        "sw48x64 2x4 pp": (64, 48, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+        **{name: SMALL_CLUSTERS[name] for name in ("pp64x64 1x1", "pp64x128 1x1", "pp64x64 2x4", "sw48x64 2x4 pp")},
         "sw64x64 2x4 pp": (64, 64, 64, 4, 2, 0, 0, 0, 0, 0, 1),
         "sw64x64 4x2 pp": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0, 1),
-        "sw80x64 4x2 pp": (64, 80, 64, 2, 4, 0, 0, 0, 0, 0, 1),
+        "sw80x64 4x2 pp": SMALL_CLUSTERS["sw80x64 4x2 pp"],
         "sw80x64 4x1 pp": (64, 80, 64, 1, 4, 0, 0, 0, 0, 0, 1),
         "sw96x64 4x2 pp": (64, 96, 64, 2, 4, 0, 0, 0, 0, 0, 1),
         "sw128x64 4x2 pp": (64, 128, 64, 2, 4, 0, 0, 0, 0, 0, 1),
         "sw80x128 4x1 pp": (128, 80, 64, 1, 4, 0, 0, 0, 0, 0, 1),
         "sw80x128 4x1 coop": (128, 80, 64, 1, 4, 1, 0, 0, 0, 0, 1),
-        "sw144x64 2x4 pp": (64, 144, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+        "sw144x64 2x4 pp": SMALL_CLUSTERS["sw144x64 2x4 pp"],
     },
     # wide swap-AB tiles for large F.linear products, where cuBLAS runs 144-208 rows x 192-256
     # columns with two tile rows to a cluster (cublas_choices_probe.py --min-us 300, H200), beside
