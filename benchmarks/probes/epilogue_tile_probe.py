@@ -11,12 +11,15 @@ torch.bmm: CUDA events around each call after a 256 MB write flushes the L2 and 
 covers the launch, implementations alternated in rounds, medians. Needs an SM90 GPU, nvcc and
 the nvidia-cutlass package.
 
-Two sets ask other questions of the same builds: `clusters`, does a 2x1 or 1x2 cluster (TMA
+Other sets ask other questions of the same builds: `clusters`, does a 2x1 or 1x2 cluster (TMA
 multicast of one operand) speed up the 128x128 tile where its loads through L2 bound it?
 `swapped`, do swap-AB tiles whose row side fits the row count (80-160 rows) reach cuBLAS on
-mid-size F.linear products?
+mid-size F.linear products? `large`, wide swapped tiles on large ones? `small_clusters` and
+`row_clusters`, small tiles with clusters of up to eight CTAs at 65-512 rows?
 
-    python benchmarks/probes/epilogue_tile_probe.py [--set adopted|others|streamk|tf32|clusters|swapped|large|small_clusters|row_clusters] [--shapes [Bx]MxNxK ...]
+    python benchmarks/probes/epilogue_tile_probe.py [--set NAME] [--shapes [Bx]MxNxK ...]
+
+(NAME: adopted, others, streamk, tf32, clusters, swapped, large, small_clusters, row_clusters.)
 """
 
 from __future__ import annotations
