@@ -144,15 +144,22 @@ def test_staged_unaligned_problems(name, dtype, tf32, layouts, out_form, m, n, k
     plan = cutlass_ops.explain(a, b, out=out)
     staged = [c for c in plan.candidates if c.variant.startswith("staged")]
     assert staged, plan
-    # The cheapest staged candidate, whatever the model picks, then the model's own pick.
-    with planned(a, b, staged[0], out=out):
-        pinned = cutlass_ops.explain(a, b, out=out)
-        assert pinned.staged and pinned.kernel.startswith(("cutlass3x_sm90", "handwritten_sm90")), pinned
-        result = cutlass_ops.mm(a, b, out=out)
-        assert out is None or result is out
-        assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {pinned.kernel}")
-    if out is not None:
-        out.fill_(math.nan)
+    # The cheapest candidate of each staged variant (B copied row-major, B copied column-major:
+    # a straight copy of one operand and a transposing copy of the other in every layout pair),
+    # whatever the model picks, then the model's own pick.
+    variants = {}
+    for candidate in staged:
+        variants.setdefault(candidate.variant, candidate)
+    for candidate in variants.values():
+        with planned(a, b, candidate, out=out):
+            pinned = cutlass_ops.explain(a, b, out=out)
+            assert pinned.staged and pinned.kernel.startswith(("cutlass3x_sm90", "handwritten_sm90")), pinned
+            result = cutlass_ops.mm(a, b, out=out)
+            assert out is None or result is out
+            assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via "
+                                     f"{pinned.kernel} ({candidate.variant})")
+        if out is not None:
+            out.fill_(math.nan)
     result = cutlass_ops.mm(a, b, out=out)
     assert_matches_reference(result, a, b, name, context=f"{name} {layouts} {out_form} via {plan.kernel}")
 

@@ -24,6 +24,7 @@
 #include "ops/device_info.h"
 #include "ops/epilogue.h"
 #include "ops/kmajor_copy.h"
+#include "ops/pad_copy.h"
 #include "ops/settings.h"
 #include "ops/stats.h"
 #include "ops/torch_errors.h"
@@ -237,29 +238,23 @@ struct StagedOperands {
   at::Tensor a, b, d;
 };
 
-// `src` (rows x cols, any strides) copied into the top-left corner of a fresh contiguous
-// (rows + pad_rows) x (cols + pad_cols) buffer whose margins are zeroed. One pass over the
-// data: at::constant_pad_nd fills the whole buffer and then copies over it, a third more
-// memory traffic and an extra full-size launch (measured: staging cost twice its estimate).
-at::Tensor zero_padded_copy(const at::Tensor& src, int64_t pad_rows, int64_t pad_cols) {
-  const int64_t rows = src.size(0), cols = src.size(1);
-  at::Tensor dst = at::empty({rows + pad_rows, cols + pad_cols}, src.options());
-  dst.narrow(0, 0, rows).narrow(1, 0, cols).copy_(src);
-  if (pad_cols > 0) dst.narrow(1, cols, pad_cols).zero_();
-  if (pad_rows > 0) dst.narrow(0, rows, pad_rows).narrow(1, 0, cols).zero_();
-  return dst;
-}
-
 StagedOperands stage_operands(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2,
                               const at::Tensor& out) {
   // Kernel-facing views: for the transposed problem A is mat2^T and B is self^T.
   const at::Tensor ka = plan.transposed ? mat2.t() : self;
   const at::Tensor kb = plan.transposed ? self.t() : mat2;
-  const int64_t k_pad = plan.k - ka.size(1), n_pad = plan.n - kb.size(1);
   StagedOperands s;
-  s.a = zero_padded_copy(ka, 0, k_pad);  // M x K', row-major
-  s.b = plan.b.layout == Layout::kRowMajor ? zero_padded_copy(kb, k_pad, n_pad)            // K' x N', row-major
-                                           : zero_padded_copy(kb.t(), n_pad, k_pad).t();  // K' x N', column-major
+  s.a = at::empty({ka.size(0), plan.k}, ka.options());  // M x K', row-major
+  PaddedCopy copies[2] = {{ka, s.a}, {}};
+  if (plan.b.layout == Layout::kRowMajor) {
+    s.b = at::empty({plan.k, plan.n}, kb.options());  // K' x N', row-major
+    copies[1] = {kb, s.b};
+  } else {
+    const at::Tensor b_t = at::empty({plan.n, plan.k}, kb.options());  // K' x N', column-major
+    copies[1] = {kb.t(), b_t};
+    s.b = b_t.t();
+  }
+  padded_copies(copies, 2);
   s.d = at::empty({plan.m, plan.n}, out.options());
   return s;
 }
@@ -351,8 +346,9 @@ void launch(const Plan& plan, const at::Tensor& self, const at::Tensor& mat2, co
               plan.k, " problem: ", status.message);
   if (plan.staged) {
     // The kernel computed the (transposed, if so planned) padded product: drop the padding.
-    const at::Tensor real = d.narrow(1, 0, plan.transposed ? self.size(0) : mat2.size(1));
-    (plan.transposed ? out.t() : out).copy_(real);
+    const PaddedCopy copy_out{d.narrow(1, 0, plan.transposed ? self.size(0) : mat2.size(1)),
+                              plan.transposed ? out.t() : out};
+    padded_copies(&copy_out, 1);
   } else if (plan.d_via_temp) {
     out.copy_(d);
   }
