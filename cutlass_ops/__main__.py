@@ -224,7 +224,8 @@ def cmd_sweep(args) -> int:
             names = args.add_kernels or args.retime
             sweep.extend(folder, [k.strip() for k in names.split(",") if k.strip()], dtypes,
                          time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress,
-                         retime=bool(args.retime), decomposition=args.decomposition, batched=files)
+                         retime=bool(args.retime), decomposition=args.decomposition, batched=files,
+                         variants=None if not args.variant else [v.strip() for v in args.variant.split(",") if v.strip()])
         except ValueError as error:
             print(f"--{'retime' if args.retime else 'add-kernels'}: {error}", file=sys.stderr)
             return 2
@@ -460,6 +461,10 @@ def main(argv=None) -> int:
                         "contradicts by over 2x either way (`compare`), and replace them (resumable)")
     p.add_argument("--decomposition", choices=["data-parallel", "split-k", "stream-k"],
                    help="with --retime or --add-kernels: only the candidates of this K decomposition")
+    p.add_argument("--variant", metavar="NAMES",
+                   help="with --retime or --add-kernels: only the candidates of these variants (comma list of "
+                        "in-place, staged-row-b, staged-col-b, kmajor-b); e.g. --retime '*' --variant "
+                        "staged-row-b,staged-col-b after a change to the staging copies")
     p.add_argument("--batched", action="store_true",
                    help="the batched (bmm) problem set, into <dtype>-batched.jsonl.gz (bf16, f16); with "
                         "--add-kernels, --retime or --retime-contradicted, its files alone (without it, both)")

@@ -121,3 +121,30 @@ def test_retiming_replaces_one_kernels_candidates_and_only_the_contradicted_ones
     assert sweep.extend(folder, [target[1]], ["bf16"], reps=2, passes=1, progress=False,
                         retime=True) == {"bf16": len(rows)}
     assert not pending.exists()
+
+
+def test_retiming_a_variant_replaces_its_candidates_of_every_kernel_and_no_others(tmp_path, small_set):
+    """`sweep --retime '*' --variant staged-row-b`: after a change to the staging copies, every
+    kernel's candidates of that variant are timed again; the in-place ones and the other staged
+    variant stay as stored."""
+    sweep.run(["bf16"], tmp_path, reps=2, passes=1, progress=False)
+    folder = sweep.device_folder(tmp_path)
+    path = folder / "bf16.jsonl.gz"
+    head, rows = sweep.read(path)
+    absurd = [c for row in rows for c in row["c"] if c[0] == "staged-row-b" and c[4] is not None]
+    assert absurd and any(c[0] == "staged-col-b" for row in rows for c in row["c"])  # the unaligned rows
+    for c in absurd:
+        c[4] = 1e6
+    _write(path, head, rows)
+    with pytest.raises(ValueError, match="variants"):
+        sweep.extend(folder, ["*"], ["bf16"], progress=False, retime=True, variants=["staged"])
+    sweep.extend(folder, ["*"], ["bf16"], reps=2, passes=1, progress=False, retime=True, variants=["staged-row-b"])
+    head2, rows2 = sweep.read(path)
+    assert head2["extended"][-1]["retimed"] == "all decompositions variants staged-row-b"
+    for before, after in zip(rows, rows2):
+        for c in before["c"]:
+            matching = [x for x in after["c"] if x[:4] == c[:4]]
+            if c[0] == "staged-row-b":  # (a candidate refused at launch stays without a time)
+                assert len(matching) == 1 and (c[4] is None or 0 < matching[0][4] < 1e4), (c, matching)
+            else:
+                assert matching == [c]

@@ -41,12 +41,17 @@ SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at:
   if (!only.empty()) {
     std::vector<Candidate> kept;
     for (const std::string& entry : only) {
-      // "kernel" keeps all its candidates; "kernel@decomposition" (e.g. "@data-parallel") one kind.
-      const size_t at = entry.find('@');
-      const std::string name = entry.substr(0, at);
+      // "kernel" keeps all its candidates; "kernel@decomposition" (e.g. "@data-parallel") those
+      // of one K decomposition, "kernel#variant" (e.g. "#staged-row-b") those of one variant,
+      // "kernel@decomposition#variant" both.
+      const size_t hash = entry.find('#');
+      const std::string head = entry.substr(0, hash);
+      const size_t at = head.find('@');
+      const std::string name = head.substr(0, at);
       for (const Candidate& c : candidates) {
         if (name == c.kernel->name &&
-            (at == std::string::npos || entry.compare(at + 1, std::string::npos, decomposition_name(c.decomposition)) == 0)) {
+            (at == std::string::npos || head.compare(at + 1, std::string::npos, decomposition_name(c.decomposition)) == 0) &&
+            (hash == std::string::npos || entry.compare(hash + 1, std::string::npos, variant_name(c.variant)) == 0)) {
           kept.push_back(c);
         }
       }

@@ -32,9 +32,10 @@ struct SweepRow {
 // passes' medians, so a slow moment (a clock change) in one pass does not decide. Takes the
 // current fp32 settings (TF32 flag, fp32 mode) as mm() would. `reps` timings per candidate
 // and pass; one over `give_up` x the best so far after two timings stops there. With `only`
-// non-empty, just the candidates of those kernels (by name, or "name@data-parallel" and the
-// like for one decomposition), in that list's order: a sweep extended with kernels added since,
-// or kernels re-timed after a change (cutlass_ops/calibration/sweep.py, extend()).
+// non-empty, just the candidates of those kernels (by name; "name@data-parallel" and the like
+// for one decomposition, "name#staged-row-b" and the like for one variant, or both), in that
+// list's order: a sweep extended with kernels added since, or candidates re-timed after a
+// change (cutlass_ops/calibration/sweep.py, extend()).
 SweepRow sweep_problem(const at::Tensor& self, const at::Tensor& mat2, const at::Tensor& out, int reps,
                        float give_up, int passes = 2, const std::vector<std::string>& only = {});
 

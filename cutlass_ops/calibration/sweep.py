@@ -41,6 +41,9 @@ FORMAT = "cutlass_ops-sweep"
 FORMAT_VERSION = 2
 FLUSH_EVERY = 20  # problems per gzip member appended
 DECOMPOSITIONS = ("data-parallel", "split-k", "stream-k")  # the K decompositions, as rows name them
+# The variants (candidates.h, Variant), as rows name them: the kernel on the operands in place,
+# on zero-padded aligned copies (B copied row-major or column-major), or with B copied K-major.
+VARIANTS = ("in-place", "staged-row-b", "staged-col-b", "kmajor-b")
 
 TORCH_DTYPES = precisions.TORCH_DTYPE
 
@@ -296,7 +299,7 @@ def describe_retime(kernel: str, moves: dict) -> str:
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
            decomposition: Optional[str] = None, targets: Optional[dict] = None,
-           batched: Optional[bool] = None, targets_are: str = "the candidates another device's sweep contradicts"
+           batched: Optional[bool] = None, variants: Optional[Iterable[str]] = None, targets_are: str = "the candidates another device's sweep contradicts"
            ) -> dict[str, int]:
     """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
     merge them into the rows: a new config calibrated without sweeping every candidate again.
@@ -317,7 +320,10 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
     ``kernels`` may hold shell patterns (``cutlass2x_sm80_bf16_*``). With ``retime``, the
     kernels' stored candidates (those of ``decomposition`` only, if given) are timed again and
     replaced: for a kernel whose launch changed since the sweep. The reference is then the
-    fastest stored candidate of another kernel.
+    fastest stored candidate of another kernel. ``variants`` (names in VARIANTS) narrows the
+    candidates timed, with or without ``retime``, to those variants: ``retime=True`` with
+    ``variants=("staged-row-b", "staged-col-b")`` and every kernel (``"*"``) times the staged
+    candidates again after a change to the staging copies.
 
     With ``targets`` ({(dtype, row id): {(variant, kernel, decomposition, slices), ...}}, as
     ``compare.retime_targets`` reads them off two devices' sweeps), exactly those stored
@@ -335,17 +341,23 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
         raise ValueError(f"extend: no such kernel in this build: {unknown}")
     if decomposition is not None and decomposition not in DECOMPOSITIONS:
         raise ValueError(f"extend: decomposition {decomposition!r}: choose one of {', '.join(DECOMPOSITIONS)}")
+    variants = None if variants is None or targets is not None else sorted(set(variants))
+    if variants is not None and (not variants or not set(variants) <= set(VARIANTS)):
+        raise ValueError(f"extend: variants {variants}: choose from {', '.join(VARIANTS)}")
     chosen = set(kernels)
     # What this call times, written at the head of a pending file: a later call resumes only
     # the same extension (another's rows there would pass for its own).
     signature = {"kernels": sorted(chosen), "retime": retime, "decomposition": decomposition,
                  "targets": None if targets is None else
                  sorted([list(key), sorted(map(list, cands))] for key, cands in targets.items())}
+    if variants is not None:
+        signature["variants"] = variants
 
     def to_time(candidate, row_key) -> bool:  # a candidate this call times (and, with retime, replaces)
         if targets is not None:
             return tuple(candidate[:4]) in targets.get(row_key, ())
-        return candidate[1] in chosen and (decomposition is None or candidate[2] == decomposition)
+        return (candidate[1] in chosen and (decomposition is None or candidate[2] == decomposition) and
+                (variants is None or candidate[0] in variants))
     generator = torch.Generator(device="cuda").manual_seed(1)
     done_counts = {}
     kinds = {None: ("", "-batched"), True: ("-batched",), False: ("",)}[batched]
@@ -388,17 +400,24 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                     if bar is not None:
                         bar.update(1)
                     continue
-                # The reference: the fastest stored candidate of a kernel this row does not time again.
+                # The reference: the fastest stored candidate of a kernel this row does not time
+                # again (with `variants`, of a variant it does not: the kernel itself is unchanged).
                 row_chosen = chosen if targets is None else {c[1] for c in targets.get(row_key, ())}
-                timed = [c for c in row["c"] if c[4] is not None and not (retime and c[1] in row_chosen)]
+                timed = [c for c in row["c"] if c[4] is not None and not (
+                    retime and (to_time(c, row_key) if variants is not None else c[1] in row_chosen))]
                 reference = min(timed, key=lambda c: c[4]) if timed else None
                 p = problem_sets.Problem(row["id"], dtype, row["m"], row["n"], row["k"], row["layout"], row["group"],
                                          row["model"], row["split"], row.get("batch", 1))
                 a, b = make_operands(p, TORCH_DTYPES[dtype], generator)
                 out = torch.empty(*a.shape[:-1], p.n, dtype=a.dtype, device="cuda")
                 suffix = f"@{decomposition}" if decomposition else ""
-                only = ([reference[1]] if reference else []) + [k + suffix for k in mine
-                                                                 if not reference or k != reference[1]]
+                suffixes = [suffix] if variants is None else [f"{suffix}#{v}" for v in variants]
+                # The reference's kernel by name times all its candidates, those this call wants
+                # among them; with `variants`, the reference's own candidate alone.
+                reference_entry = ([] if not reference else [reference[1]] if variants is None else
+                                   [f"{reference[1]}@{reference[2]}#{reference[0]}"])
+                only = reference_entry + [k + s for k in mine for s in suffixes
+                                          if variants is not None or not reference or k != reference[1]]
                 added, scale = _time_row(a, b, out, reps, passes, only, reference, row.get("torch_us"),
                                          lambda cand: cand[1] in mine and tuple(cand) not in stored
                                          and to_time(cand, row_key))
@@ -406,7 +425,7 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                     suspects = retime_suspects(row["c"], added)
                     if suspects:
                         again, _ = _time_row(a, b, out, reps, passes,
-                                             ([reference[1]] if reference else []) + [k + suffix for k in suspects],
+                                             reference_entry + [k + s for k in suspects for s in suffixes],
                                              reference, row.get("torch_us"),
                                              lambda cand: cand[1] in suspects and to_time(cand, row_key))
                         added = keep_faster(added, again)
@@ -441,7 +460,9 @@ def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_lim
                 "method": ("each new time scaled by the median of 1 and two drifts: the row's fastest stored "
                            "candidate's stored time over its time now, and torch.mm's")}
             if retime:
-                record["retimed"] = targets_are if targets is not None else decomposition or "all decompositions"
+                record["retimed"] = (targets_are if targets is not None else
+                                     " ".join(filter(None, [decomposition or "all decompositions",
+                                                            variants and "variants " + ", ".join(variants)])))
                 record["method"] = ("stored times replaced; each new time scaled by the median of 1 and two drifts: "
                                     "the row's fastest stored candidate of another kernel's stored time over its "
                                     "time now, and torch.mm's")
