@@ -1,15 +1,18 @@
 // Zero-padded 2-D copies (see pad_copy.h). Two kernels, both memory-bound; each block fills a
 // piece of its destination, margins included, so no destination element is written twice.
 //
-// - Row kernel: a destination whose rows are contiguous and start on 16-byte boundaries (the
-//   staged operands' padded buffers). Each thread writes one 16-byte chunk of a row, gathered
-//   from the source's elements at their strides (consecutive in a row-major source: a warp
-//   reads one 512-byte run of a row).
-// - Tile kernel: anything else (a transposing copy, an unaligned or column-major destination
-//   such as the result's copy out). A 32 x 32 tile goes through shared memory, read with
-//   consecutive threads on consecutive source addresses and written with consecutive threads
-//   on consecutive destination addresses; the tile's rows are 33 elements apart, so a column
-//   of 4-byte elements falls in 32 banks.
+// - Row kernel: a destination whose rows are contiguous and 16-byte aligned, from a source of
+//   the same layout (the staged operands' padded buffers). Each thread fills one 16-byte run of
+//   a destination row with one store, from one 16-byte load where the source's rows are
+//   aligned too, else from element loads (consecutive runs of a row: a warp reads 512 bytes).
+// - Tile kernel: anything else: a transposing copy, or a destination the row kernel's stores
+//   cannot take (the padded result copied out into an unaligned or column-major D). A 32 x 32
+//   tile goes through shared memory, read with consecutive threads on consecutive source
+//   addresses and written with consecutive threads on consecutive destination addresses; the
+//   tile's rows are 33 elements apart, so a column of 4-byte elements falls in 32 banks.
+//   Element stores 16 bytes apart from one thread each, as a row kernel's would be, took 1.3-1.6x
+//   the tile kernel's time copying D out (H200, 2026-11-30: 1537x1029 bf16, 10.2 us against 6.4;
+//   python benchmarks/probes/launch_activities_probe.py 1537x1029x2051 --layout rc).
 #include "ops/pad_copy.h"
 
 #include <cstdint>
@@ -57,21 +60,35 @@ __device__ __forceinline__ T padded_element(const Job& j, int64_t r, int64_t c) 
 
 constexpr int kRowThreads = 256;
 
-template <typename T>
+// Each thread fills one 16-byte run of a destination row (kVec elements) with one store.
+// kVecLoad: the source's rows are contiguous, 16-byte aligned and readable to the end of every
+// run (one 16-byte load); else element loads at the source's strides.
+template <typename T, bool kVecLoad>
 __global__ void __launch_bounds__(kRowThreads) rows_kernel(const Jobs jobs) {
   constexpr int kVec = 16 / sizeof(T);
   int64_t block;
   const Job j = job_of_block(jobs, block);
-  const int64_t chunks_per_row = j.dst_cols / kVec;
-  const int64_t chunk = block * kRowThreads + threadIdx.x;
-  if (chunk >= j.dst_rows * chunks_per_row) return;
-  const int64_t r = chunk / chunks_per_row, c0 = (chunk - r * chunks_per_row) * kVec;
+  const int64_t runs_per_row = j.dst_cols / kVec;
+  const int64_t run = block * kRowThreads + threadIdx.x;
+  if (run >= j.dst_rows * runs_per_row) return;
+  const int64_t r = run / runs_per_row, c0 = (run - r * runs_per_row) * kVec;
   union {
     uint4 v;
     T e[kVec];
   } u;
+  if constexpr (kVecLoad) {
+    u.v = make_uint4(0, 0, 0, 0);
+    if (r < j.rows && c0 < j.cols) {
+      u.v = *reinterpret_cast<const uint4*>(static_cast<const T*>(j.src) + r * j.src_row_stride + c0);
 #pragma unroll
-  for (int i = 0; i < kVec; ++i) u.e[i] = padded_element<T>(j, r, c0 + i);
+      for (int i = 0; i < kVec; ++i) {
+        if (c0 + i >= j.cols) u.e[i] = T(0);
+      }
+    }
+  } else {
+#pragma unroll
+    for (int i = 0; i < kVec; ++i) u.e[i] = padded_element<T>(j, r, c0 + i);
+  }
   *reinterpret_cast<uint4*>(static_cast<T*>(j.dst) + r * j.dst_row_stride + c0) = u.v;
 }
 
@@ -102,7 +119,9 @@ __global__ void __launch_bounds__(kTile * kTileRows) tile_kernel(const Jobs jobs
   }
 }
 
-enum class Kernel { kRows, kTile };
+// How a copy runs: the row kernel with element or 16-byte loads, or the tile kernel. Copies of
+// one kind can share a launch.
+enum class Kernel { kRows, kRowsVecLoad, kTile };
 
 // Whether consecutive elements of `t` run down its columns (its row stride is 1, its column
 // stride is not): the tile kernel then walks that side by columns.
@@ -110,19 +129,31 @@ bool by_column(const at::Tensor& t) {
   return t.size(0) > 1 && t.stride(0) == 1 && (t.size(1) == 1 || t.stride(1) != 1);
 }
 
+// Rows of `t` contiguous, starting on 16-byte boundaries.
+bool rows_aligned(const at::Tensor& t) {
+  const int64_t eb = t.element_size();
+  return (t.size(1) == 1 || t.stride(1) == 1) && (t.size(0) == 1 || t.stride(0) * eb % 16 == 0) &&
+         reinterpret_cast<uintptr_t>(t.const_data_ptr()) % 16 == 0;
+}
+
 Kernel kernel_for(const PaddedCopy& p) {
-  const at::Tensor& d = p.dst;
-  const int64_t eb = d.element_size();
-  const bool rows_aligned = d.stride(1) == 1 && (d.size(0) == 1 || d.stride(0) * eb % 16 == 0) &&
-                            d.size(1) * eb % 16 == 0 && reinterpret_cast<uintptr_t>(d.const_data_ptr()) % 16 == 0;
-  return rows_aligned && !by_column(p.src) ? Kernel::kRows : Kernel::kTile;
+  const int64_t eb = p.dst.element_size();
+  const int64_t vec = 16 / eb;
+  if (by_column(p.src) || !rows_aligned(p.dst) || p.dst.size(1) % vec != 0) return Kernel::kTile;
+  // Every 16-byte run a thread reads lies inside the source's storage: the last row's runs end
+  // at most at the column count rounded up to a run.
+  const int64_t last = p.src.storage_offset() + (p.src.size(0) - 1) * p.src.stride(0) +
+                       (p.src.size(1) + vec - 1) / vec * vec;
+  const bool vec_load = rows_aligned(p.src) && last * eb <= static_cast<int64_t>(p.src.storage().nbytes());
+  return vec_load ? Kernel::kRowsVecLoad : Kernel::kRows;
 }
 
 int64_t blocks_for(const PaddedCopy& p, Kernel kernel) {
   const int64_t rows = p.dst.size(0), cols = p.dst.size(1);
-  if (kernel == Kernel::kRows) {
-    const int64_t chunks = rows * (cols * p.dst.element_size() / 16);
-    return (chunks + kRowThreads - 1) / kRowThreads;
+  if (kernel != Kernel::kTile) {
+    const int64_t vec = 16 / p.dst.element_size();
+    const int64_t runs = rows * (cols / vec);
+    return (runs + kRowThreads - 1) / kRowThreads;
   }
   return ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
 }
@@ -147,10 +178,11 @@ Job job_for(const PaddedCopy& p, int64_t blocks) {
 
 template <typename T>
 void launch(Kernel kernel, const Jobs& jobs, int64_t blocks, cudaStream_t stream) {
-  if (kernel == Kernel::kRows) {
-    rows_kernel<T><<<static_cast<unsigned>(blocks), kRowThreads, 0, stream>>>(jobs);
-  } else {
-    tile_kernel<T><<<static_cast<unsigned>(blocks), dim3(kTile, kTileRows), 0, stream>>>(jobs);
+  const unsigned grid = static_cast<unsigned>(blocks);
+  switch (kernel) {
+    case Kernel::kRows: rows_kernel<T, false><<<grid, kRowThreads, 0, stream>>>(jobs); break;
+    case Kernel::kRowsVecLoad: rows_kernel<T, true><<<grid, kRowThreads, 0, stream>>>(jobs); break;
+    case Kernel::kTile: tile_kernel<T><<<grid, dim3(kTile, kTileRows), 0, stream>>>(jobs); break;
   }
   C10_CUDA_KERNEL_LAUNCH_CHECK();
 }
