@@ -225,7 +225,7 @@ def cmd_sweep(args) -> int:
             sweep.extend(folder, [k.strip() for k in names.split(",") if k.strip()], dtypes,
                          time_limit=args.time_limit, reps=args.reps, passes=args.passes, progress=not args.no_progress,
                          retime=bool(args.retime), decomposition=args.decomposition, batched=files,
-                         variants=None if not args.variant else [v.strip() for v in args.variant.split(",") if v.strip()])
+                         variants=[v.strip() for v in args.variant.split(",") if v.strip()] if args.variant else None)
         except ValueError as error:
             print(f"--{'retime' if args.retime else 'add-kernels'}: {error}", file=sys.stderr)
             return 2

@@ -299,8 +299,8 @@ def describe_retime(kernel: str, moves: dict) -> str:
 def extend(folder: Path, kernels: Iterable[str], dtypes: Iterable[str], time_limit: float = 0, reps: int = 5,
            passes: int = 2, progress: bool = True, retime: bool = False,
            decomposition: Optional[str] = None, targets: Optional[dict] = None,
-           batched: Optional[bool] = None, variants: Optional[Iterable[str]] = None, targets_are: str = "the candidates another device's sweep contradicts"
-           ) -> dict[str, int]:
+           batched: Optional[bool] = None, variants: Optional[Iterable[str]] = None,
+           targets_are: str = "the candidates another device's sweep contradicts") -> dict[str, int]:
     """Time kernels added since a sweep (by name) on the problems of its files in `folder`, and
     merge them into the rows: a new config calibrated without sweeping every candidate again.
     Kernels the rows already hold are timed only on the candidates they lack (a decomposition or
