@@ -2,11 +2,11 @@
 // buffers before the kernel, and the padded result out of its buffer after it.
 //
 // torch's way (copy_ into a narrowed view, then zero_ on each margin) took up to five launches
-// for A and B and 50-70 us of host time per staged call; the GPU copies alone took 17 us at
+// for A and B, and a staged call 68-78 us of host time; the GPU copies alone took 17 us at
 // 361x1399x2249 bf16 (F.linear layout, H200, 2026-11-30: python
-// benchmarks/probes/launch_activities_probe.py 361x1399x2249 --layout rc). Here every copy of
-// a call fills its whole destination, margins included, and the operands' copies share one
-// launch.
+// benchmarks/probes/launch_activities_probe.py 361x1399x2249,360x1400x2249 --layout rc). Here
+// every copy of a call fills its whole destination, margins included, and the operands' copies
+// share one launch where they run on one kernel.
 #pragma once
 
 #include <ATen/core/Tensor.h>
