@@ -482,7 +482,6 @@ CopyWork copy_work(const Plan& normalized, Variant variant) {
   // layout (a column-major A into row-major, B into the layout the variant names) is a
   // transpose, at the transposing rate, and runs on another kernel than a straight copy: A's
   // and B's copies share a launch where both transpose or neither does, else take one each.
-  // (A straight copy from an aligned source takes a third kernel too; counted as shared.)
   // Counting two launches for every staged variant, the model took the transposing variant
   // where the straight one ran 1.2x faster (H200 test split, bf16 2192x125x1390 "rr", f16
   // 1166x270x949 "rr"); counted apart, cross-validation 1.0127 (p95 1.083) -> 1.0124 (1.081)

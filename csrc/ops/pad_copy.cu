@@ -223,6 +223,11 @@ void padded_copies(const PaddedCopy* copies, int count) {
     blocks[i] = blocks_for(p, kernels[i]);
     ours[i] = true;
   }
+  // Two straight copies, one source aligned and one not: element loads serve both, in one launch.
+  if (count == 2 && ours[0] && ours[1] && kernels[0] != kernels[1] && kernels[0] != Kernel::kTile &&
+      kernels[1] != Kernel::kTile) {
+    kernels[0] = kernels[1] = Kernel::kRows;
+  }
   const bool together = count == 2 && ours[0] && ours[1] && kernels[0] == kernels[1] &&
                         copies[0].dst.element_size() == copies[1].dst.element_size() &&
                         copies[0].dst.device() == copies[1].dst.device();
