@@ -72,3 +72,12 @@ def test_an_interrupted_extension_resumes_only_under_its_own_command(tmp_path):
     legacy = tmp_path / "f16.extend.gz"
     legacy.write_bytes(gzip.compress("".join(json.dumps(r) + "\n" for r in rows).encode()))
     assert set(sweep.read_pending(legacy, other)) == {"r1", "r2"}
+
+
+def test_an_extension_names_only_variants_rows_hold(tmp_path):
+    """`sweep --variant` takes the variants' names as rows store them; another name is refused
+    before anything is read or timed."""
+    assert set(sweep.VARIANTS) == {"in-place", "staged-row-b", "staged-col-b", "kmajor-b"}
+    for wrong in (["staged"], ["in-place", "padded"], []):
+        with pytest.raises(ValueError, match=r"variants .*: choose from in-place, staged-row-b"):
+            sweep.extend(tmp_path, ["*"], ["bf16"], progress=False, retime=True, variants=wrong)
