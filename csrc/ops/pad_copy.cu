@@ -208,7 +208,8 @@ bool kernels_take(const PaddedCopy& p) {
 
 void padded_copies(const PaddedCopy* copies, int count) {
   TORCH_INTERNAL_ASSERT(count == 1 || count == 2, "padded_copies: one or two copies, not ", count);
-  // Each group is one launch: copies that share a kernel and an element size.
+  // Each group is one launch: copies that share a kernel and an element size (the cost model
+  // counts these launches: dispatch/cost_model.cpp, copy_work).
   int64_t blocks[2] = {0, 0};
   Kernel kernels[2] = {Kernel::kTile, Kernel::kTile};
   bool ours[2] = {false, false};
