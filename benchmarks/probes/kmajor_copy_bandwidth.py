@@ -1,7 +1,8 @@
-"""Bandwidth of the K-major copy of B (csrc/ops/kmajor_copy.cu), read off torch.profiler.
+"""Bandwidth of the K-major copy of B (mm.cpp's kmajor_copy: csrc/ops/pad_copy.cu's tile kernel),
+read off torch.profiler.
 
-Row-major x row-major TF32 from 8192 rows copies B K-major before the GEMM (planner.cpp,
-kTf32KmajorCopyMinRows); this profiles a few such calls (L2 flushed before each) and prints
+Row-major x row-major TF32 products this large copy B K-major before the GEMM where the cost
+model says it pays (Plan::copy_b_kmajor); this profiles a few such calls (L2 flushed before each) and prints
 the transpose kernel's median time and its read + write bandwidth. Needs a Hopper GPU.
 
     python benchmarks/probes/kmajor_copy_bandwidth.py
@@ -15,6 +16,9 @@ from torch.profiler import ProfilerActivity, profile
 import cutlass_ops
 from cutlass_ops.bench.timing import L2_FLUSH_BYTES
 
+# The copy's kernel as the profiler names it: pad_copy's tile kernel (or, in builds before it
+# took the K-major copy, kmajor_copy.cu's transpose_kernel).
+KERNEL_NAMES = ("tile_kernel", "transpose_kernel")
 SHAPES = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336), (16384, 16384, 16384), (8192, 128256, 4096)]
 
 
@@ -32,7 +36,7 @@ def main() -> None:
                 flush.zero_()
                 cutlass_ops.mm(a, b)
             torch.cuda.synchronize()
-        us = sorted(e.device_time for e in prof.events() if e.device_type.name == "CUDA" and "transpose" in e.name)
+        us = sorted(e.device_time for e in prof.events() if e.device_type.name == "CUDA" and any(n in e.name for n in KERNEL_NAMES))
         median = us[len(us) // 2]
         print(f"{m}x{n}x{k}: transpose of B ({k} x {n}) {median:.1f} us median of {len(us)}, "
               f"{2 * 4 * k * n / median / 1e6:.2f} TB/s read + write", flush=True)
