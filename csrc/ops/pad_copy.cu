@@ -18,15 +18,12 @@
 //   python benchmarks/probes/launch_activities_probe.py 1537x1029x2051 --layout rc).
 #include "ops/pad_copy.h"
 
-#include <algorithm>
 #include <cstdint>
 
 #include <ATen/ATen.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAGuard.h>
 #include <c10/cuda/CUDAStream.h>
-
-#include "dispatch/kernel.h"
 
 namespace cutlass_ops {
 
@@ -40,14 +37,13 @@ struct Job {
   int64_t dst_row_stride, dst_col_stride;
   int64_t rows, cols;          // the source's extent
   int64_t dst_rows, dst_cols;  // the destination's (at least the source's)
-  int64_t blocks;              // the row kernel's blocks that fill this destination
+  int64_t blocks;              // blocks of the launch that fill this destination
   uintptr_t src_begin, src_end;  // the source's storage: no load reaches outside it
   bool src_by_column;          // the tile kernel reads (writes) down columns: the side's
   bool dst_by_column;          // column stride is not 1 and its row stride is
 };
 
-// A launch's copies: in the row kernel the first takes blocks [0, job[0].blocks) and the second
-// the rest; in the tile kernel blockIdx.z picks one.
+// A launch's copies: the first takes blocks [0, job[0].blocks), the second the rest.
 struct Jobs {
   Job job[2];
 };
@@ -131,35 +127,27 @@ __global__ void __launch_bounds__(kRowThreads) rows_kernel(const Jobs jobs) {
 constexpr int kTile = 32;
 constexpr int kTileRows = 8;  // a block is 32 x 8 threads; each moves 4 elements each way
 
-// Grid: x over the destination's tile columns, y over its tile rows (gridDim.y is capped at
-// kMaxGridYZ: a block then takes every gridDim.y-th tile row of its column), z over the
-// launch's copies (blocks past a copy's tile columns return). With the tile's place taken from
-// a one-dimensional block index instead (a 64-bit division per block), the K-major copy of B
-// ran at 2.0-2.4 TB/s against 2.8-3.2 for a transpose kernel of this form (H200, 2026-11-30,
-// fp32, B of 4096 x 4096 to 4096 x 128256; python benchmarks/probes/kmajor_copy_bandwidth.py).
 template <typename T>
 __global__ void __launch_bounds__(kTile * kTileRows) tile_kernel(const Jobs jobs) {
   __shared__ T tile[kTile][kTile + 1];
-  const Job j = blockIdx.z == 0 ? jobs.job[0] : jobs.job[1];
-  const int64_t c0 = static_cast<int64_t>(blockIdx.x) * kTile;
-  if (c0 >= j.dst_cols) return;
+  int64_t block;
+  const Job j = job_of_block(jobs, block);
+  const int64_t tiles_per_row = (j.dst_cols + kTile - 1) / kTile;
+  const int64_t tile_row = block / tiles_per_row;
+  const int64_t r0 = tile_row * kTile, c0 = (block - tile_row * tiles_per_row) * kTile;
   const int tx = static_cast<int>(threadIdx.x), ty = static_cast<int>(threadIdx.y);
-  for (int64_t r0 = static_cast<int64_t>(blockIdx.y) * kTile; r0 < j.dst_rows;
-       r0 += static_cast<int64_t>(gridDim.y) * kTile) {
 #pragma unroll
-    for (int i = 0; i < kTile; i += kTileRows) {
-      const int r = j.src_by_column ? tx : ty + i, c = j.src_by_column ? ty + i : tx;
-      tile[r][c] = padded_element<T>(j, r0 + r, c0 + c);
-    }
-    __syncthreads();
+  for (int i = 0; i < kTile; i += kTileRows) {
+    const int r = j.src_by_column ? tx : ty + i, c = j.src_by_column ? ty + i : tx;
+    tile[r][c] = padded_element<T>(j, r0 + r, c0 + c);
+  }
+  __syncthreads();
 #pragma unroll
-    for (int i = 0; i < kTile; i += kTileRows) {
-      const int r = j.dst_by_column ? tx : ty + i, c = j.dst_by_column ? ty + i : tx;
-      if (r0 + r < j.dst_rows && c0 + c < j.dst_cols) {
-        static_cast<T*>(j.dst)[(r0 + r) * j.dst_row_stride + (c0 + c) * j.dst_col_stride] = tile[r][c];
-      }
+  for (int i = 0; i < kTile; i += kTileRows) {
+    const int r = j.dst_by_column ? tx : ty + i, c = j.dst_by_column ? ty + i : tx;
+    if (r0 + r < j.dst_rows && c0 + c < j.dst_cols) {
+      static_cast<T*>(j.dst)[(r0 + r) * j.dst_row_stride + (c0 + c) * j.dst_col_stride] = tile[r][c];
     }
-    __syncthreads();  // the next tile row overwrites the tile
   }
 }
 
@@ -186,10 +174,14 @@ Kernel kernel_for(const PaddedCopy& p) {
   return p.src.size(1) == 1 || p.src.stride(1) == 1 ? Kernel::kRowsRealigned : Kernel::kRows;
 }
 
-// The row kernel's blocks for a copy (a launch's copies take consecutive ranges of them).
-int64_t row_blocks(const PaddedCopy& p) {
-  const int64_t runs = p.dst.size(0) * (p.dst.size(1) / (16 / p.dst.element_size()));
-  return (runs + kRowThreads - 1) / kRowThreads;
+int64_t blocks_for(const PaddedCopy& p, Kernel kernel) {
+  const int64_t rows = p.dst.size(0), cols = p.dst.size(1);
+  if (kernel != Kernel::kTile) {
+    const int64_t vec = 16 / p.dst.element_size();
+    const int64_t runs = rows * (cols / vec);
+    return (runs + kRowThreads - 1) / kRowThreads;
+  }
+  return ((rows + kTile - 1) / kTile) * ((cols + kTile - 1) / kTile);
 }
 
 Job job_for(const PaddedCopy& p, int64_t blocks) {
@@ -212,27 +204,9 @@ Job job_for(const PaddedCopy& p, int64_t blocks) {
   return j;
 }
 
-// A launch's grid for its first `count` jobs: the row kernel's blocks one after another; the
-// tile kernel's tile columns (x), tile rows (y, capped) and copies (z). Empty (x = 0) where
-// gridDim.x would pass its bound, 2^31 - 1, which no staged operand comes near.
-dim3 grid_for(Kernel kernel, const Jobs& jobs, int count) {
-  int64_t x = 0, y = 0;
-  for (int c = 0; c < count; ++c) {
-    const Job& j = jobs.job[c];
-    if (kernel == Kernel::kTile) {
-      x = std::max(x, (j.dst_cols + kTile - 1) / kTile);
-      y = std::max(y, (j.dst_rows + kTile - 1) / kTile);
-    } else {
-      x += j.blocks;
-    }
-  }
-  if (x > INT32_MAX) return dim3(0);
-  if (kernel != Kernel::kTile) return dim3(static_cast<unsigned>(x));
-  return dim3(static_cast<unsigned>(x), static_cast<unsigned>(std::min(y, kMaxGridYZ)), static_cast<unsigned>(count));
-}
-
 template <typename T>
-void launch(Kernel kernel, const Jobs& jobs, dim3 grid, cudaStream_t stream) {
+void launch(Kernel kernel, const Jobs& jobs, int64_t blocks, cudaStream_t stream) {
+  const unsigned grid = static_cast<unsigned>(blocks);
   switch (kernel) {
     case Kernel::kRows: rows_kernel<T, false><<<grid, kRowThreads, 0, stream>>>(jobs); break;
     case Kernel::kRowsRealigned: rows_kernel<T, true><<<grid, kRowThreads, 0, stream>>>(jobs); break;
@@ -275,6 +249,7 @@ void padded_copies(const PaddedCopy* copies, int count) {
       continue;
     }
     kernels[i] = kernel_for(p);
+    blocks[i] = blocks_for(p, kernels[i]);
     ours[i] = true;
   }
   // Two straight copies, one source with contiguous rows and one without: element loads serve
@@ -282,9 +257,6 @@ void padded_copies(const PaddedCopy* copies, int count) {
   if (count == 2 && ours[0] && ours[1] && kernels[0] != kernels[1] && kernels[0] != Kernel::kTile &&
       kernels[1] != Kernel::kTile) {
     kernels[0] = kernels[1] = Kernel::kRows;
-  }
-  for (int i = 0; i < count; ++i) {
-    if (ours[i] && kernels[i] != Kernel::kTile) blocks[i] = row_blocks(copies[i]);
   }
   const bool together = count == 2 && ours[0] && ours[1] && kernels[0] == kernels[1] &&
                         copies[0].dst.element_size() == copies[1].dst.element_size() &&
@@ -294,9 +266,12 @@ void padded_copies(const PaddedCopy* copies, int count) {
     const PaddedCopy& p = copies[i];
     Jobs jobs{};
     jobs.job[0] = job_for(p, blocks[i]);
-    if (together) jobs.job[1] = job_for(copies[1], blocks[1]);
-    const dim3 grid = grid_for(kernels[i], jobs, together ? 2 : 1);
-    if (grid.x == 0) {
+    int64_t total = blocks[i];
+    if (together) {
+      jobs.job[1] = job_for(copies[1], blocks[1]);
+      total += blocks[1];
+    }
+    if (total > INT32_MAX) {  // gridDim.x's bound; no staged operand comes near it
       torch_padded_copy(p);
       if (together) torch_padded_copy(copies[1]);
       continue;
@@ -304,9 +279,9 @@ void padded_copies(const PaddedCopy* copies, int count) {
     const c10::cuda::CUDAGuard guard(p.dst.device());
     const cudaStream_t stream = c10::cuda::getCurrentCUDAStream(p.dst.get_device()).stream();
     switch (p.dst.element_size()) {
-      case 2: launch<uint16_t>(kernels[i], jobs, grid, stream); break;
-      case 4: launch<uint32_t>(kernels[i], jobs, grid, stream); break;
-      default: launch<uint64_t>(kernels[i], jobs, grid, stream); break;
+      case 2: launch<uint16_t>(kernels[i], jobs, total, stream); break;
+      case 4: launch<uint32_t>(kernels[i], jobs, total, stream); break;
+      default: launch<uint64_t>(kernels[i], jobs, total, stream); break;
     }
   }
 }
