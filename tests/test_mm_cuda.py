@@ -229,7 +229,7 @@ def test_tf32_row_major_b_on_hopper(b_form, m, n, k, kernel, out_form, tf32_matm
 def test_tf32_kmajor_copy_of_a_transposed_plan(tf32_matmul):
     """A column-major out turns the problem around (D^T = B^T A^T): with column-major A and B
     the kernel's B is A^T, row-major, and from 8192 columns of D (the kernel's rows) it is
-    copied K-major, on pad_copy's tile kernel, for the "rc" kernel."""
+    copied K-major, through the transpose kernel, for the "rc" kernel."""
     if torch.cuda.get_device_capability() != (9, 0) or not any(
             kern.family == "cutlass3x" for kern in cutlass_ops.list_kernels()):
         pytest.skip("the K-major copy is an SM90 TF32 path")

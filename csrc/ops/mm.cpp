@@ -23,6 +23,7 @@
 #include "ops/autotune.h"
 #include "ops/device_info.h"
 #include "ops/epilogue.h"
+#include "ops/kmajor_copy.h"
 #include "ops/pad_copy.h"
 #include "ops/settings.h"
 #include "ops/stats.h"
@@ -256,16 +257,6 @@ StagedOperands stage_operands(const Plan& plan, const at::Tensor& self, const at
   padded_copies(copies, 2);
   s.d = at::empty({plan.m, plan.n}, out.options());
   return s;
-}
-
-// The K-major copy of the kernel's B (K x N) for a plan that asks for it (Plan::copy_b_kmajor):
-// TF32 WGMMA reads K-major operands only, so a row-major B is transposed into a fresh N x K
-// buffer, returned as its K x N column-major view. pad_copy's tile kernel makes it (no margins).
-at::Tensor kmajor_copy(const at::Tensor& b) {
-  const at::Tensor copy = at::empty({b.size(1), b.size(0)}, b.options());  // B^T, contiguous
-  const PaddedCopy transpose{b, copy.t()};
-  padded_copies(&transpose, 1);
-  return copy.t();
 }
 
 // The TMA kernels (CUTLASS 3.x, the hand-written step 6) build their descriptors with a driver

@@ -1,6 +1,5 @@
 // Zero-padded 2-D copies for staged plans (Plan::staged): the operands into aligned, padded
-// buffers before the kernel, and the padded result out of its buffer after it. Also the K-major
-// copy of B (Plan::copy_b_kmajor, mm.cpp): a transposing copy without margins.
+// buffers before the kernel, and the padded result out of its buffer after it.
 //
 // torch's way (copy_ into a narrowed view, then zero_ on each margin) took up to five launches
 // for A and B, and a staged call 68-78 us of host time; the GPU copies alone took 17 us at

@@ -1,0 +1,88 @@
+// A tiled transpose for the K-major copy of B (see kmajor_copy.h).
+//
+// Each 32 x 32 tile of B goes through shared memory: a warp reads 32 consecutive elements of
+// one row of B (coalesced), then writes 32 consecutive elements of one row of the copy, that
+// is one column of the tile, read from shared memory down a column. The tile's rows are 33
+// elements apart, so the 32 elements of a column fall in 32 different banks.
+//
+// Measured on an H100 (fp32, 16384 x 16384, L2 flushed): torch's strided copy
+// (b.t().contiguous()) 2.28 ms, a plain copy (b.clone()) 0.72 ms, this kernel 0.87 ms; 2.37-2.51
+// TB/s read + write on B of 4096 x 4096 to 4096 x 128256 (benchmarks/kmajor_copy_bandwidth.py).
+#include "ops/kmajor_copy.h"
+
+#include <algorithm>
+#include <cstdint>
+
+#include <ATen/ATen.h>
+#include <c10/cuda/CUDAException.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+
+#include "dispatch/kernel.h"
+
+namespace cutlass_ops {
+
+namespace {
+
+constexpr int kTile = 32;         // tile side, elements: one warp's row
+constexpr int kRowsPerPass = 8;   // a block is 32 x 8 threads; each moves 4 elements each way
+
+// dst (cols x rows, row-major, ld_dst) = src (rows x cols, row-major, ld_src) transposed.
+// Elements are moved as raw bits (T: 32-bit unsigned).
+template <typename T>
+__global__ void __launch_bounds__(kTile * kRowsPerPass)
+    transpose_kernel(const T* __restrict__ src, int64_t ld_src, T* __restrict__ dst, int64_t ld_dst, int64_t rows,
+                     int64_t cols) {
+  __shared__ T tile[kTile][kTile + 1];
+  const int tx = static_cast<int>(threadIdx.x);
+  const int ty = static_cast<int>(threadIdx.y);
+  const int64_t col0 = static_cast<int64_t>(blockIdx.x) * kTile;
+  // gridDim.y is capped at kMaxGridYZ: tiles further down are taken in later passes.
+  for (int64_t row0 = static_cast<int64_t>(blockIdx.y) * kTile; row0 < rows;
+       row0 += static_cast<int64_t>(gridDim.y) * kTile) {
+#pragma unroll
+    for (int i = 0; i < kTile / kRowsPerPass; ++i) {
+      const int r = ty + i * kRowsPerPass;
+      const int64_t row = row0 + r, col = col0 + tx;
+      if (row < rows && col < cols) tile[r][tx] = src[row * ld_src + col];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int i = 0; i < kTile / kRowsPerPass; ++i) {
+      const int c = ty + i * kRowsPerPass;
+      const int64_t col = col0 + c, row = row0 + tx;
+      if (col < cols && row < rows) dst[col * ld_dst + row] = tile[tx][c];
+    }
+    __syncthreads();  // the next pass overwrites the tile
+  }
+}
+
+template <typename T>
+void launch_transpose(const at::Tensor& src, at::Tensor& dst) {
+  const int64_t rows = src.size(0), cols = src.size(1);
+  const dim3 block(kTile, kRowsPerPass);
+  const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
+                  static_cast<unsigned>(std::min<int64_t>((rows + kTile - 1) / kTile, kMaxGridYZ)));
+  transpose_kernel<T><<<grid, block, 0, c10::cuda::getCurrentCUDAStream(src.get_device()).stream()>>>(
+      static_cast<const T*>(src.const_data_ptr()), src.stride(0), static_cast<T*>(dst.data_ptr()), dst.stride(0), rows,
+      cols);
+  C10_CUDA_KERNEL_LAUNCH_CHECK();
+}
+
+}  // namespace
+
+at::Tensor kmajor_copy(const at::Tensor& b) {
+  const int64_t rows = b.size(0), cols = b.size(1);
+  const bool row_major = b.stride(1) == 1 && (rows <= 1 || b.stride(0) >= cols);
+  // One grid column per 32 columns of B: gridDim.x takes up to 2^31 - 1.
+  if (!b.is_cuda() || !row_major || b.element_size() != 4 || rows == 0 || cols == 0 ||
+      (cols + kTile - 1) / kTile > INT32_MAX) {
+    return b.t().contiguous().t();
+  }
+  const c10::cuda::CUDAGuard guard(b.device());
+  at::Tensor copy = at::empty({cols, rows}, b.options());  // B^T, contiguous
+  launch_transpose<uint32_t>(b, copy);
+  return copy.t();
+}
+
+}  // namespace cutlass_ops
