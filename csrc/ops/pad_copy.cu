@@ -3,7 +3,8 @@
 //
 // - Row kernel: a destination whose rows are contiguous and 16-byte aligned, from a source of
 //   the same layout (the staged operands' padded buffers). Each thread fills one 16-byte run of
-//   a destination row with one store. A source with contiguous rows is read in aligned 16-byte
+//   a destination row, written as a uint4 (which nvcc 13.0 compiles to four 4-byte stores, its
+//   PTX shows). A source with contiguous rows is read in aligned 16-byte
 //   words whatever its own alignment (two words shifted into place where it is unaligned),
 //   else element by element. The realigned loads took the staged copies in from 7.9 to 6.0 us
 //   (361x1399x2249 bf16 "rc"), 9.7 to 7.6 (1537x1029x2051) and 14.3 to 11.3 (777x1234x4321)
@@ -88,7 +89,7 @@ __device__ __forceinline__ bool realigned_load(uintptr_t addr, uintptr_t begin, 
   return true;
 }
 
-// Each thread fills one 16-byte run of a destination row (kVec elements) with one store.
+// Each thread fills one 16-byte run of a destination row (kVec elements).
 // kRealigned: the source's rows are contiguous; a run is read as two aligned 16-byte words
 // (realigned_load), else element loads at the source's strides.
 template <typename T, bool kRealigned>
