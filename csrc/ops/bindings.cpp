@@ -21,6 +21,7 @@
 #include "ops/epilogue.h"
 #include "ops/mm.h"
 #include "ops/op_handles.h"
+#include "ops/pad_copy.h"
 #include "ops/settings.h"
 #include "ops/stats.h"
 #include "ops/sweep.h"
@@ -614,6 +615,26 @@ py::dict sweep_problem_dict(const at::Tensor& self, const at::Tensor& mat2, cons
   return d;
 }
 
+// The staging copies (pad_copy.h) run directly, for the tests: one or two (src, dst) pairs, each
+// dst filled with its src in the top-left corner and zeros elsewhere, in the launches the
+// planner's staged calls make.
+void padded_copies_pairs(const std::vector<std::pair<at::Tensor, at::Tensor>>& pairs) {
+  TORCH_CHECK_VALUE(pairs.size() == 1 || pairs.size() == 2, "padded_copies: one or two (src, dst) pairs, not ",
+                    pairs.size());
+  std::vector<PaddedCopy> copies;
+  for (const auto& [src, dst] : pairs) {
+    TORCH_CHECK_VALUE(src.dim() == 2 && dst.dim() == 2, "padded_copies: matrices, not ", src.dim(), "-D and ",
+                      dst.dim(), "-D");
+    TORCH_CHECK_VALUE(src.is_cuda() && dst.device() == src.device() && dst.scalar_type() == src.scalar_type(),
+                      "padded_copies: src and dst on one CUDA device with one dtype, not ", src.device(), " ",
+                      src.scalar_type(), " and ", dst.device(), " ", dst.scalar_type());
+    TORCH_CHECK_VALUE(src.size(0) <= dst.size(0) && src.size(1) <= dst.size(1), "padded_copies: a ", src.size(0),
+                      "x", src.size(1), " src does not fit a ", dst.size(0), "x", dst.size(1), " dst");
+    copies.push_back({src, dst});
+  }
+  padded_copies(copies.data(), static_cast<int>(copies.size()));
+}
+
 py::dict stats_dict() {
   const stats::Snapshot s = stats::snapshot();
   py::dict kernels;
@@ -702,6 +723,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
         py::arg("self"), py::arg("mat2"), py::arg("out"));
   m.def("baddbmm_out", &cutlass_ops::baddbmm_out, "cutlass_ops::baddbmm.out through the dispatcher (warnings as Python's).",
         py::arg("input"), py::arg("batch1"), py::arg("batch2"), py::arg("beta"), py::arg("alpha"), py::arg("out"));
+  m.def("padded_copies", &cutlass_ops::padded_copies_pairs,
+        "For the tests: the staging copies (csrc/ops/pad_copy.h) on one or two (src, dst) pairs.", py::arg("pairs"));
   m.def("stats", &cutlass_ops::stats_dict, "Call counters since import or the last reset.");
   m.def("reset_stats", &cutlass_ops::stats::reset, "Zero the call counters.");
   m.def("set_logging", &cutlass_ops::stats::set_logging,
