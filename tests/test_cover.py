@@ -7,10 +7,13 @@ import math
 from cutlass_ops.calibration import cover, results
 
 
-def write_sweep(folder, rows):
+def write_sweep(folder, rows, capability=None):
     folder.mkdir()
+    head = {"format": "cutlass_ops-sweep", "dtype": "bf16"}
+    if capability:
+        head["capability"] = capability
     with gzip.open(folder / "bf16.jsonl.gz", "wt") as f:
-        f.write(json.dumps({"format": "cutlass_ops-sweep", "dtype": "bf16"}) + "\n")
+        f.write(json.dumps(head) + "\n")
         for row in rows:
             f.write(json.dumps(row) + "\n")
 
@@ -45,6 +48,24 @@ def test_greedy_cover_on_a_small_sweep(tmp_path, monkeypatch):
     assert result.train_rows == 4
     assert result.test_loss == [1.05] and result.test_beyond_tolerance == 1
     assert "2 kernel groups cover the 4 training rows" in cover.report(result)
+
+
+def test_older_builds_the_cover_leaves_out_are_marked(tmp_path):
+    """An SM90 sweep does not speak for the SM80 builds that the GPUs before it run."""
+    rows = [row("1", "train", {"cutlass3x_sm90_bf16_rr_A": 10.0, "cutlass2x_sm80_bf16_rr_B": 12.0,
+                                "handwritten_sm90_bf16_rr_C": 13.0}),
+            row("2", "test", {"cutlass3x_sm90_bf16_rr_A": 10.0, "cutlass2x_sm80_bf16_rr_B": 9.0})]
+    write_sweep(tmp_path / "sweep", rows, capability=[9, 0])
+    result = cover.cover(tmp_path / "sweep")
+    assert result.arch == 90
+    assert result.unneeded == ["cutlass2x_sm80_bf16_B", "handwritten_sm90_bf16_C"]
+    assert result.unneeded_older == ["cutlass2x_sm80_bf16_B"]
+    text = cover.report(result)
+    assert "2 groups the cover does not need on sm90 (1 of them, marked *" in text
+    assert "  cutlass2x_sm80_bf16_B *" in text and "  handwritten_sm90_bf16_C\n" in text + "\n"
+    # A sweep whose header names no GPU marks nothing.
+    write_sweep(tmp_path / "bare", rows)
+    assert cover.cover(tmp_path / "bare").unneeded_older == []
 
 
 def test_the_stored_sweep_is_covered_by_the_chosen_groups():

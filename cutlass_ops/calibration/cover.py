@@ -15,6 +15,10 @@ is chosen greedily on the training split only (the group covering the most rows 
 uncovered, ties by name), as vLLM's ``select_kernels.py`` does for its fp8 kernels; the test
 split then shows what the chosen set loses on problems it was not chosen on. No GPU: the
 stored timings alone.
+
+A sweep speaks for its own GPU only: a group built for an older architecture (an sm80 build,
+timed here on an SM90 GPU) is also what the GPUs before it run, and the report marks such
+groups among those the cover does not need.
 """
 
 from __future__ import annotations
@@ -34,6 +38,20 @@ def group_of(kernel: str) -> str:
     """The kernel group a kernel belongs to: its name without the operand layouts."""
     parts = kernel.split("_")
     return "_".join(parts[:3] + parts[4:])
+
+
+def arch_of(group: str) -> int:
+    """The compute capability a group is built for, x10: 80, 90 (the name's second word)."""
+    return int(group.split("_")[1][2:])
+
+
+def sweep_arch(folder: Path) -> int | None:
+    """The compute capability (x10) of the GPU a sweep timed, from its files' header."""
+    for path in sorted(Path(folder).glob("*.jsonl.gz")):
+        capability = sweep_files.read(path)[0].get("capability")
+        if capability:
+            return 10 * capability[0] + capability[1]
+    return None
 
 
 @dataclass
@@ -70,8 +88,15 @@ class Cover:
     chosen: list[tuple[str, int]]  # (group, training rows it newly covered), in the order chosen
     unneeded: list[str]            # groups of the sweep the cover did not choose
     train_rows: int
+    arch: int | None = None        # the swept GPU's compute capability, x10
     # on the test split: the chosen set's fastest over the fastest of all, per row
     test_loss: list[float] = field(default_factory=list)
+
+    @property
+    def unneeded_older(self) -> list[str]:
+        """Unneeded groups built for an older architecture than the swept GPU's: the GPUs of
+        that architecture run them, and this sweep does not speak for those."""
+        return [g for g in self.unneeded if self.arch and arch_of(g) < self.arch]
 
     @property
     def test_loss_geomean(self) -> float:
@@ -101,7 +126,7 @@ def cover(folder: Path, tolerance: float = TOLERANCE) -> Cover:
         uncovered -= gained
     picked = {g for g, _ in chosen}
     all_groups = {g for r in rows for g in r.times}
-    result = Cover(tolerance, chosen, sorted(all_groups - picked), len(train))
+    result = Cover(tolerance, chosen, sorted(all_groups - picked), len(train), sweep_arch(Path(folder)))
     for r in rows:
         if r.split != "test":
             continue
@@ -114,8 +139,11 @@ def report(result: Cover) -> str:
     lines = [f"{len(result.chosen)} kernel groups cover the {result.train_rows} training rows within "
              f"{100 * result.tolerance:g}% of the fastest group (greedy, in the order chosen: rows newly covered):"]
     lines += [f"  {group:<64} {gained:5d}" for group, gained in result.chosen]
-    lines.append(f"{len(result.unneeded)} groups the cover does not need:")
-    lines += [f"  {group}" for group in result.unneeded]
+    older = set(result.unneeded_older)
+    lines.append(f"{len(result.unneeded)} groups the cover does not need"
+                 + (f" on sm{result.arch} ({len(older)} of them, marked *, are built for older GPUs too, which "
+                    f"this sweep does not time)" if older else "") + ":")
+    lines += [f"  {group}{' *' if group in older else ''}" for group in result.unneeded]
     if result.test_loss:
         worst = max(result.test_loss)
         lines.append(f"test split ({len(result.test_loss)} rows), the chosen groups' fastest over all groups' fastest: "
