@@ -4,7 +4,7 @@ import gzip
 import json
 import math
 
-from cutlass_ops.calibration import cover, results
+from cutlass_ops.calibration import cover, results, sweep
 
 
 def write_sweep(folder, rows, capability=None):
@@ -58,6 +58,8 @@ def test_older_builds_the_cover_leaves_out_are_marked(tmp_path):
     write_sweep(tmp_path / "sweep", rows, capability=[9, 0])
     result = cover.cover(tmp_path / "sweep")
     assert result.arch == 90
+    head, rows_read = sweep.read(tmp_path / "sweep" / "bf16.jsonl.gz", rows=False)  # the header alone
+    assert head["capability"] == [9, 0] and rows_read == []
     assert result.unneeded == ["cutlass2x_sm80_bf16_B", "handwritten_sm90_bf16_C"]
     assert result.unneeded_older == ["cutlass2x_sm80_bf16_B"]
     text = cover.report(result)

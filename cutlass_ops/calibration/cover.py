@@ -48,7 +48,7 @@ def arch_of(group: str) -> int:
 def sweep_arch(folder: Path) -> int | None:
     """The compute capability (x10) of the GPU a sweep timed, from its files' header."""
     for path in sorted(Path(folder).glob("*.jsonl.gz")):
-        capability = sweep_files.read(path)[0].get("capability")
+        capability = sweep_files.read(path, rows=False)[0].get("capability")
         if capability:
             return 10 * capability[0] + capability[1]
     return None

@@ -222,7 +222,7 @@ def _fit_copies(variants, kernels: dict) -> dict:
 def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     """Fit every kernel with enough training samples; write the calibration JSON to `out`."""
     folder = Path(folder)
-    heads = [sweep_files.read(p)[0] for p in sorted(folder.glob("*.jsonl.gz"))]
+    heads = [sweep_files.read(p, rows=False)[0] for p in sorted(folder.glob("*.jsonl.gz"))]
     if not heads:
         raise SystemExit(f"{folder}: no sweep files (*.jsonl.gz)")
     head = heads[0]

@@ -85,9 +85,9 @@ def header(dtype: str, reps: int = 5, passes: int = 2) -> dict:
     }
 
 
-def read(path: Path) -> tuple[dict, list[dict]]:
-    """(header, rows) of a sweep file."""
-    head, rows = None, []
+def read(path: Path, rows: bool = True) -> tuple[dict, list[dict]]:
+    """(header, rows) of a sweep file; with rows=False the header alone, the rest unread."""
+    head, records = None, []
     with gzip.open(path, "rt") as f:
         for line in f:
             if not line.strip():
@@ -97,11 +97,13 @@ def read(path: Path) -> tuple[dict, list[dict]]:
                 if record.get("format") != FORMAT:
                     raise ValueError(f"{path}: not a cutlass_ops sweep file")
                 head = record
+                if not rows:
+                    break
             elif "format" not in record:
-                rows.append(record)
+                records.append(record)
     if head is None:
         raise ValueError(f"{path}: empty sweep file")
-    return head, rows
+    return head, records
 
 
 def make_operands(p: problem_sets.Problem, dtype: torch.dtype, generator: torch.Generator):
