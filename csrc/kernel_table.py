@@ -704,7 +704,9 @@ fused (names ending in _bias_act, applied to the accumulators before D is stored
 128x256 step in "rc": at 1000 x 4096 -> 14336, 3000 and 4096 x 4096 -> 14336 the plain
 product runs an N-fitted tile, and without a fused build a biased one ran the CUTLASS 128x256
 tile (0.87-0.97x torch's F.linear, linear_epilogue_probe, H100, a3b68e5). Compiled like the step itself (no CuTe), so four widths cost the
-build seconds, where CUTLASS tiles cost minutes."""
+build seconds, where CUTLASS tiles cost minutes. The 128x192 tile is also built for a row-major B (x @ W,
+"rr"; names ending in _rr_6_wgmma_tma_n192): a row-major B is loaded in 64-column boxes, which of
+these widths only 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds)."""
 
 _FITTED_M = """The step-6 kernel on the transposed problem, D^T = W @ x^T, in F.linear's layout: tiles of
 192-256 rows of x (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64 box
@@ -717,7 +719,14 @@ against 0.903x) and 2049x8192x8192 (0.944x against 0.916x), level at 1000-1500 r
 257 rows (0.58x against 0.73x: two tiles of 192 rows, most of the second empty) and where N is
 wide and M small. Swept on every 16-bit "rc" row (`sweep --add-kernels`): the fastest candidate
 on 20 of the test split's 180 bf16 model "rc" problems; there the best built kernel went from
-0.961x to 0.965x torch.mm (2049 rows 0.932x -> 0.967x)."""
+0.961x to 0.965x torch.mm (2049 rows 0.932x -> 0.967x). Also built in x @ W's layout ("rr"; names
+with _rr_): there the weight, K x N row-major, is the kernel's A MN-major, loaded in two 64-column
+boxes as the plain step loads a column-major A. Swept with the "rr" 128x192 build on every 16-bit
+"rr" row of the H200 sweep (`sweep --dtype bf16,f16 --add-kernels
+'*_rr_6_wgmma_tma_swapab_m*,*_rr_6_wgmma_tma_n192'`, 2026-11-30, 127 s) and refitted: the fastest
+candidate on 73 of 858 training rows and 34 of 308 test rows, 3.2% and 2.0% ahead of the best
+kernel before them there (geomean; up to 12%); on the test split's 16-bit "rr" model problems the
+best built kernel from 0.962x to 0.966x torch.mm and the dispatched one from 0.948x to 0.952x."""
 
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step

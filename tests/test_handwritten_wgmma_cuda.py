@@ -1,6 +1,7 @@
 """Step 6 of the hand-written ladder (csrc/handwritten/gemm_6_wgmma_tma_sm90.cu): TMA + wgmma,
-warp-specialised and persistent, forced with kernel= on shapes that stress its edges; and its
-N-fitted builds (128 x 192-240 tiles, B column-major), whose last box of D is narrower.
+warp-specialised and persistent, forced with kernel= on shapes that stress its edges; its
+N-fitted builds (128 x 192-240 tiles, B column-major; 128 x 192 also row-major), whose last box
+of D is narrower; and its swapped builds (192-256 x 128 tiles, "rc" and "rr").
 
 TMA zero-fills the parts of a box outside the matrix and the epilogue clips at M and N, so
 every size is legal as long as the 8-element (16-byte) alignment holds: K % 8 for a row-major
@@ -17,8 +18,12 @@ pytestmark = pytest.mark.gpu
 
 NAMES = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("rr", "rc")]
 FITTED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_n{n}" for p in ("f16", "bf16") for n in (192, 208, 224, 240)]
-# The swapped builds: D^T = B^T A^T on tiles of 192-256 rows by 128 columns, D stored transposed.
-SWAPPED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_swapab_m{m}" for p in ("f16", "bf16") for m in (192, 208, 224, 240, 256)]
+# A row-major B is loaded in 64-column boxes: of the fitted widths, 192 alone.
+FITTED += [f"handwritten_sm90_{p}_rr_6_wgmma_tma_n192" for p in ("f16", "bf16")]
+# The swapped builds: D^T = B^T A^T on tiles of 192-256 rows by 128 columns, D stored transposed;
+# in "rr" the kernel's A (the problem's B) is MN-major, loaded in two 64-column boxes.
+SWAPPED = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma_swapab_m{m}"
+           for p in ("f16", "bf16") for l in ("rc", "rr") for m in (192, 208, 224, 240, 256)]
 NAMES += FITTED + SWAPPED
 # Column-major A ("cr", the weight gradient's layout, and "cc"): A MN-major for wgmma, loaded in
 # two 64-row boxes. TMA needs its leading dimension (M) a multiple of 8.

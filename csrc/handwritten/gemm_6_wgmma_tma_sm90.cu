@@ -27,11 +27,12 @@
 // multicasting B measured the same as this within the noise, so clusters wait for a later step.
 //
 // Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 192, 208,
-// 224 and 240, B column-major, kernel names ending in _n<N>), so that the planner can fit a
-// problem's columns and waves the way cuBLAS's tile set does; D then leaves in 64-column boxes
-// and a narrower last one. The "rc" builds are also built with linear's epilogue fused (names
-// ending in _bias_act): D = activation(alpha * A @ B + bias), applied to the accumulators in
-// registers before they are stored.
+// 224 and 240, B column-major, and 128 x 192 row-major; kernel names ending in _n<N>), so that
+// the planner can fit a problem's columns and waves the way cuBLAS's tile set does; D then leaves
+// in 64-column boxes and a narrower last one. The "rc" builds are also built with linear's
+// epilogue fused (names ending in _bias_act): D = activation(alpha * A @ B + bias), applied to the
+// accumulators in registers before they are stored. And swapped (names ending in _swapab_m<M>,
+// "rc" and "rr"): the kernel computes D^T on tiles of 192-256 rows of A by 128 columns of B.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -298,8 +299,8 @@ __device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2]
   }
 }
 
-// D (m x n, row-major, ldd) = A * B, A row-major or column-major (kAColMajor), B row-major
-// (kBRowMajor) or column-major;
+// D (m x n, row-major, ldd) = A * B, A row-major or column-major (kAColMajor: MN-major for
+// wgmma), B row-major (kBRowMajor: MN-major) or column-major;
 // tiles of 128 x kN. map_d_tail: D in boxes of the last kTailColumns columns of a tile (when N
 // is not a multiple of 64). kFused: `epilogue` applied before D is stored (else unused).
 // kTransposedD: the product computed is D^T (the swapped builds: A = W, B = x), stored into D
@@ -314,8 +315,8 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
   using C = Config<kN>;
   // A row-major B is loaded in 64-column boxes.
   static_assert(!kBRowMajor || C::kTailColumns == 0, "row-major B: N a multiple of 64");
-  static_assert(!(kTransposedD && (kFused || kBRowMajor)), "the swapped builds: plain, F.linear's layout");
-  static_assert(!(kAColMajor && (kTransposedD || kFused)), "column-major A: the plain builds");
+  static_assert(!(kTransposedD && (kFused || kBRowMajor)), "the swapped builds: plain, the problem's A row-major");
+  static_assert(!(kAColMajor && kFused), "MN-major A: the plain builds");
   extern __shared__ uint8_t smem_raw[];
   // 128-byte swizzle repeats every 1024 bytes; TMA and the wgmma descriptors (base offset 0)
   // both assume each tile starts on such a boundary.
@@ -508,9 +509,10 @@ inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t 
   return r == CUDA_SUCCESS;
 }
 
-// kSwap: the swapped build (F.linear's layout only): the kernel computes D^T = B^T A^T, its A the
-// problem's B (N x K, K-major) and its B the problem's A (M x K, K-major), on tiles of 128 of N by
-// kN of M, and stores D^T transposed into D.
+// kSwap: the swapped build (A row-major: F.linear's layout "rc" and x @ W's "rr"): the kernel
+// computes D^T = B^T A^T, its A the problem's B (N x K: K-major for a column-major B, MN-major for a
+// row-major one) and its B the problem's A (M x K, K-major), on tiles of 128 of N by kN of M, and
+// stores D^T transposed into D.
 // LA: A row-major (K-major) or column-major (MN-major for wgmma, the transpose bit set; the plain
 // 128 x 256 builds only: the weight gradient's "cr" and "cc").
 template <Precision P, Layout LB, int kN = 256, bool kFused = false, bool kSwap = false,
@@ -519,7 +521,10 @@ struct Gemm6 {
   using C = Config<kN>;
   static constexpr bool kBRowMajor = LB == Layout::kRowMajor;
   static constexpr bool kAColMajor = LA == Layout::kColMajor;
-  static_assert(!kSwap || (LB == Layout::kColMajor && !kFused), "the swapped builds: plain, F.linear's layout");
+  // The kernel's operands MN-major (the wgmma transpose bits): swapped, its A is the problem's B.
+  static constexpr bool kKernelAMNMajor = kSwap ? kBRowMajor : kAColMajor;
+  static constexpr bool kKernelBMNMajor = kSwap ? kAColMajor : kBRowMajor;
+  static_assert(!kSwap || (!kAColMajor && !kFused), "the swapped builds: plain, A row-major");
   static_assert(!kAColMajor || (!kSwap && !kFused), "column-major A: the plain builds");
   // TMA: global addresses and row strides must be 16-byte multiples.
   static constexpr int kAlignment = 8;
@@ -527,7 +532,7 @@ struct Gemm6 {
   static int64_t tiles_m(const GemmArgs& g) { return ceil_div(g.m, kSwap ? C::kTileN : C::kTileM); }
   static int64_t tiles_n(const GemmArgs& g) { return ceil_div(g.n, kSwap ? C::kTileM : C::kTileN); }
 
-  static constexpr auto kernel() { return &gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap, kAColMajor>; }
+  static constexpr auto kernel() { return &gemm6_kernel<P, kKernelBMNMajor, kN, kFused, kSwap, kKernelAMNMajor>; }
 
   static size_t workspace_bytes(const GemmArgs&) { return 0; }
 
@@ -575,9 +580,11 @@ struct Gemm6 {
     CUtensorMap map_a, map_b, map_d, map_d_tail;
     bool ok;
     if constexpr (kSwap) {
-      // The kernel's A: the problem's B as N rows of K; its B: the problem's A as M rows of K. D in
+      // The kernel's A: the problem's B as N rows of K (column-major B), or as K rows of N read in
+      // boxes of 64 n x 64 k (row-major B, MN-major); its B: the problem's A as M rows of K. D in
       // 64 x 64 boxes, and boxes of the tile's last kTailColumns rows of D (128-byte rows, swizzled).
-      ok = encode_map(&map_a, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileM) &&
+      ok = (kBRowMajor ? encode_map(&map_a, P, g.b, g.n, g.k, g.ldb, 64, C::kTileK)
+                       : encode_map(&map_a, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileM)) &&
            encode_map(&map_b, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileN) &&
            encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
            encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, 64, C::kTailColumns == 0 ? 64 : C::kTailColumns);
@@ -609,7 +616,7 @@ struct Gemm6 {
     const EpilogueArgs epilogue = kFused ? g.epilogue : EpilogueArgs{};
     // The kernel's M and N: the problem's, or N and M when swapped.
     const int kernel_m = static_cast<int>(kSwap ? g.n : g.m), kernel_n = static_cast<int>(kSwap ? g.m : g.n);
-    gemm6_kernel<P, kBRowMajor, kN, kFused, kSwap, kAColMajor><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
+    gemm6_kernel<P, kKernelBMNMajor, kN, kFused, kSwap, kKernelAMNMajor><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
         map_a, map_b, map_d, map_d_tail, kernel_m, kernel_n, static_cast<int>(g.k), C::kBandRows, epilogue);
     return from_cuda(cudaGetLastError());
   }
@@ -689,42 +696,55 @@ const cutlass_ops::KernelRegistrar col_a_builds[] = {
 // The N-fitted builds: the same kernel on 128 x N tiles, in F.linear's layout (B column-major);
 // and the builds of that layout with linear's bias and activation fused, so that a linear with a
 // bias runs the tile its plain product would (the CUTLASS fused builds cover the other tiles:
-// csrc/kernel_table.py FUSED_WHY). A fused build is priced by its plain build's constants.
-template <Precision P, int kN, bool kFused, class Row>
-cutlass_ops::KernelInfo rc_build(const char* name) {
-  return hw::Gemm6<P, Layout::kColMajor, kN, kFused>::info(name, config_of<Row, kN>());
+// csrc/kernel_table.py FUSED_WHY). A fused build is priced by its plain build's constants. A
+// row-major B (x @ W) is loaded in 64-column boxes, so of these widths only 192 is built for it.
+template <Precision P, int kN, bool kFused, class Row, Layout LB = Layout::kColMajor>
+cutlass_ops::KernelInfo fitted_build(const char* name) {
+  return hw::Gemm6<P, LB, kN, kFused>::info(name, config_of<Row, kN>());
 }
 constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
 // The plain and the fused build of one precision (p: its name) and tile width N.
 #define CUTLASS_OPS_FITTED(P, p, N)                                                                       \
-  cutlass_ops::KernelRegistrar(rc_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64>(      \
+  cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64>(  \
       "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N)),                                                    \
-      cutlass_ops::KernelRegistrar(rc_build<P, N, true, configs::Handwritten_6_WgmmaTma_128x##N##x64>(    \
+      cutlass_ops::KernelRegistrar(fitted_build<P, N, true, configs::Handwritten_6_WgmmaTma_128x##N##x64>(\
           "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N "_bias_act"))
 const cutlass_ops::KernelRegistrar fitted_builds[] = {
     CUTLASS_OPS_FITTED(kBF16, bf16, 192), CUTLASS_OPS_FITTED(kBF16, bf16, 208),
     CUTLASS_OPS_FITTED(kBF16, bf16, 224), CUTLASS_OPS_FITTED(kBF16, bf16, 240),
     CUTLASS_OPS_FITTED(kF16, f16, 192),   CUTLASS_OPS_FITTED(kF16, f16, 208),
     CUTLASS_OPS_FITTED(kF16, f16, 224),   CUTLASS_OPS_FITTED(kF16, f16, 240),
+    cutlass_ops::KernelRegistrar(
+        fitted_build<kBF16, 192, false, configs::Handwritten_6_WgmmaTma_128x192x64, Layout::kRowMajor>(
+            "handwritten_sm90_bf16_rr_6_wgmma_tma_n192")),
+    cutlass_ops::KernelRegistrar(
+        fitted_build<kF16, 192, false, configs::Handwritten_6_WgmmaTma_128x192x64, Layout::kRowMajor>(
+            "handwritten_sm90_f16_rr_6_wgmma_tma_n192")),
     // The step's fused builds (its plain ones are registered above).
-    cutlass_ops::KernelRegistrar(rc_build<kBF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
+    cutlass_ops::KernelRegistrar(fitted_build<kBF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
         "handwritten_sm90_bf16_rc_6_wgmma_tma_bias_act")),
-    cutlass_ops::KernelRegistrar(rc_build<kF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
+    cutlass_ops::KernelRegistrar(fitted_build<kF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
         "handwritten_sm90_f16_rc_6_wgmma_tma_bias_act")),
 };
 #undef CUTLASS_OPS_FITTED
 
-// The swapped builds (D^T = W @ x^T, F.linear's layout): tiles of M (rows of x) by 128 of N,
-// M running along the WGMMA's N side.
-template <Precision P, int kM, class Row>
+// The swapped builds (D^T = W @ x^T in F.linear's layout, D^T = W^T @ x^T in x @ W's): tiles of M
+// (rows of x) by 128 of N, M running along the WGMMA's N side. A row-major W (K x N) is the
+// kernel's A MN-major, in two 64-column boxes, as the plain step reads a column-major A.
+template <Precision P, Layout LB, int kM, class Row>
 cutlass_ops::KernelInfo swapped_build(const char* name) {
   static_assert(Row::kTileM == kM && Row::kTileN == hw::Config<kM>::kTileM && Row::kTileK == hw::Config<kM>::kTileK,
                 "the kernel table describes this file's tile (in the problem's terms: M x N)");
-  return hw::Gemm6<P, Layout::kColMajor, kM, false, true>::info(name, Row::kId);
+  return hw::Gemm6<P, LB, kM, false, true>::info(name, Row::kId);
 }
+// One precision's (p: its name) builds of width M, in "rc" and "rr".
 #define CUTLASS_OPS_SWAPPED(P, p, M)                                                                      \
-  cutlass_ops::KernelRegistrar(swapped_build<P, M, configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(  \
-      "handwritten_sm90_" #p "_rc_6_wgmma_tma_swapab_m" #M))
+  cutlass_ops::KernelRegistrar(swapped_build<P, Layout::kColMajor, M,                                      \
+                                             configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(          \
+      "handwritten_sm90_" #p "_rc_6_wgmma_tma_swapab_m" #M)),                                             \
+      cutlass_ops::KernelRegistrar(swapped_build<P, Layout::kRowMajor, M,                                  \
+                                                 configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(      \
+          "handwritten_sm90_" #p "_rr_6_wgmma_tma_swapab_m" #M))
 const cutlass_ops::KernelRegistrar swapped_builds[] = {
     CUTLASS_OPS_SWAPPED(kBF16, bf16, 192), CUTLASS_OPS_SWAPPED(kBF16, bf16, 208),
     CUTLASS_OPS_SWAPPED(kBF16, bf16, 224), CUTLASS_OPS_SWAPPED(kBF16, bf16, 240),
