@@ -146,6 +146,13 @@ def test_copies_of_two_element_sizes_launch_apart():
     assert kernels_launched([(a, a_dst), (b, b_dst)]) == [REALIGNED, REALIGNED]
     assert_padded_copy(a, a_dst, a_storage, "bf16 A")
     assert_padded_copy(b, b_dst, b_storage, "f32 B")
+    # Apart, each keeps its own kernel: the straight copy with contiguous rows its realigned
+    # loads, beside a strided one on element loads.
+    c = source(30, 10, torch.float32, "strided")
+    c_dst, c_storage = destination(32, 12, torch.float32, "aligned")
+    assert kernels_launched([(a, a_dst), (c, c_dst)]) == [REALIGNED, ELEMENTS]
+    assert_padded_copy(a, a_dst, a_storage, "bf16 A beside a strided f32 B")
+    assert_padded_copy(c, c_dst, c_storage, "strided f32 B")
 
 
 def test_an_empty_destination_launches_nothing():

@@ -253,15 +253,16 @@ void padded_copies(const PaddedCopy* copies, int count) {
     blocks[i] = blocks_for(p, kernels[i]);
     ours[i] = true;
   }
-  // Two straight copies, one source with contiguous rows and one without: element loads serve
-  // both, in one launch.
-  if (count == 2 && ours[0] && ours[1] && kernels[0] != kernels[1] && kernels[0] != Kernel::kTile &&
-      kernels[1] != Kernel::kTile) {
+  // Two copies can share a launch where their elements are of one size, on one device.
+  const bool shareable = count == 2 && ours[0] && ours[1] &&
+                         copies[0].dst.element_size() == copies[1].dst.element_size() &&
+                         copies[0].dst.device() == copies[1].dst.device();
+  // Two straight copies that could share one, one source with contiguous rows and one without:
+  // element loads serve both, in one launch.
+  if (shareable && kernels[0] != kernels[1] && kernels[0] != Kernel::kTile && kernels[1] != Kernel::kTile) {
     kernels[0] = kernels[1] = Kernel::kRows;
   }
-  const bool together = count == 2 && ours[0] && ours[1] && kernels[0] == kernels[1] &&
-                        copies[0].dst.element_size() == copies[1].dst.element_size() &&
-                        copies[0].dst.device() == copies[1].dst.device();
+  const bool together = shareable && kernels[0] == kernels[1];
   for (int i = 0; i < count; ++i) {
     if (!ours[i] || (together && i == 1)) continue;
     const PaddedCopy& p = copies[i];

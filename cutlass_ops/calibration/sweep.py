@@ -584,11 +584,9 @@ def read_occupancy(folder: Path, capability: Optional[Iterable[int]] = None,
     return {name: int(n) for name, n in data["ctas_per_sm"].items()}
 
 
-def iter_rows(folder: Path, dtypes: Optional[Iterable[str]] = None) -> Iterator[tuple[dict, dict]]:
+def iter_rows(folder: Path) -> Iterator[tuple[dict, dict]]:
     """(header, row) for every row of the sweep files in one device folder."""
     for path in sorted(Path(folder).glob("*.jsonl.gz")):
         head, rows = read(path)
-        if dtypes is not None and head["dtype"] not in dtypes:
-            continue
         for row in rows:
             yield head, row
