@@ -422,6 +422,8 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
   // worst misses have such rows): cross-validation H200 1.0126 (1.082) -> 1.0118 (1.077), H100
   // 1.0142 (1.090) -> 1.0143 (1.091); test split H200 1.011 / 1.075 / 1.327 -> 1.012 / 1.080 /
   // 1.310 (its bf16 batches 1.011 -> 1.020), 1.021x -> 1.020x torch.mm; H100 unchanged. Not taken.
+  // For the ping-pong TMA kernels alone (2026-11-30, H200): single products 1.0126 -> 1.0124,
+  // batched rows 1.0201 -> 1.0224 (docs/findings.md). Not taken either.
   if (k.math == MathClass::kWgmma && k.origin == Origin::kHandwritten) {
     const auto ragged = [&](const OperandPlan& o) { return std::fmod(static_cast<double>(o.ld) * eb, 128.0) != 0.0; };
     f[kFeatRaggedPitchL2MB] = (ragged(p.a) ? l2_a : 0.0) + (ragged(p.b) ? l2_b : 0.0);
