@@ -9,6 +9,7 @@ import torch
 import cutlass_ops
 import test_bmm_kernels_cuda as bmm_kernels
 import test_dispatch_cuda as dispatch
+import test_handwritten_wgmma_cuda as step6
 import test_kernels_cuda as kernels
 import test_splitk_sum_cuda as splitk_sum
 
@@ -36,3 +37,13 @@ def test_the_gpu_tests_kernel_lists_are_filled(cap):
 @pytest.mark.skipif(torch.cuda.is_available(), reason="drawn for the GPU there")
 def test_without_a_gpu_the_lists_are_empty_not_an_error():
     assert kernels.kernels_here() == [] and dispatch.decomposition_cases() == []
+
+
+@pytest.mark.skipif(not built_sm90, reason="built without the sm90a kernels")
+def test_every_step6_build_has_its_edge_shape_tests():
+    """The TMA + WGMMA step's builds (bar the fused ones, which the linear tests run) are exactly
+    those its edge-shape tests name: a build registered without them, or a name there that no
+    build has (a silent skip), fails here."""
+    builds = {k.name for k in cutlass_ops.list_kernels()
+              if "_6_wgmma_tma" in k.name and not k.name.endswith("_bias_act")}
+    assert builds == set(step6.NAMES + step6.COL_A)
