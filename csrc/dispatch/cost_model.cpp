@@ -413,17 +413,10 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
   const double l2_a = tiles * k_tiles * tk * eb * static_cast<double>(tm) / cn / kMB;
   const double l2_b = tiles * k_tiles * tk * eb * static_cast<double>(tn) / cm / kMB;
   f[kFeatL2MB] = l2_a + l2_b;
-  // The hand-written TMA kernel's loads from operands whose rows straddle 128-byte lines. The
-  // training split's cross-validation (H100 sweep, 2026-11-27), regret geomean (p95): without
-  // the term 1.0152 (1.093); with it for every TMA kernel 1.0146 (1.089) under other residual
-  // settings, but the test split's TF32 problems lost (p95 1.147 -> 1.174); for the hand-written
-  // kernel alone 1.0148 (1.093), the test split no worse anywhere (docs/findings.md). Tried
-  // again for every TMA kernel on both sweeps (2026-11-29, the 128x128 ping-pong "cr" tile's
-  // worst misses have such rows): cross-validation H200 1.0126 (1.082) -> 1.0118 (1.077), H100
-  // 1.0142 (1.090) -> 1.0143 (1.091); test split H200 1.011 / 1.075 / 1.327 -> 1.012 / 1.080 /
-  // 1.310 (its bf16 batches 1.011 -> 1.020), 1.021x -> 1.020x torch.mm; H100 unchanged. Not taken.
-  // For the ping-pong TMA kernels alone (2026-11-30, H200): single products 1.0126 -> 1.0124,
-  // batched rows 1.0201 -> 1.0224 (docs/findings.md). Not taken either.
+  // The hand-written TMA kernel's loads from operands whose rows straddle 128-byte lines. Counted
+  // for it alone: cross-validation 1.0152 -> 1.0148 (H100 sweep, 2026-11-27), the test split no
+  // worse anywhere. For every TMA kernel, or CUTLASS's ping-pong ones too, the test split's TF32
+  // problems or the batched rows lost (docs/findings.md, "A tenth term").
   if (k.math == MathClass::kWgmma && k.origin == Origin::kHandwritten) {
     const auto ragged = [&](const OperandPlan& o) { return std::fmod(static_cast<double>(o.ld) * eb, 128.0) != 0.0; };
     f[kFeatRaggedPitchL2MB] = (ragged(p.a) ? l2_a : 0.0) + (ragged(p.b) ? l2_b : 0.0);

@@ -299,24 +299,25 @@ __device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2]
   }
 }
 
-// D (m x n, row-major, ldd) = A * B, A row-major or column-major (kAColMajor: MN-major for
-// wgmma), B row-major (kBRowMajor: MN-major) or column-major;
+// D (m x n, row-major, ldd) = A * B, the kernel's operands K-major or MN-major for wgmma
+// (kAMNMajor: A stored K x M, a column-major A; kBMNMajor: B stored K x N, a row-major B; swapped,
+// the problem's B and A, Gemm6::kKernelAMNMajor and kKernelBMNMajor);
 // tiles of 128 x kN. map_d_tail: D in boxes of the last kTailColumns columns of a tile (when N
 // is not a multiple of 64). kFused: `epilogue` applied before D is stored (else unused).
 // kTransposedD: the product computed is D^T (the swapped builds: A = W, B = x), stored into D
 // (n x m, row-major) by store_tile_transposed; map_d_tail then holds boxes of the last
 // kTailColumns rows of D.
-template <Precision P, bool kBRowMajor, int kN, bool kFused, bool kTransposedD = false, bool kAColMajor = false>
+template <Precision P, bool kBMNMajor, int kN, bool kFused, bool kTransposedD = false, bool kAMNMajor = false>
 __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_d_tail, int m,
                  int n, int k, int band_rows, EpilogueArgs epilogue) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Config<kN>;
-  // A row-major B is loaded in 64-column boxes.
-  static_assert(!kBRowMajor || C::kTailColumns == 0, "row-major B: N a multiple of 64");
-  static_assert(!(kTransposedD && (kFused || kBRowMajor)), "the swapped builds: plain, the problem's A row-major");
-  static_assert(!(kAColMajor && kFused), "MN-major A: the plain builds");
+  // An MN-major B is loaded in 64-column boxes.
+  static_assert(!kBMNMajor || C::kTailColumns == 0, "MN-major B: kN a multiple of 64");
+  static_assert(!(kTransposedD && (kFused || kBMNMajor)), "the swapped builds: plain, the problem's A row-major");
+  static_assert(!(kAMNMajor && kFused), "MN-major A: the plain builds");
   extern __shared__ uint8_t smem_raw[];
   // 128-byte swizzle repeats every 1024 bytes; TMA and the wgmma descriptors (base offset 0)
   // both assume each tile starts on such a boundary.
@@ -358,14 +359,14 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
           uint8_t* b_dst = a_dst + C::kABytes;
           const int k0 = kt * C::kTileK;
           mbar_arrive_expect_tx(&full[stage], C::kStageBytes);
-          if constexpr (kAColMajor) {
+          if constexpr (kAMNMajor) {
             // Boxes of 64 m x 64 k (128 bytes of m per k-row), 8 KiB apart: one per consumer.
             tma_load_2d(a_dst, &map_a, &full[stage], m0, k0);
             tma_load_2d(a_dst + 8192, &map_a, &full[stage], m0 + 64, k0);
           } else {
             tma_load_2d(a_dst, &map_a, &full[stage], k0, m0);
           }
-          if constexpr (kBRowMajor) {
+          if constexpr (kBMNMajor) {
             // Boxes of 64 n x 64 k (128 bytes of n per k-row), 8 KiB apart.
 #pragma unroll
             for (int box = 0; box < C::kTileN / 64; ++box) {
@@ -418,12 +419,12 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
         for (int kk = 0; kk < C::kTileK / 16; ++kk) {
           // K-major: the next 16 k are the next 32 bytes of each swizzled row. MN-major A: the
           // next 16 rows of 128 bytes (this warpgroup's 64 m are one box).
-          const uint64_t desc_a = kAColMajor ? make_smem_desc(a_addr + kk * 2048, 8192, 1024)
+          const uint64_t desc_a = kAMNMajor ? make_smem_desc(a_addr + kk * 2048, 8192, 1024)
                                              : make_smem_desc(a_addr + kk * 32, 16, 1024);
           // MN-major B: the next 16 k are the next 16 rows of 128 bytes; n blocks are 8 KiB apart.
-          const uint64_t desc_b = kBRowMajor ? make_smem_desc(b_addr + kk * 2048, 8192, 1024)
+          const uint64_t desc_b = kBMNMajor ? make_smem_desc(b_addr + kk * 2048, 8192, 1024)
                                              : make_smem_desc(b_addr + kk * 32, 16, 1024);
-          wgmma_tile_k16<P, kAColMajor, kBRowMajor, kN>(acc, desc_a, desc_b);
+          wgmma_tile_k16<P, kAMNMajor, kBMNMajor, kN>(acc, desc_a, desc_b);
         }
         wgmma_commit();
         // Keep one group in flight: the tensor cores go on to this stage while the previous
