@@ -706,7 +706,9 @@ product runs an N-fitted tile, and without a fused build a biased one ran the CU
 tile (0.87-0.97x torch's F.linear, linear_epilogue_probe, H100, a3b68e5). Compiled like the step itself (no CuTe), so four widths cost the
 build seconds, where CUTLASS tiles cost minutes. The 128x192 tile is also built for a row-major B (x @ W,
 "rr"; names ending in _rr_6_wgmma_tma_n192): a row-major B is loaded in 64-column boxes, which of
-these widths only 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds)."""
+these widths only 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds). With a
+column-major A (A MN-major, as the 128x256 step's "cr" and "cc" builds read it): 192 in "cr" (B
+row-major), all four widths in "cc"."""
 
 _FITTED_M = """The step-6 kernel on the transposed problem, D^T = W @ x^T, in F.linear's layout: tiles of
 192-256 rows of x (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64 box
@@ -726,7 +728,9 @@ boxes as the plain step loads a column-major A. Swept with the "rr" 128x192 buil
 '*_rr_6_wgmma_tma_swapab_m*,*_rr_6_wgmma_tma_n192'`, 2026-11-30, 127 s) and refitted: the fastest
 candidate on 73 of 858 training rows and 34 of 308 test rows, 3.2% and 2.0% ahead of the best
 kernel before them there (geomean; up to 12%); on the test split's 16-bit "rr" model problems the
-best built kernel from 0.962x to 0.966x torch.mm and the dispatched one from 0.948x to 0.952x."""
+best built kernel from 0.962x to 0.966x torch.mm and the dispatched one from 0.948x to 0.952x. With a column-major A ("cr", the weight
+gradient's layout, and "cc"), A is the kernel's B MN-major, read in 64-row boxes: built at 192 and
+256 rows."""
 
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step

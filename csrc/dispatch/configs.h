@@ -1545,7 +1545,9 @@ struct Handwritten_6_WgmmaTma_128x256x64 {
 // itself (no CuTe), so four widths cost the build seconds, where CUTLASS tiles cost minutes. The
 // 128x192 tile is also built for a row-major B (x @ W, "rr"; names ending in
 // _rr_6_wgmma_tma_n192): a row-major B is loaded in 64-column boxes, which of these widths only
-// 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds).
+// 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds). With a column-major
+// A (A MN-major, as the 128x256 step's "cr" and "cc" builds read it): 192 in "cr" (B row-major),
+// all four widths in "cc".
 struct Handwritten_6_WgmmaTma_128x192x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x192x64;
   static constexpr const char* kName = "6_wgmma_tma_128x192x64_4s";
@@ -1593,7 +1595,9 @@ struct Handwritten_6_WgmmaTma_128x240x64 {
 // 2026-11-30, 127 s) and refitted: the fastest candidate on 73 of 858 training rows and 34 of
 // 308 test rows, 3.2% and 2.0% ahead of the best kernel before them there (geomean; up to 12%);
 // on the test split's 16-bit "rr" model problems the best built kernel from 0.962x to 0.966x
-// torch.mm and the dispatched one from 0.948x to 0.952x.
+// torch.mm and the dispatched one from 0.948x to 0.952x. With a column-major A ("cr", the weight
+// gradient's layout, and "cc"), A is the kernel's B MN-major, read in 64-row boxes: built at 192
+// and 256 rows.
 struct Handwritten_6_WgmmaTmaSwapAB_192x128x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTmaSwapAB_192x128x64;
   static constexpr const char* kName = "6_wgmma_tma_swapab_192x128x64_4s";

@@ -27,12 +27,13 @@
 // multicasting B measured the same as this within the noise, so clusters wait for a later step.
 //
 // Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 192, 208,
-// 224 and 240, B column-major, and 128 x 192 row-major; kernel names ending in _n<N>), so that
-// the planner can fit a problem's columns and waves the way cuBLAS's tile set does; D then leaves
-// in 64-column boxes and a narrower last one. The "rc" builds are also built with linear's
-// epilogue fused (names ending in _bias_act): D = activation(alpha * A @ B + bias), applied to the
-// accumulators in registers before they are stored. And swapped (names ending in _swapab_m<M>,
-// "rc" and "rr"): the kernel computes D^T on tiles of 192-256 rows of A by 128 columns of B.
+// 224 and 240; kernel names ending in _n<N>), so that the planner can fit a problem's columns and
+// waves the way cuBLAS's tile set does; D then leaves in 64-column boxes and a narrower last one.
+// The "rc" builds are also built with linear's epilogue fused (names ending in _bias_act): D =
+// activation(alpha * A @ B + bias), applied to the accumulators in registers before they are
+// stored. And swapped (names ending in _swapab_m<M>): the kernel computes D^T on tiles of 192-256
+// rows of A by 128 columns of B. An MN-major operand is read in 64-element boxes, so a tile side
+// along one is 192 or 256 (the registrations at the end list each layout's widths).
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -314,9 +315,9 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
                  int n, int k, int band_rows, EpilogueArgs epilogue) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Config<kN>;
-  // An MN-major B is loaded in 64-column boxes.
+  // An MN-major B (a row-major B; swapped, a column-major A) is loaded in 64-column boxes.
   static_assert(!kBMNMajor || C::kTailColumns == 0, "MN-major B: kN a multiple of 64");
-  static_assert(!(kTransposedD && (kFused || kBMNMajor)), "the swapped builds: plain, the problem's A row-major");
+  static_assert(!(kTransposedD && kFused), "the swapped builds: plain");
   static_assert(!(kAMNMajor && kFused), "MN-major A: the plain builds");
   extern __shared__ uint8_t smem_raw[];
   // 128-byte swizzle repeats every 1024 bytes; TMA and the wgmma descriptors (base offset 0)
@@ -510,12 +511,12 @@ inline bool encode_map(CUtensorMap* map, Precision p, const void* base, int64_t 
   return r == CUDA_SUCCESS;
 }
 
-// kSwap: the swapped build (A row-major: F.linear's layout "rc" and x @ W's "rr"): the kernel
-// computes D^T = B^T A^T, its A the problem's B (N x K: K-major for a column-major B, MN-major for a
-// row-major one) and its B the problem's A (M x K, K-major), on tiles of 128 of N by kN of M, and
-// stores D^T transposed into D.
-// LA: A row-major (K-major) or column-major (MN-major for wgmma, the transpose bit set; the plain
-// 128 x 256 builds only: the weight gradient's "cr" and "cc").
+// kSwap: the swapped build: the kernel computes D^T = B^T A^T, its A the problem's B (N x K:
+// K-major for a column-major B, MN-major for a row-major one) and its B the problem's A (M x K:
+// K-major for a row-major A, MN-major for a column-major one, whose kN must then be whole 64-row
+// boxes), on tiles of 128 of N by kN of M, and stores D^T transposed into D.
+// LA: A row-major (K-major) or column-major (MN-major for wgmma, the transpose bit set: the weight
+// gradient's "cr", and "cc").
 template <Precision P, Layout LB, int kN = 256, bool kFused = false, bool kSwap = false,
           Layout LA = Layout::kRowMajor>
 struct Gemm6 {
@@ -525,8 +526,8 @@ struct Gemm6 {
   // The kernel's operands MN-major (the wgmma transpose bits): swapped, its A is the problem's B.
   static constexpr bool kKernelAMNMajor = kSwap ? kBRowMajor : kAColMajor;
   static constexpr bool kKernelBMNMajor = kSwap ? kAColMajor : kBRowMajor;
-  static_assert(!kSwap || (!kAColMajor && !kFused), "the swapped builds: plain, A row-major");
-  static_assert(!kAColMajor || (!kSwap && !kFused), "column-major A: the plain builds");
+  static_assert(!kSwap || !kFused, "the swapped builds: plain");
+  static_assert(!kAColMajor || !kFused, "column-major A: the plain builds");
   // TMA: global addresses and row strides must be 16-byte multiples.
   static constexpr int kAlignment = 8;
   // The problem's rows and columns in tiles (the kernel's are the other way round when swapped).
@@ -582,11 +583,13 @@ struct Gemm6 {
     bool ok;
     if constexpr (kSwap) {
       // The kernel's A: the problem's B as N rows of K (column-major B), or as K rows of N read in
-      // boxes of 64 n x 64 k (row-major B, MN-major); its B: the problem's A as M rows of K. D in
+      // boxes of 64 n x 64 k (row-major B, MN-major); its B: the problem's A as M rows of K
+      // (row-major A), or as K rows of M in boxes of 64 m x 64 k (column-major A, MN-major). D in
       // 64 x 64 boxes, and boxes of the tile's last kTailColumns rows of D (128-byte rows, swizzled).
       ok = (kBRowMajor ? encode_map(&map_a, P, g.b, g.n, g.k, g.ldb, 64, C::kTileK)
                        : encode_map(&map_a, P, g.b, g.k, g.n, g.ldb, C::kTileK, C::kTileM)) &&
-           encode_map(&map_b, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileN) &&
+           (kAColMajor ? encode_map(&map_b, P, g.a, g.m, g.k, g.lda, 64, C::kTileK)
+                       : encode_map(&map_b, P, g.a, g.k, g.m, g.lda, C::kTileK, C::kTileN)) &&
            encode_map(&map_d, P, g.d, g.n, g.m, g.ldd, 64, 64) &&
            encode_map(&map_d_tail, P, g.d, g.n, g.m, g.ldd, 64, C::kTailColumns == 0 ? 64 : C::kTailColumns);
     } else {
@@ -699,9 +702,10 @@ const cutlass_ops::KernelRegistrar col_a_builds[] = {
 // bias runs the tile its plain product would (the CUTLASS fused builds cover the other tiles:
 // csrc/kernel_table.py FUSED_WHY). A fused build is priced by its plain build's constants. A
 // row-major B (x @ W) is loaded in 64-column boxes, so of these widths only 192 is built for it.
-template <Precision P, int kN, bool kFused, class Row, Layout LB = Layout::kColMajor>
+template <Precision P, int kN, bool kFused, class Row, Layout LB = Layout::kColMajor,
+          Layout LA = Layout::kRowMajor>
 cutlass_ops::KernelInfo fitted_build(const char* name) {
-  return hw::Gemm6<P, LB, kN, kFused>::info(name, config_of<Row, kN>());
+  return hw::Gemm6<P, LB, kN, kFused, false, LA>::info(name, config_of<Row, kN>());
 }
 constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
 // The plain and the fused build of one precision (p: its name) and tile width N.
@@ -732,11 +736,11 @@ const cutlass_ops::KernelRegistrar fitted_builds[] = {
 // The swapped builds (D^T = W @ x^T in F.linear's layout, D^T = W^T @ x^T in x @ W's): tiles of M
 // (rows of x) by 128 of N, M running along the WGMMA's N side. A row-major W (K x N) is the
 // kernel's A MN-major, in two 64-column boxes, as the plain step reads a column-major A.
-template <Precision P, Layout LB, int kM, class Row>
+template <Precision P, Layout LB, int kM, class Row, Layout LA = Layout::kRowMajor>
 cutlass_ops::KernelInfo swapped_build(const char* name) {
   static_assert(Row::kTileM == kM && Row::kTileN == hw::Config<kM>::kTileM && Row::kTileK == hw::Config<kM>::kTileK,
                 "the kernel table describes this file's tile (in the problem's terms: M x N)");
-  return hw::Gemm6<P, LB, kM, false, true>::info(name, Row::kId);
+  return hw::Gemm6<P, LB, kM, false, true, LA>::info(name, Row::kId);
 }
 // One precision's (p: its name) builds of width M, in "rc" and "rr".
 #define CUTLASS_OPS_SWAPPED(P, p, M)                                                                      \
@@ -754,4 +758,30 @@ const cutlass_ops::KernelRegistrar swapped_builds[] = {
     CUTLASS_OPS_SWAPPED(kF16, f16, 240),   CUTLASS_OPS_SWAPPED(kF16, f16, 256),
 };
 #undef CUTLASS_OPS_SWAPPED
+
+// Column-major A (the weight gradient's "cr", x^T @ grad; and "cc"): the fitted and swapped tiles
+// whose MN-major operands are whole 64-element boxes. Of the fitted widths, "cr" (B row-major)
+// takes 192 and "cc" (B column-major) all four; swapped, A is the kernel's B, MN-major, so 192 and
+// 256 rows.
+constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
+// One build of precision P (p: its name) in layout l (B's layout LB), tile width N or M.
+#define CUTLASS_OPS_FITTED_COL_A(P, p, l, LB, N)                                                          \
+  cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64, LB, \
+                                            kCol>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_n" #N))
+#define CUTLASS_OPS_SWAPPED_COL_A(P, p, l, LB, M)                                                         \
+  cutlass_ops::KernelRegistrar(swapped_build<P, LB, M, configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64, \
+                                             kCol>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_swapab_m" #M))
+const cutlass_ops::KernelRegistrar col_a_fitted_builds[] = {
+    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cr, kRow, 192),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cr, kRow, 192),
+    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 192),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 192),
+    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 208),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 208),
+    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 224),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 224),
+    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 240),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 240),
+    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cr, kRow, 192), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cr, kRow, 192),
+    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cr, kRow, 256), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cr, kRow, 256),
+    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cc, kCol, 192), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cc, kCol, 192),
+    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cc, kCol, 256), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cc, kCol, 256),
+};
+#undef CUTLASS_OPS_SWAPPED_COL_A
+#undef CUTLASS_OPS_FITTED_COL_A
 }  // namespace
