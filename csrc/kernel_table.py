@@ -708,7 +708,8 @@ build seconds, where CUTLASS tiles cost minutes. The 128x192 tile is also built 
 "rr"; names ending in _rr_6_wgmma_tma_n192): a row-major B is loaded in 64-column boxes, which of
 these widths only 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds). With a
 column-major A (A MN-major, as the 128x256 step's "cr" and "cc" builds read it): 192 in "cr" (B
-row-major), all four widths in "cc"."""
+row-major), all four widths in "cc". Swept on the H200 with the swapped column-major-A builds
+(below)."""
 
 _FITTED_M = """The step-6 kernel on the transposed problem, D^T = W @ x^T, in F.linear's layout: tiles of
 192-256 rows of x (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64 box
@@ -730,7 +731,14 @@ candidate on 73 of 858 training rows and 34 of 308 test rows, 3.2% and 2.0% ahea
 kernel before them there (geomean; up to 12%); on the test split's 16-bit "rr" model problems the
 best built kernel from 0.962x to 0.966x torch.mm and the dispatched one from 0.948x to 0.952x. With a column-major A ("cr", the weight
 gradient's layout, and "cc"), A is the kernel's B MN-major, read in 64-row boxes: built at 192 and
-256 rows."""
+256 rows. Swept with the column-major-A 128x192-240 builds on every 16-bit "cr" and "cc" row of
+the H200 sweep (`sweep --dtype bf16,f16 --add-kernels
+'*_cr_6_wgmma_tma_n192,*_cc_6_wgmma_tma_n*,*_cr_6_wgmma_tma_swapab_m*,*_cc_6_wgmma_tma_swapab_m*'`,
+2026-11-30, 62 s) and refitted: the fastest candidate on 53 of 773 "cr" training rows and 23 of
+265 test rows (3.6% and 4.4% ahead of the best kernel before them there, geomean; up to 16%), the
+128x192 tile on most; in "cc" on 19 of 614 and 8 of 205 (4.9% and 2.2%). On the test split's
+16-bit "cr" model problems the best built kernel from 0.986x to 0.998x torch.mm and the
+dispatched one from 0.975x to 0.988x; "cc" (aligned random problems only) 0.970x -> 0.972x."""
 
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step
