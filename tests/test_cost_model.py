@@ -271,6 +271,57 @@ def test_the_shipped_calibration_names_only_kernels_of_this_build():
 
 
 @needs_sm90
+def test_a_slice_count_the_sweep_never_timed_ranks_after_the_timed_ones():
+    """The calibration records the slice counts each kernel's split-K runs were timed at; a count
+    the planner offers beyond them (the slice-summing kernels take every count that cuts K into
+    equal 16-byte slices) is unmeasured and ranks after the measured candidates, as a kernel
+    added since the sweep does, until `sweep --add-kernels` times it. Here, at a long K with
+    few tiles, the record loses a count: only that count's candidates turn unmeasured; without
+    a record every count of a fitted split-K counts as measured."""
+    data = store.load(H100_CALIBRATION)
+    recorded = data["split_counts"]
+    assert recorded and all(v == sorted(set(v)) and 2 <= v[0] and v[-1] <= 64 for v in recorded.values())
+    assert set(recorded) <= {k for k, by_d in data["kernels"].items() if "split-k" in by_d}
+    a = torch.empty(328, 44136, dtype=torch.bfloat16, device="meta")  # 44136 = 8 x 3 x 3 x 613
+    b = torch.empty(44136, 760, dtype=torch.bfloat16, device="meta")
+
+    def split_k(plan):
+        return [c for c in plan.candidates if c.decomposition == "split-k"]
+
+    def check(plan, counts):
+        flags = [c.calibrated for c in plan.candidates]
+        assert flags == sorted(flags, reverse=True), flags  # measured first
+        assert plan.candidates[0].calibrated
+        for c in split_k(plan):
+            fitted = "split-k" in data["kernels"].get(c.kernel, {})
+            assert c.calibrated == (fitted and (c.kernel not in counts or c.splits in counts[c.kernel])), c
+
+    shipped = cutlass_ops.explain(a, b, device="h100")
+    check(shipped, recorded)
+    summing = [c for c in split_k(shipped) if "splitk_sum" in c.kernel and c.kernel in recorded]
+    assert {c.splits for c in summing} >= {3, 9}, shipped
+    kernel = summing[0].kernel
+    assert 3 in recorded[kernel]
+    try:
+        lost = {**recorded, kernel: [s for s in recorded[kernel] if s != 3]}
+        _C.clear_calibrations()
+        store.install({**data, "split_counts": lost}, "test")
+        plan = cutlass_ops.explain(a, b, device="h100")
+        check(plan, lost)
+        assert not next(c for c in plan.candidates if c.kernel == kernel and c.splits == 3).calibrated
+        _C.clear_calibrations()
+        store.install({key: value for key, value in data.items() if key != "split_counts"}, "test")
+        plan = cutlass_ops.explain(a, b, device="h100")
+        check(plan, {})
+        assert all(c.calibrated for c in split_k(plan) if c.kernel in recorded)
+        with pytest.raises(ValueError, match=r"split_counts of '.*': 65 is not in 2\.\.64"):
+            store.install({**data, "split_counts": {kernel: [2, 65]}}, "test")
+    finally:
+        _C.clear_calibrations()
+        store.install_shipped()
+
+
+@needs_sm90
 def test_kernels_the_calibration_never_timed_rank_after_the_timed_ones():
     """Peak-rate constants are optimistic beside fitted ones: a kernel the sweep never timed
     would otherwise win every problem it can run, untimed (cost_model.h). Under a calibration it

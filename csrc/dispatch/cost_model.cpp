@@ -615,13 +615,14 @@ PlainCost plain_cost(const Plan& normalized, const Candidate& c, const DeviceDes
     const auto it = cal->kernels.find(calibration_name(*c.kernel));
     if (it != cal->kernels.end()) {
       fitted = it->second.find(c.decomposition);
-      own = it->second.fitted[static_cast<int>(c.decomposition)];
+      own = it->second.measured(c.decomposition, c.splits);
     }
   }
   // A decomposition without constants of its own (one the sweep has not timed, such as one a
   // kernel gained after it, until `sweep --add-kernels`, or timed on too few training problems
   // for fit's min_samples) is priced with the data-parallel ones but counts as unmeasured: it
-  // ranks after the measured candidates (cost_model.h).
+  // ranks after the measured candidates (cost_model.h). So does a split-K slice count the sweep
+  // never timed: it is priced with the decomposition's constants.
   out.calibrated = own;
   cost.features = features(candidate_plan(normalized, c), *c.kernel, device, cal);
   out.kernel_us =

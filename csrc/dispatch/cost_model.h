@@ -53,7 +53,7 @@
 // Kernels with no fitted constants for the device (a GPU never calibrated, a kernel added
 // since) take constants derived from the device's peak rates (property_coefficients). On a
 // device whose calibration measured some of a problem's candidates, those it never measured
-// (a kernel, or a kernel's K decomposition, added since the sweep) rank after all the measured
+// (a kernel, a kernel's K decomposition or split-K slice count, added since the sweep) rank after all the measured
 // ones, whatever their predictions: peak-rate constants are optimistic beside fitted ones, so a
 // new kernel would otherwise take every problem it can run, untimed. It joins dispatch once the
 // sweep has timed it (`python -m cutlass_ops sweep --add-kernels`, then `fit`); until then it
@@ -71,6 +71,7 @@
 #pragma once
 
 #include <array>
+#include <bitset>
 #include <functional>
 #include <map>
 #include <memory>
@@ -115,16 +116,30 @@ struct CopyCosts {
   double launch_us = 3.0;            // per extra kernel launch
 };
 
+// The most K slices a calibration records a split-K count for.
+constexpr int kMaxRecordedSplits = 64;
+
 // One kernel's constants, per K decomposition (Decomposition's order); a decomposition the
 // sweep never timed falls back on the data-parallel ones.
 struct KernelConstants {
   std::array<Coefficients, 3> by_decomposition{};
   std::array<bool, 3> fitted{};
+  // The slice counts its split-K runs were timed at on the training split (bit s), where the
+  // calibration records them: a count offered since (the enumeration grew) is unmeasured, as a
+  // decomposition without constants is, until `sweep --add-kernels` times it. Unrecorded: all.
+  std::bitset<kMaxRecordedSplits + 1> split_counts;
+  bool split_counts_recorded = false;
 
   const Coefficients* find(Decomposition d) const {
     const int i = static_cast<int>(d);
     if (fitted[i]) return &by_decomposition[i];
     return fitted[0] ? &by_decomposition[0] : nullptr;
+  }
+  // Whether the sweep measured this decomposition (and, for split-K, this slice count).
+  bool measured(Decomposition d, int splits) const {
+    if (!fitted[static_cast<int>(d)]) return false;
+    if (d != Decomposition::kSplitK || !split_counts_recorded) return true;
+    return splits >= 0 && splits <= kMaxRecordedSplits && split_counts[splits];
   }
 };
 

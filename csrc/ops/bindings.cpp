@@ -294,7 +294,7 @@ void add_residuals(Calibration& cal, const py::dict& residual) {
 
 void add_calibration_dict(int cc, int sm_count, const std::string& source, const py::dict& copies,
                           const py::dict& kernels, const py::object& residual, const py::object& ctas_per_sm,
-                          int dram_gbps) {
+                          int dram_gbps, const py::object& split_counts) {
   Calibration cal;
   cal.cc = cc;
   cal.sm_count = sm_count;
@@ -321,6 +321,24 @@ void add_calibration_dict(int cc, int sm_count, const std::string& source, const
       constants.fitted[d] = true;
     }
     cal.kernels.emplace(kernel, constants);
+  }
+  // split_counts: {name: [slice counts its split-K runs were timed at]}, for the kernels with
+  // split-K constants (those of a kernel without constants mean nothing: skipped); the others
+  // keep every count (KernelConstants::measured).
+  if (!split_counts.is_none()) {
+    for (const auto& [name, counts] : split_counts.cast<py::dict>()) {
+      const std::string kernel = name.cast<std::string>();
+      const auto it = cal.kernels.find(kernel);
+      if (it == cal.kernels.end()) continue;
+      it->second.split_counts_recorded = true;
+      for (const int s : counts.cast<std::vector<int>>()) {
+        if (s < 2 || s > kMaxRecordedSplits) {
+          throw py::value_error("split_counts of '" + kernel + "': " + std::to_string(s) + " is not in 2.." +
+                                std::to_string(kMaxRecordedSplits));
+        }
+        it->second.split_counts.set(s);
+      }
+    }
   }
   if (!residual.is_none()) add_residuals(cal, residual.cast<py::dict>());
   if (!ctas_per_sm.is_none()) {
@@ -771,7 +789,8 @@ PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
   m.def("add_calibration", &cutlass_ops::add_calibration_dict,
         "Load one device's fitted cost-model constants (and the training residuals that correct them).",
         py::arg("cc"), py::arg("sm_count"), py::arg("source"), py::arg("copies"), py::arg("kernels"),
-        py::arg("residual") = py::none(), py::arg("ctas_per_sm") = py::none(), py::arg("dram_gbps") = 0);
+        py::arg("residual") = py::none(), py::arg("ctas_per_sm") = py::none(), py::arg("dram_gbps") = 0,
+        py::arg("split_counts") = py::none());
   m.def("kernel_occupancy", &cutlass_ops::kernel_occupancy,
         "{kernel name: CTAs per SM} on a CUDA device, by CUDA's occupancy calculator, for the kernels that "
         "report it (KernelInfo::max_active_ctas) and run there.",

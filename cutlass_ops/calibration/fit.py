@@ -161,6 +161,20 @@ def training_samples(folder: Path, splits=("train",)):
     return inplace, variants
 
 
+def timed_split_counts(folder: Path, splits=("train",)) -> dict[str, list[int]]:
+    """{kernel: the slice counts its split-K runs were timed at} on the single products of
+    `splits`: the calibration records them, and the planner counts a count it offers beyond them
+    as unmeasured (cost_model.h), as it does a kernel added since the sweep."""
+    counts: dict[str, set] = defaultdict(set)
+    for _, row in sweep_files.iter_rows(folder):
+        if row["split"] not in splits or row.get("batch", 1) > 1:
+            continue
+        for variant, kernel, decomposition, slices, us in (c[:5] for c in row["c"]):
+            if decomposition == "split-k" and us is not None:
+                counts[kernel].add(slices)
+    return {k: sorted(v) for k, v in sorted(counts.items())}
+
+
 def _fit_kernel(samples, start, lower=None) -> tuple[list[float], float]:
     """One kernel class's constants, each at least its `lower` bound (write_floor)."""
     import numpy as np
@@ -244,7 +258,8 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
         report[f"{key} {decomposition}"] = {"samples": len(samples), "rms_log": round(rms, 4)}
     copies = _fit_copies(variants, kernels)
     constants = {k: {d: [round(v, 7) for v in c] for d, c in sorted(by_d.items())} for k, by_d in sorted(kernels.items())}
-    residual, cv_report = fit_residuals(folder, head, constants, copies, occupancy)
+    split_counts = {k: v for k, v in timed_split_counts(folder).items() if "split-k" in constants.get(k, {})}
+    residual, cv_report = fit_residuals(folder, head, constants, copies, occupancy, split_counts)
     calibration = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -258,6 +273,7 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
         "fitted": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "copies": copies,
         "kernels": constants,
+        "split_counts": split_counts,
         "residual": residual,
         "fit": {**report, "residual cross-validation": cv_report},
     }
@@ -278,11 +294,11 @@ def unrecorded_occupancy(calibration: dict) -> list[str]:
 
 
 def _install(head: dict, constants: dict, copies: dict, residual: Optional[dict] = None,
-             occupancy: Optional[dict] = None) -> None:
+             occupancy: Optional[dict] = None, split_counts: Optional[dict] = None) -> None:
     _C.clear_calibrations()
     store.install({"capability": head["capability"], "sm_count": head["sm_count"], "desc": list(device_of(head)),
-                   "copies": copies, "kernels": constants, "residual": residual, "ctas_per_sm": occupancy or None},
-                  "fit")
+                   "copies": copies, "kernels": constants, "residual": residual, "ctas_per_sm": occupancy or None,
+                   "split_counts": split_counts}, "fit")
 
 
 def _fold(row: dict) -> int:
@@ -344,11 +360,11 @@ def residual_fields(rows: list[dict]) -> dict:
 
 
 def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
-                  occupancy: Optional[dict] = None) -> tuple[dict, dict]:
+                  occupancy: Optional[dict] = None, split_counts: Optional[dict] = None) -> tuple[dict, dict]:
     """The residual fields of the training split, with the bandwidth, shrinkage and layout
     distance that plan the held-out folds best; and the cross-validation's figures."""
     device = device_of(head)
-    _install(head, constants, copies, occupancy=occupancy)
+    _install(head, constants, copies, occupancy=occupancy, split_counts=split_counts)
     rows = residual_rows(folder, device)
     folds = [residual_fields([r for r in rows if r["fold"] != f]) for f in range(CV_FOLDS)]
 
@@ -357,7 +373,7 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
         the fields of the other folds under `settings`; None without such rows."""
         regrets = []
         for f in range(CV_FOLDS):
-            _install(head, constants, copies, {**settings, "fields": folds[f]}, occupancy)
+            _install(head, constants, copies, {**settings, "fields": folds[f]}, occupancy, split_counts)
             for row in rows:
                 if row["fold"] != f or (row["batch"] > 1) != batched:
                     continue

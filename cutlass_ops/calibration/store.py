@@ -55,7 +55,8 @@ def install(data: dict, source: str = "") -> None:
     cc = data["capability"][0] * 10 + data["capability"][1]
     dram_gbps = data["desc"][4] if "desc" in data else 0
     _C.add_calibration(cc, data["sm_count"], source or data.get("device", ""), data["copies"], data["kernels"],
-                       residual_fields(data.get("residual")), data.get("ctas_per_sm"), dram_gbps)
+                       residual_fields(data.get("residual")), data.get("ctas_per_sm"), dram_gbps,
+                       data.get("split_counts"))
 
 
 def save(data: dict, path: os.PathLike) -> None:
