@@ -499,7 +499,24 @@ def test_k_slices_are_offered_where_tiles_are_few(m, n, k):
             # Past 16 slices only the slice-summing kernels (equal 16-byte slices) and those whose
             # slices meet in a workspace: serial split-K waits its turn at the tile.
             if c.splits > 16 and not kernels[c.kernel].split_k_in_workspace:
-                assert "splitk_sum" in c.kernel and p.problem[2] % (8 * c.splits) == 0
+                # (a staged run's K is padded to a multiple of 8 16-bit elements)
+                depth = p.problem[2] if c.variant == "in-place" else -(-p.problem[2] // 8) * 8
+                assert "splitk_sum" in c.kernel and depth % (8 * c.splits) == 0
+
+
+def test_slice_summing_kernels_are_offered_every_count_that_cuts_k_evenly():
+    """The slice-summing kernels run equal K slices of whole 16-byte units: at K = 44136
+    (8 x 3 x 3 x 613) those are 3 and 9 slices and no others; the kernels that sum in turn keep
+    their list of counts (2, 3, 4, 6, ...)."""
+    if not has_sm90():
+        pytest.skip("built without the sm90a kernels")
+    p = plan(meta(328, 44136), meta(44136, 760))
+    counts = {}
+    for c in p.candidates:
+        if c.decomposition == "split-k":
+            counts.setdefault("splitk_sum" in c.kernel, set()).add(c.splits)
+    assert counts[True] == {3, 9}, p
+    assert 9 not in counts[False] and 4 in counts[False], p
 
 
 def test_sixteen_bit_cutlass2x_kernels_never_meet_k_slices_in_16_bit():

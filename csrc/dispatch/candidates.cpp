@@ -1,6 +1,7 @@
 #include "dispatch/candidates.h"
 
 #include <algorithm>
+#include <iterator>
 
 #include "dispatch/cost_model.h"
 #include "dispatch/registry.h"
@@ -139,12 +140,17 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
       out.push_back({variant, &k, Decomposition::kStreamK, 1});
     }
   }
-  if (k.supports(Decomposition::kSplitK) && tiles < slots) {
+  if (k.supports(Decomposition::kSplitK) && tiles < slots && k.sums_slices) {
+    // The slice-summing kernels cut K into equal 16-byte multiples only, so they are offered
+    // every count that does (44136 = 9 x 4904: 3 and 9 slices, where the list below has 3).
+    for (int s = 2; s <= kSplitCounts[std::size(kSplitCounts) - 1]; ++s) {
+      if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
+      if (plan.k % (int64_t{s} * k.align_a) == 0) out.push_back({variant, &k, Decomposition::kSplitK, s});
+    }
+  } else if (k.supports(Decomposition::kSplitK) && tiles < slots) {
     for (const int s : kSplitCounts) {
       if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
-      if (s > kMaxSerialSplits && !k.sums_slices && !k.split_k_in_workspace) break;
-      // The slice-summing kernels cut K into equal 16-byte multiples only.
-      if (k.sums_slices && plan.k % (int64_t{s} * k.align_a) != 0) continue;
+      if (s > kMaxSerialSplits && !k.split_k_in_workspace) break;
       out.push_back({variant, &k, Decomposition::kSplitK, s});
     }
   }
