@@ -255,6 +255,11 @@ def cmd_fit(args) -> int:
     print(f"residuals: {points} training points; cross-validation chose {cv['chosen']} "
           f"(regret geomean {cv[cv['chosen']]['regret_geomean']:.4f}, p95 {cv[cv['chosen']]['regret_p95']:.3f} "
           f"on held-out training folds)")
+    for report in (cv, cv.get("batched", {})):
+        kept = report.get("incumbent")
+        if kept and kept["kept"]:
+            print(f"  {kept['setting']}: kept from the calibration it replaces, level with the lowest "
+                  f"({kept['lowest']}) within two standard errors")
     if "batched" in cv:
         b = cv["batched"]
         print(f"batched residuals: cross-validation chose {b['chosen']} (regret geomean "

@@ -597,26 +597,54 @@ def test_the_batched_field_has_its_own_bandwidth_and_shrinkage():
         factor(batched_bandwidth=0.0)
 
 
+def chosen_by_cross_validation(report: dict) -> str:
+    """The setting fit's cross-validation keeps: the lowest held-out regret geomean, unless the
+    calibration it replaced chose one level with it within two standard errors (fit._level)."""
+    settings = [s for s in report if s not in ("chosen", "batched", "incumbent")]
+    lowest = min(settings, key=lambda s: report[s]["regret_geomean"])
+    incumbent = report.get("incumbent")
+    if incumbent is None:
+        return lowest
+    assert incumbent["lowest"] == lowest and incumbent["setting"] in settings
+    assert incumbent["kept"] == (incumbent["mean_log_regret_over_lowest"] <= incumbent["two_standard_errors"])
+    return incumbent["setting"] if incumbent["kept"] else lowest
+
+
+def test_a_refit_keeps_the_residual_settings_it_replaces_where_they_are_level_with_the_best():
+    """Two settings' held-out regrets, row by row: level where their mean log difference is
+    within two standard errors of zero, not where one is lower on most rows."""
+    best = {i: 1.0 + 0.01 * (i % 7) for i in range(400)}
+    noisy = {i: r * (1.002 if i % 2 else 0.998) for i, r in best.items()}
+    assert fit._level(noisy, best)[0]
+    worse = {i: r * 1.01 for i, r in best.items()}
+    level, mean, bound = fit._level(worse, best)
+    assert not level and mean == pytest.approx(math.log(1.01)) and bound < mean
+    assert not fit._level({0: 1.0}, {0: 1.0})[0]  # too few rows to tell
+
+
 @needs_sm90
-def test_the_shipped_residuals_come_from_the_training_split_alone():
-    data = store.load(H100_CALIBRATION)
+@pytest.mark.parametrize("path,folder", [(H100_CALIBRATION, H100), (H200_CALIBRATION, H200)], ids=["h100", "h200"])
+def test_the_shipped_residuals_come_from_the_training_split_alone(path, folder):
+    data = store.load(path)
     residual = data["residual"]
     assert residual["bandwidth"] in fit.RESIDUAL_BANDWIDTHS and residual["shrink"] in fit.RESIDUAL_SHRINKS
     assert residual["layout_distance"] in fit.RESIDUAL_LAYOUT_DISTANCES
     cv = data["fit"]["residual cross-validation"]
-    assert cv["chosen"] == min((s for s in cv if s not in ("chosen", "batched")), key=lambda s: cv[s]["regret_geomean"])
+    assert cv["chosen"] == chosen_by_cross_validation(cv)
+    assert cv["chosen"] == (f"bandwidth {residual['bandwidth']} shrink {residual['shrink']} "
+                            f"layout_distance {residual['layout_distance']}")
     # The batched field's own bandwidth and shrinkage, chosen on the batched training rows.
     batched = cv["batched"]
-    assert batched["chosen"] == min((s for s in batched if s != "chosen"), key=lambda s: batched[s]["regret_geomean"])
+    assert batched["chosen"] == chosen_by_cross_validation(batched)
     assert residual["batched_bandwidth"] in fit.RESIDUAL_BATCHED_BANDWIDTHS
     assert residual["batched_shrink"] in fit.RESIDUAL_BATCHED_SHRINKS
     assert batched["chosen"] == f"batched_bandwidth {residual['batched_bandwidth']} batched_shrink {residual['batched_shrink']}"
     # Kernels of one precision serve rows of another (float32 kernels time 3xTF32 rows that
     # cannot split), so points are matched to training rows by extents and layouts.
     # A batched point carries its batch count where a single product's carries its slices.
-    train = {tuple(row["problem"]) + (row["layouts"],) for _, row in sweep_files.iter_rows(H100)
+    train = {tuple(row["problem"]) + (row["layouts"],) for _, row in sweep_files.iter_rows(folder)
              if row["split"] == "train" and row.get("batch", 1) == 1}
-    train_batched = {tuple(row["problem"]) + (row["batch"], row["layouts"]) for _, row in sweep_files.iter_rows(H100)
+    train_batched = {tuple(row["problem"]) + (row["batch"], row["layouts"]) for _, row in sweep_files.iter_rows(folder)
                      if row["split"] == "train" and row.get("batch", 1) > 1}
     checked = checked_batched = 0
     for key, slots in residual["fields"].items():

@@ -20,7 +20,10 @@ operand layouts, a point of other layouts counted as farther. The correction's b
 shrinkage and layout distance are chosen by cross-validation on the training split alone:
 grouped folds (a model config's rows stay together, as the test split keeps whole configs
 out), each fold planned with the residuals of the others, the setting with the lowest regret
-geomean kept. Test rows are never read here.
+geomean kept; unless the calibration being replaced chose another whose regret is level with
+it within the noise of the held-out rows (`_level`): then that one stays, so that a refit after
+a sweep's new rows does not swap the residual settings on a difference of a few thousandths of
+a percent. Test rows are never read here.
 """
 
 from __future__ import annotations
@@ -259,7 +262,8 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     copies = _fit_copies(variants, kernels)
     constants = {k: {d: [round(v, 7) for v in c] for d, c in sorted(by_d.items())} for k, by_d in sorted(kernels.items())}
     split_counts = {k: v for k, v in timed_split_counts(folder).items() if "split-k" in constants.get(k, {})}
-    residual, cv_report = fit_residuals(folder, head, constants, copies, occupancy, split_counts)
+    residual, cv_report = fit_residuals(folder, head, constants, copies, occupancy, split_counts,
+                                        _previous_residual(out))
     calibration = {
         "format": FORMAT,
         "version": FORMAT_VERSION,
@@ -282,6 +286,17 @@ def fit(folder: Path, out: Optional[Path] = None, min_samples: int = 8) -> dict:
     if out is not None:
         store.save(calibration, out)
     return calibration
+
+
+def _previous_residual(path: Optional[Path]) -> Optional[dict]:
+    """The residual settings of the calibration at `path` (the one a fit replaces), if any."""
+    if path is None or not Path(path).is_file():
+        return None
+    try:
+        residual = store.load(path).get("residual") or {}
+    except ValueError:  # another format version: nothing to keep
+        return None
+    return {k: v for k, v in residual.items() if k != "fields"}
 
 
 def unrecorded_occupancy(calibration: dict) -> list[str]:
@@ -359,40 +374,72 @@ def residual_fields(rows: list[dict]) -> dict:
     return {key: dict(sorted(slots.items())) for key, slots in sorted(fields.items())}
 
 
+def _level(incumbent: dict[int, float], best: dict[int, float]) -> tuple[bool, float, float]:
+    """Whether the incumbent setting's held-out regret is level with the best one's: the mean of
+    their log-regret differences, row by row over the rows both judged, within two standard
+    errors of zero; with that mean and the bound."""
+    common = incumbent.keys() & best.keys()
+    if len(common) < 2:
+        return False, math.nan, math.nan
+    d = [math.log(incumbent[i] / best[i]) for i in common]
+    mean = sum(d) / len(d)
+    bound = 2 * math.sqrt(sum((x - mean) ** 2 for x in d) / (len(d) - 1)) / math.sqrt(len(d))
+    return mean <= bound, mean, bound
+
+
 def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
-                  occupancy: Optional[dict] = None, split_counts: Optional[dict] = None) -> tuple[dict, dict]:
+                  occupancy: Optional[dict] = None, split_counts: Optional[dict] = None,
+                  previous: Optional[dict] = None) -> tuple[dict, dict]:
     """The residual fields of the training split, with the bandwidth, shrinkage and layout
-    distance that plan the held-out folds best; and the cross-validation's figures."""
+    distance that plan the held-out folds best (`previous`: the residual settings of the
+    calibration being replaced, kept where level with the best); and the cross-validation's
+    figures."""
     device = device_of(head)
     _install(head, constants, copies, occupancy=occupancy, split_counts=split_counts)
     rows = residual_rows(folder, device)
     folds = [residual_fields([r for r in rows if r["fold"] != f]) for f in range(CV_FOLDS)]
 
-    def held_out(settings: dict, batched: bool) -> Optional[dict]:
+    by_row: dict[str, dict[int, float]] = {}  # each setting's held-out regret by row, for _level
+
+    def held_out(name: str, settings: dict, batched: bool) -> Optional[dict]:
         """Regret of the picks on each fold's held-out rows (single products, or batches) with
         the fields of the other folds under `settings`; None without such rows."""
-        regrets = []
+        regrets = {}
         for f in range(CV_FOLDS):
             _install(head, constants, copies, {**settings, "fields": folds[f]}, occupancy, split_counts)
-            for row in rows:
+            for i, row in enumerate(rows):
                 if row["fold"] != f or (row["batch"] > 1) != batched:
                     continue
                 pick = tuple(_C.rank_problem(*row["args"])[0][0])
                 if pick in row["measured"]:
-                    regrets.append(row["measured"][pick] / min(row["measured"].values()))
+                    regrets[i] = row["measured"][pick] / min(row["measured"].values())
         if not regrets:
             return None
-        regrets.sort()
-        return {"regret_geomean": round(geomean(regrets), 5), "regret_p95": round(regrets[int(0.95 * len(regrets))], 4),
-                "regret_max": round(regrets[-1], 4), "rows": len(regrets)}
+        by_row[name] = regrets
+        ordered = sorted(regrets.values())
+        return {"regret_geomean": round(geomean(ordered), 5), "regret_p95": round(ordered[int(0.95 * len(ordered))], 4),
+                "regret_max": round(ordered[-1], 4), "rows": len(ordered)}
+
+    def choose(report: dict, incumbent: Optional[str]) -> str:
+        best = min(report, key=lambda s: report[s]["regret_geomean"])
+        if incumbent in report and incumbent != best:
+            level, mean, bound = _level(by_row[incumbent], by_row[best])
+            report["incumbent"] = {"setting": incumbent, "kept": level, "lowest": best,
+                                   "mean_log_regret_over_lowest": round(mean, 6), "two_standard_errors": round(bound, 6)}
+            if level:
+                return incumbent
+        return best
 
     # The setting is chosen on single products (most of the rows)...
     report = {}
     for bandwidth, shrink, distance in ((b, s, d) for b in RESIDUAL_BANDWIDTHS for s in RESIDUAL_SHRINKS
                                         for d in RESIDUAL_LAYOUT_DISTANCES):
-        report[f"bandwidth {bandwidth} shrink {shrink} layout_distance {distance}"] = held_out(
-            {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}, batched=False)
-    best = min(report, key=lambda s: report[s]["regret_geomean"])
+        name = f"bandwidth {bandwidth} shrink {shrink} layout_distance {distance}"
+        report[name] = held_out(name, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance},
+                                batched=False)
+    before = previous or {}
+    best = choose(report, f"bandwidth {before.get('bandwidth')} shrink {before.get('shrink')} "
+                          f"layout_distance {before.get('layout_distance')}")
     bandwidth, shrink, distance = (float(v) for v in best.split()[1::2])
     residual = {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}
     # ...then the batched field's bandwidth and shrinkage, on the batched rows alone (single
@@ -400,12 +447,14 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
     batched_report = {}
     for batched_bandwidth, batched_shrink in ((b, s) for b in RESIDUAL_BATCHED_BANDWIDTHS
                                               for s in RESIDUAL_BATCHED_SHRINKS):
-        figures = held_out({**residual, "batched_bandwidth": batched_bandwidth, "batched_shrink": batched_shrink},
+        name = f"batched_bandwidth {batched_bandwidth} batched_shrink {batched_shrink}"
+        figures = held_out(name, {**residual, "batched_bandwidth": batched_bandwidth, "batched_shrink": batched_shrink},
                            batched=True)
         if figures is not None:
-            batched_report[f"batched_bandwidth {batched_bandwidth} batched_shrink {batched_shrink}"] = figures
+            batched_report[name] = figures
     if batched_report:
-        batched_best = min(batched_report, key=lambda s: batched_report[s]["regret_geomean"])
+        batched_best = choose(batched_report, f"batched_bandwidth {before.get('batched_bandwidth')} "
+                                              f"batched_shrink {before.get('batched_shrink')}")
         residual["batched_bandwidth"], residual["batched_shrink"] = (float(v) for v in batched_best.split()[1::2])
         report["batched"] = {"chosen": batched_best, **batched_report}
     _C.clear_calibrations()
