@@ -53,11 +53,11 @@
 // Kernels with no fitted constants for the device (a GPU never calibrated, a kernel added
 // since) take constants derived from the device's peak rates (property_coefficients). On a
 // device whose calibration measured some of a problem's candidates, those it never measured
-// (a kernel, a kernel's K decomposition or split-K slice count, added since the sweep) rank after all the measured
-// ones, whatever their predictions: peak-rate constants are optimistic beside fitted ones, so a
-// new kernel would otherwise take every problem it can run, untimed. It joins dispatch once the
-// sweep has timed it (`python -m cutlass_ops sweep --add-kernels`, then `fit`); until then it
-// runs when forced (explain() lists it, marked).
+// (a kernel, a kernel's K decomposition or split-K slice count, added since the sweep) rank
+// after all the measured ones, whatever their predictions: peak-rate constants are optimistic
+// beside fitted ones, so a new kernel would otherwise take every problem it can run, untimed.
+// It joins dispatch once the sweep has timed it (`python -m cutlass_ops sweep --add-kernels`,
+// then `fit`); until then it runs when forced (explain() lists it, marked).
 //
 // What the eleven terms miss (a kernel's epilogue on very wide, shallow outputs; the few-row
 // streaming kernels' K split; CUTLASS's stream-K heuristics) varies smoothly with the shape, and
@@ -116,7 +116,8 @@ struct CopyCosts {
   double launch_us = 3.0;            // per extra kernel launch
 };
 
-// The most K slices a calibration records a split-K count for.
+// The most K slices a calibration records a split-K count for: the most the planner offers
+// (candidates.cpp, kSplitCounts).
 constexpr int kMaxRecordedSplits = 64;
 
 // One kernel's constants, per K decomposition (Decomposition's order); a decomposition the
