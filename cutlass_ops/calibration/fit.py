@@ -374,6 +374,11 @@ def residual_fields(rows: list[dict]) -> dict:
     return {key: dict(sorted(slots.items())) for key, slots in sorted(fields.items())}
 
 
+def _setting_name(settings: dict) -> str:
+    """A residual setting's name in the cross-validation report: "bandwidth 0.75 shrink 0.1 ..."."""
+    return " ".join(f"{key} {value}" for key, value in settings.items())
+
+
 def _level(incumbent: dict[int, float], best: dict[int, float]) -> tuple[bool, float, float]:
     """Whether the incumbent setting's held-out regret is level with the best one's: the mean of
     their log-regret differences, row by row over the rows both judged, within two standard
@@ -430,16 +435,18 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
                 return incumbent
         return best
 
+    def previous_name(keys: tuple) -> Optional[str]:
+        """The name of `previous`'s setting of `keys`, where it has one."""
+        return _setting_name({key: previous[key] for key in keys}) if previous and all(
+            key in previous for key in keys) else None
+
     # The setting is chosen on single products (most of the rows)...
     report = {}
     for bandwidth, shrink, distance in ((b, s, d) for b in RESIDUAL_BANDWIDTHS for s in RESIDUAL_SHRINKS
                                         for d in RESIDUAL_LAYOUT_DISTANCES):
-        name = f"bandwidth {bandwidth} shrink {shrink} layout_distance {distance}"
-        report[name] = held_out(name, {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance},
-                                batched=False)
-    before = previous or {}
-    best = choose(report, f"bandwidth {before.get('bandwidth')} shrink {before.get('shrink')} "
-                          f"layout_distance {before.get('layout_distance')}")
+        settings = {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}
+        report[_setting_name(settings)] = held_out(_setting_name(settings), settings, batched=False)
+    best = choose(report, previous_name(("bandwidth", "shrink", "layout_distance")))
     bandwidth, shrink, distance = (float(v) for v in best.split()[1::2])
     residual = {"bandwidth": bandwidth, "shrink": shrink, "layout_distance": distance}
     # ...then the batched field's bandwidth and shrinkage, on the batched rows alone (single
@@ -447,14 +454,12 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
     batched_report = {}
     for batched_bandwidth, batched_shrink in ((b, s) for b in RESIDUAL_BATCHED_BANDWIDTHS
                                               for s in RESIDUAL_BATCHED_SHRINKS):
-        name = f"batched_bandwidth {batched_bandwidth} batched_shrink {batched_shrink}"
-        figures = held_out(name, {**residual, "batched_bandwidth": batched_bandwidth, "batched_shrink": batched_shrink},
-                           batched=True)
+        settings = {"batched_bandwidth": batched_bandwidth, "batched_shrink": batched_shrink}
+        figures = held_out(_setting_name(settings), {**residual, **settings}, batched=True)
         if figures is not None:
-            batched_report[name] = figures
+            batched_report[_setting_name(settings)] = figures
     if batched_report:
-        batched_best = choose(batched_report, f"batched_bandwidth {before.get('batched_bandwidth')} "
-                                              f"batched_shrink {before.get('batched_shrink')}")
+        batched_best = choose(batched_report, previous_name(("batched_bandwidth", "batched_shrink")))
         residual["batched_bandwidth"], residual["batched_shrink"] = (float(v) for v in batched_best.split()[1::2])
         report["batched"] = {"chosen": batched_best, **batched_report}
     _C.clear_calibrations()
