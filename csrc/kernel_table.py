@@ -766,7 +766,7 @@ gradient's "cr" and "cc": A MN-major for wgmma), B row- or column-major, 8-eleme
 kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
     *[Handwritten((128, n, 64), struct_name=f"Handwritten_6_WgmmaTma_128x{n}x64",
                   config_name=f"6_wgmma_tma_128x{n}x64_4s", role="product", arch=90, why=_FITTED_N)
-      for n in (192, 208, 224, 240)],
+      for n in (128, 144, 160, 176, 192, 208, 224, 240)],
     *[Handwritten((m, 128, 64), struct_name=f"Handwritten_6_WgmmaTmaSwapAB_{m}x128x64",
                   config_name=f"6_wgmma_tma_swapab_{m}x128x64_4s", role="product", arch=90, why=_FITTED_M)
       for m in (192, 208, 224, 240, 256)],

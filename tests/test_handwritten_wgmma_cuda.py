@@ -17,7 +17,8 @@ from mm_testing import KERNEL_DTYPES, assert_matches_reference, check_forced, ch
 pytestmark = pytest.mark.gpu
 
 NAMES = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("rr", "rc")]
-FITTED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_n{n}" for p in ("f16", "bf16") for n in (192, 208, 224, 240)]
+FITTED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_n{n}" for p in ("f16", "bf16")
+          for n in (128, 144, 160, 176, 192, 208, 224, 240)]
 # A row-major B is loaded in 64-column boxes: of the fitted widths, 192 alone.
 FITTED += [f"handwritten_sm90_{p}_rr_6_wgmma_tma_n192" for p in ("f16", "bf16")]
 # The swapped builds: D^T = B^T A^T on tiles of 192-256 rows by 128 columns, D stored transposed;

@@ -99,6 +99,10 @@ enum class ConfigId : int16_t {
   kHandwritten_4_Wmma_128x128x32,
   kHandwritten_5_MmaSync_128x256x32,
   kHandwritten_6_WgmmaTma_128x256x64,
+  kHandwritten_6_WgmmaTma_128x128x64,
+  kHandwritten_6_WgmmaTma_128x144x64,
+  kHandwritten_6_WgmmaTma_128x160x64,
+  kHandwritten_6_WgmmaTma_128x176x64,
   kHandwritten_6_WgmmaTma_128x192x64,
   kHandwritten_6_WgmmaTma_128x208x64,
   kHandwritten_6_WgmmaTma_128x224x64,
@@ -116,7 +120,7 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0x105C2163EF10BC3FULL;
+inline constexpr uint64_t kConfigTableHash = 0xC15E7281C7E45D2CULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
@@ -189,6 +193,10 @@ inline constexpr const char* kConfigNames[] = {
     "4_wmma_128x128x32_64x32",
     "5_mma_sync_128x256x32_4s",
     "6_wgmma_tma_128x256x64_4s",
+    "6_wgmma_tma_128x128x64_4s",
+    "6_wgmma_tma_128x144x64_4s",
+    "6_wgmma_tma_128x160x64_4s",
+    "6_wgmma_tma_128x176x64_4s",
     "6_wgmma_tma_128x192x64_4s",
     "6_wgmma_tma_128x208x64_4s",
     "6_wgmma_tma_128x224x64_4s",
@@ -1548,6 +1556,34 @@ struct Handwritten_6_WgmmaTma_128x256x64 {
 // 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds). With a column-major
 // A (A MN-major, as the 128x256 step's "cr" and "cc" builds read it): 192 in "cr" (B row-major),
 // all four widths in "cc". Swept on the H200 with the swapped column-major-A builds (below).
+struct Handwritten_6_WgmmaTma_128x128x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x128x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x128x64_4s";
+  static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Handwritten_6_WgmmaTma_128x144x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x144x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x144x64_4s";
+  static constexpr int kTileM = 128, kTileN = 144, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Handwritten_6_WgmmaTma_128x160x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x160x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x160x64_4s";
+  static constexpr int kTileM = 128, kTileN = 160, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
+struct Handwritten_6_WgmmaTma_128x176x64 {
+  static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x176x64;
+  static constexpr const char* kName = "6_wgmma_tma_128x176x64_4s";
+  static constexpr int kTileM = 128, kTileN = 176, kTileK = 64;
+  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+};
+
 struct Handwritten_6_WgmmaTma_128x192x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x192x64;
   static constexpr const char* kName = "6_wgmma_tma_128x192x64_4s";

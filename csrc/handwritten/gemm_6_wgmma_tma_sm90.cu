@@ -715,8 +715,12 @@ constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
       cutlass_ops::KernelRegistrar(fitted_build<P, N, true, configs::Handwritten_6_WgmmaTma_128x##N##x64>(\
           "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N "_bias_act"))
 const cutlass_ops::KernelRegistrar fitted_builds[] = {
+    CUTLASS_OPS_FITTED(kBF16, bf16, 128), CUTLASS_OPS_FITTED(kBF16, bf16, 144),
+    CUTLASS_OPS_FITTED(kBF16, bf16, 160), CUTLASS_OPS_FITTED(kBF16, bf16, 176),
     CUTLASS_OPS_FITTED(kBF16, bf16, 192), CUTLASS_OPS_FITTED(kBF16, bf16, 208),
     CUTLASS_OPS_FITTED(kBF16, bf16, 224), CUTLASS_OPS_FITTED(kBF16, bf16, 240),
+    CUTLASS_OPS_FITTED(kF16, f16, 128),   CUTLASS_OPS_FITTED(kF16, f16, 144),
+    CUTLASS_OPS_FITTED(kF16, f16, 160),   CUTLASS_OPS_FITTED(kF16, f16, 176),
     CUTLASS_OPS_FITTED(kF16, f16, 192),   CUTLASS_OPS_FITTED(kF16, f16, 208),
     CUTLASS_OPS_FITTED(kF16, f16, 224),   CUTLASS_OPS_FITTED(kF16, f16, 240),
     cutlass_ops::KernelRegistrar(

@@ -2,15 +2,138 @@
 // The wgmma instructions of the hand-written TMA + WGMMA step
 // (csrc/handwritten/gemm_6_wgmma_tma_sm90.cu), included by csrc/handwritten/hopper_ptx.cuh: one
 // per width its builds issue, for bf16 and f16 (the kernel table's step-6 rows give the widths:
-// 192, 208, 224, 240, 256). Each names its N / 2 accumulator registers (its first N / 2
-// operands), then the two descriptors, scale-d (1: accumulate), the scales of A and B (1, 1),
-// and the transpose bits: kTransA = 0 for a K-major A (stored M x K), 1 for an MN-major one;
-// kTransB = 0 for a K-major B (stored N x K), 1 for an MN-major one (stored K x N).
+// 128, 144, 160, 176, 192, 208, 224, 240, 256). Each names its N / 2 accumulator registers (its
+// first N / 2 operands), then the two descriptors, scale-d (1: accumulate), the scales of A and
+// B (1, 1), and the transpose bits: kTransA = 0 for a K-major A (stored M x K), 1 for an
+// MN-major one; kTransB = 0 for a K-major B (stored N x K), 1 for an MN-major one (stored K x
+// N).
 #pragma once
 
 #include <cstdint>
 
 namespace cutlass_ops::handwritten_sm90 {
+
+#define CUTLASS_OPS_WGMMA_M64N128K16(NAME, PTX_TYPE) \
+template <int kTransA, int kTransB> \
+__device__ __forceinline__ void wgmma_m64n128k16_##NAME(float (&d)[64], uint64_t desc_a, uint64_t desc_b) { \
+  asm volatile( \
+      "{\n" \
+      ".reg .pred p;\n" \
+      "setp.ne.b32 p, %66, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n128k16.f32." PTX_TYPE "." PTX_TYPE " {" \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63 }, " \
+      "%64, %65, p, 1, 1, %68, %67;\n" \
+      "}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]) \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
+}
+CUTLASS_OPS_WGMMA_M64N128K16(bf16, "bf16")
+CUTLASS_OPS_WGMMA_M64N128K16(f16, "f16")
+#undef CUTLASS_OPS_WGMMA_M64N128K16
+
+#define CUTLASS_OPS_WGMMA_M64N144K16(NAME, PTX_TYPE) \
+template <int kTransA, int kTransB> \
+__device__ __forceinline__ void wgmma_m64n144k16_##NAME(float (&d)[72], uint64_t desc_a, uint64_t desc_b) { \
+  asm volatile( \
+      "{\n" \
+      ".reg .pred p;\n" \
+      "setp.ne.b32 p, %74, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n144k16.f32." PTX_TYPE "." PTX_TYPE " {" \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+      "%64, %65, %66, %67, %68, %69, %70, %71 }, " \
+      "%72, %73, p, 1, 1, %76, %75;\n" \
+      "}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]) \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
+}
+CUTLASS_OPS_WGMMA_M64N144K16(bf16, "bf16")
+CUTLASS_OPS_WGMMA_M64N144K16(f16, "f16")
+#undef CUTLASS_OPS_WGMMA_M64N144K16
+
+#define CUTLASS_OPS_WGMMA_M64N160K16(NAME, PTX_TYPE) \
+template <int kTransA, int kTransB> \
+__device__ __forceinline__ void wgmma_m64n160k16_##NAME(float (&d)[80], uint64_t desc_a, uint64_t desc_b) { \
+  asm volatile( \
+      "{\n" \
+      ".reg .pred p;\n" \
+      "setp.ne.b32 p, %82, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n160k16.f32." PTX_TYPE "." PTX_TYPE " {" \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79 }, " \
+      "%80, %81, p, 1, 1, %84, %83;\n" \
+      "}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]) \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
+}
+CUTLASS_OPS_WGMMA_M64N160K16(bf16, "bf16")
+CUTLASS_OPS_WGMMA_M64N160K16(f16, "f16")
+#undef CUTLASS_OPS_WGMMA_M64N160K16
+
+#define CUTLASS_OPS_WGMMA_M64N176K16(NAME, PTX_TYPE) \
+template <int kTransA, int kTransB> \
+__device__ __forceinline__ void wgmma_m64n176k16_##NAME(float (&d)[88], uint64_t desc_a, uint64_t desc_b) { \
+  asm volatile( \
+      "{\n" \
+      ".reg .pred p;\n" \
+      "setp.ne.b32 p, %90, 0;\n" \
+      "wgmma.mma_async.sync.aligned.m64n176k16.f32." PTX_TYPE "." PTX_TYPE " {" \
+      "%0, %1, %2, %3, %4, %5, %6, %7, %8, %9, %10, %11, %12, %13, %14, %15, " \
+      "%16, %17, %18, %19, %20, %21, %22, %23, %24, %25, %26, %27, %28, %29, %30, %31, " \
+      "%32, %33, %34, %35, %36, %37, %38, %39, %40, %41, %42, %43, %44, %45, %46, %47, " \
+      "%48, %49, %50, %51, %52, %53, %54, %55, %56, %57, %58, %59, %60, %61, %62, %63, " \
+      "%64, %65, %66, %67, %68, %69, %70, %71, %72, %73, %74, %75, %76, %77, %78, %79, " \
+      "%80, %81, %82, %83, %84, %85, %86, %87 }, " \
+      "%88, %89, p, 1, 1, %92, %91;\n" \
+      "}\n" \
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3]), "+f"(d[4]), "+f"(d[5]), "+f"(d[6]), "+f"(d[7]), \
+        "+f"(d[8]), "+f"(d[9]), "+f"(d[10]), "+f"(d[11]), "+f"(d[12]), "+f"(d[13]), "+f"(d[14]), "+f"(d[15]), \
+        "+f"(d[16]), "+f"(d[17]), "+f"(d[18]), "+f"(d[19]), "+f"(d[20]), "+f"(d[21]), "+f"(d[22]), "+f"(d[23]), \
+        "+f"(d[24]), "+f"(d[25]), "+f"(d[26]), "+f"(d[27]), "+f"(d[28]), "+f"(d[29]), "+f"(d[30]), "+f"(d[31]), \
+        "+f"(d[32]), "+f"(d[33]), "+f"(d[34]), "+f"(d[35]), "+f"(d[36]), "+f"(d[37]), "+f"(d[38]), "+f"(d[39]), \
+        "+f"(d[40]), "+f"(d[41]), "+f"(d[42]), "+f"(d[43]), "+f"(d[44]), "+f"(d[45]), "+f"(d[46]), "+f"(d[47]), \
+        "+f"(d[48]), "+f"(d[49]), "+f"(d[50]), "+f"(d[51]), "+f"(d[52]), "+f"(d[53]), "+f"(d[54]), "+f"(d[55]), \
+        "+f"(d[56]), "+f"(d[57]), "+f"(d[58]), "+f"(d[59]), "+f"(d[60]), "+f"(d[61]), "+f"(d[62]), "+f"(d[63]), \
+        "+f"(d[64]), "+f"(d[65]), "+f"(d[66]), "+f"(d[67]), "+f"(d[68]), "+f"(d[69]), "+f"(d[70]), "+f"(d[71]), \
+        "+f"(d[72]), "+f"(d[73]), "+f"(d[74]), "+f"(d[75]), "+f"(d[76]), "+f"(d[77]), "+f"(d[78]), "+f"(d[79]), \
+        "+f"(d[80]), "+f"(d[81]), "+f"(d[82]), "+f"(d[83]), "+f"(d[84]), "+f"(d[85]), "+f"(d[86]), "+f"(d[87]) \
+      : "l"(desc_a), "l"(desc_b), "r"(1), "n"(kTransB), "n"(kTransA)); \
+}
+CUTLASS_OPS_WGMMA_M64N176K16(bf16, "bf16")
+CUTLASS_OPS_WGMMA_M64N176K16(f16, "f16")
+#undef CUTLASS_OPS_WGMMA_M64N176K16
 
 #define CUTLASS_OPS_WGMMA_M64N192K16(NAME, PTX_TYPE) \
 template <int kTransA, int kTransB> \
@@ -201,9 +324,33 @@ CUTLASS_OPS_WGMMA_M64N256K16(f16, "f16")
 // D(64 x N) += A(64 x 16) * B(16 x N) for the widths above, by N.
 template <int kN, int kTransA, int kTransB, bool kBF16>
 __device__ __forceinline__ void wgmma_m64nk16(float (&d)[kN / 2], uint64_t desc_a, uint64_t desc_b) {
-  static_assert(kN == 192 || kN == 208 || kN == 224 || kN == 240 || kN == 256,
+  static_assert(kN == 128 || kN == 144 || kN == 160 || kN == 176 || kN == 192 || kN == 208 || kN == 224 || kN == 240 || kN == 256,
                 "a wgmma width of the kernel table's step-6 rows");
-  if constexpr (kN == 192) {
+  if constexpr (kN == 128) {
+    if constexpr (kBF16) {
+      wgmma_m64n128k16_bf16<kTransA, kTransB>(d, desc_a, desc_b);
+    } else {
+      wgmma_m64n128k16_f16<kTransA, kTransB>(d, desc_a, desc_b);
+    }
+  } else if constexpr (kN == 144) {
+    if constexpr (kBF16) {
+      wgmma_m64n144k16_bf16<kTransA, kTransB>(d, desc_a, desc_b);
+    } else {
+      wgmma_m64n144k16_f16<kTransA, kTransB>(d, desc_a, desc_b);
+    }
+  } else if constexpr (kN == 160) {
+    if constexpr (kBF16) {
+      wgmma_m64n160k16_bf16<kTransA, kTransB>(d, desc_a, desc_b);
+    } else {
+      wgmma_m64n160k16_f16<kTransA, kTransB>(d, desc_a, desc_b);
+    }
+  } else if constexpr (kN == 176) {
+    if constexpr (kBF16) {
+      wgmma_m64n176k16_bf16<kTransA, kTransB>(d, desc_a, desc_b);
+    } else {
+      wgmma_m64n176k16_f16<kTransA, kTransB>(d, desc_a, desc_b);
+    }
+  } else if constexpr (kN == 192) {
     if constexpr (kBF16) {
       wgmma_m64n192k16_bf16<kTransA, kTransB>(d, desc_a, desc_b);
     } else {
