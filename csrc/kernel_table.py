@@ -769,7 +769,7 @@ kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
       for n in (128, 144, 160, 176, 192, 208, 224, 240)],
     *[Handwritten((m, 128, 64), struct_name=f"Handwritten_6_WgmmaTmaSwapAB_{m}x128x64",
                   config_name=f"6_wgmma_tma_swapab_{m}x128x64_4s", role="product", arch=90, why=_FITTED_M)
-      for m in (192, 208, 224, 240, 256)],
+      for m in (144, 160, 176, 192, 208, 224, 240, 256)],
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyM", config_name="skinny_m_streaming", role="product",
                 why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read
 once in 16-byte loads, K split across blocks where an estimate of the launch says it pays

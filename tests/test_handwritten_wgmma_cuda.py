@@ -19,21 +19,23 @@ pytestmark = pytest.mark.gpu
 NAMES = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("rr", "rc")]
 FITTED = [f"handwritten_sm90_{p}_rc_6_wgmma_tma_n{n}" for p in ("f16", "bf16")
           for n in (128, 144, 160, 176, 192, 208, 224, 240)]
-# A row-major B is loaded in 64-column boxes: of the fitted widths, 192 alone.
-FITTED += [f"handwritten_sm90_{p}_rr_6_wgmma_tma_n192" for p in ("f16", "bf16")]
-# The swapped builds: D^T = B^T A^T on tiles of 192-256 rows by 128 columns, D stored transposed;
-# in "rr" the kernel's A (the problem's B) is MN-major, loaded in two 64-column boxes.
-SWAPPED = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma_swapab_m{m}"
-           for p in ("f16", "bf16") for l in ("rc", "rr") for m in (192, 208, 224, 240, 256)]
+# A row-major B is loaded in 64-column boxes: of the fitted widths, 128 and 192.
+FITTED += [f"handwritten_sm90_{p}_rr_6_wgmma_tma_n{n}" for p in ("f16", "bf16") for n in (128, 192)]
+# The swapped builds: D^T = B^T A^T on tiles of 192-256 rows (in "rr" 144-256) by 128 columns, D
+# stored transposed; in "rr" the kernel's A (the problem's B) is MN-major, loaded in two 64-column
+# boxes.
+SWAPPED = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma_swapab_m{m}" for p in ("f16", "bf16")
+           for l, rows in (("rc", (192, 208, 224, 240, 256)), ("rr", (144, 160, 176, 192, 208, 224, 240, 256)))
+           for m in rows]
 NAMES += FITTED + SWAPPED
 # Column-major A ("cr", the weight gradient's layout, and "cc"): A MN-major for wgmma, loaded in
 # two 64-row boxes. TMA needs its leading dimension (M) a multiple of 8.
 COL_A = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma" for p in ("f16", "bf16") for l in ("cr", "cc")]
 # Their fitted and swapped tiles whose MN-major operands are whole 64-element boxes: "cr" (B
-# row-major) at 192 columns, "cc" at 192-240; swapped (A, MN-major, is the kernel's B) at 192 and
-# 256 rows, in both.
+# row-major) at 128 and 192 columns, "cc" at 192-240; swapped (A, MN-major, is the kernel's B) at
+# 192 and 256 rows, in both.
 COL_A_FITTED = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma_n{n}" for p in ("f16", "bf16")
-                for l, widths in (("cr", (192,)), ("cc", (192, 208, 224, 240))) for n in widths]
+                for l, widths in (("cr", (128, 192)), ("cc", (192, 208, 224, 240))) for n in widths]
 COL_A_FITTED += [f"handwritten_sm90_{p}_{l}_6_wgmma_tma_swapab_m{m}"
                  for p in ("f16", "bf16") for l in ("cr", "cc") for m in (192, 256)]
 COL_A += COL_A_FITTED

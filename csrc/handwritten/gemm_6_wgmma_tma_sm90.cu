@@ -26,14 +26,14 @@
 // instead of through shared memory + TMA gave 701 TFLOP/s at 4096^3 (0.88x). A 2x1 cluster
 // multicasting B measured the same as this within the noise, so clusters wait for a later step.
 //
-// Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 192, 208,
-// 224 and 240; kernel names ending in _n<N>), so that the planner can fit a problem's columns and
+// Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 128 to 240
+// in steps of 16; kernel names ending in _n<N>), so that the planner can fit a problem's columns and
 // waves the way cuBLAS's tile set does; D then leaves in 64-column boxes and a narrower last one.
 // The "rc" builds are also built with linear's epilogue fused (names ending in _bias_act): D =
 // activation(alpha * A @ B + bias), applied to the accumulators in registers before they are
-// stored. And swapped (names ending in _swapab_m<M>): the kernel computes D^T on tiles of 192-256
+// stored. And swapped (names ending in _swapab_m<M>): the kernel computes D^T on tiles of 144-256
 // rows of A by 128 columns of B. An MN-major operand is read in 64-element boxes, so a tile side
-// along one is 192 or 256 (the registrations at the end list each layout's widths).
+// along one is 128, 192 or 256 (the registrations at the end list each layout's widths).
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -59,7 +59,7 @@ __host__ __device__ constexpr int ceil_div(int64_t a, int64_t b) { return static
 
 // Tile and pipeline shape, one source of truth for the kernel, the launcher and KernelInfo.
 // kN: the tile's width. The ladder's step is 256, wgmma's largest N; the N-fitted builds take
-// 192-240 (multiples of 16: whole 64-column boxes of D and a narrower last one), so that a
+// 128-240 (multiples of 16: whole 64-column boxes of D and a narrower last one), so that a
 // problem's columns fill whole tiles and its tiles whole waves.
 template <int kN = 256>
 struct Config {
@@ -701,7 +701,7 @@ const cutlass_ops::KernelRegistrar col_a_builds[] = {
 // and the builds of that layout with linear's bias and activation fused, so that a linear with a
 // bias runs the tile its plain product would (the CUTLASS fused builds cover the other tiles:
 // csrc/kernel_table.py FUSED_WHY). A fused build is priced by its plain build's constants. A
-// row-major B (x @ W) is loaded in 64-column boxes, so of these widths only 192 is built for it.
+// row-major B (x @ W) is loaded in 64-column boxes, so of these widths 128 and 192 are built for it.
 template <Precision P, int kN, bool kFused, class Row, Layout LB = Layout::kColMajor,
           Layout LA = Layout::kRowMajor>
 cutlass_ops::KernelInfo fitted_build(const char* name) {
@@ -729,6 +729,12 @@ const cutlass_ops::KernelRegistrar fitted_builds[] = {
     cutlass_ops::KernelRegistrar(
         fitted_build<kF16, 192, false, configs::Handwritten_6_WgmmaTma_128x192x64, Layout::kRowMajor>(
             "handwritten_sm90_f16_rr_6_wgmma_tma_n192")),
+    cutlass_ops::KernelRegistrar(
+        fitted_build<kBF16, 128, false, configs::Handwritten_6_WgmmaTma_128x128x64, Layout::kRowMajor>(
+            "handwritten_sm90_bf16_rr_6_wgmma_tma_n128")),
+    cutlass_ops::KernelRegistrar(
+        fitted_build<kF16, 128, false, configs::Handwritten_6_WgmmaTma_128x128x64, Layout::kRowMajor>(
+            "handwritten_sm90_f16_rr_6_wgmma_tma_n128")),
     // The step's fused builds (its plain ones are registered above).
     cutlass_ops::KernelRegistrar(fitted_build<kBF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
         "handwritten_sm90_bf16_rc_6_wgmma_tma_bias_act")),
@@ -762,10 +768,22 @@ const cutlass_ops::KernelRegistrar swapped_builds[] = {
     CUTLASS_OPS_SWAPPED(kF16, f16, 240),   CUTLASS_OPS_SWAPPED(kF16, f16, 256),
 };
 #undef CUTLASS_OPS_SWAPPED
+// In x @ W's layout also 144, 160 and 176 rows of x: row counts like 1000 fill seven tiles of 144
+// (98%) where tiles of 192-256 rows leave more of the last one empty.
+#define CUTLASS_OPS_SWAPPED_RR(P, p, M)                                                                   \
+  cutlass_ops::KernelRegistrar(swapped_build<P, Layout::kRowMajor, M,                                      \
+                                             configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(          \
+      "handwritten_sm90_" #p "_rr_6_wgmma_tma_swapab_m" #M))
+const cutlass_ops::KernelRegistrar swapped_rr_builds[] = {
+    CUTLASS_OPS_SWAPPED_RR(kBF16, bf16, 144), CUTLASS_OPS_SWAPPED_RR(kBF16, bf16, 160),
+    CUTLASS_OPS_SWAPPED_RR(kBF16, bf16, 176), CUTLASS_OPS_SWAPPED_RR(kF16, f16, 144),
+    CUTLASS_OPS_SWAPPED_RR(kF16, f16, 160),   CUTLASS_OPS_SWAPPED_RR(kF16, f16, 176),
+};
+#undef CUTLASS_OPS_SWAPPED_RR
 
 // Column-major A (the weight gradient's "cr", x^T @ grad; and "cc"): the fitted and swapped tiles
 // whose MN-major operands are whole 64-element boxes. Of the fitted widths, "cr" (B row-major)
-// takes 192 and "cc" (B column-major) all four; swapped, A is the kernel's B, MN-major, so 192 and
+// takes 128 and 192 and "cc" (B column-major) 192-240; swapped, A is the kernel's B, MN-major, so 192 and
 // 256 rows.
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 // One build of precision P (p: its name) in layout l (B's layout LB), tile width N or M.
@@ -776,6 +794,7 @@ constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
   cutlass_ops::KernelRegistrar(swapped_build<P, LB, M, configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64, \
                                              kCol>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_swapab_m" #M))
 const cutlass_ops::KernelRegistrar col_a_fitted_builds[] = {
+    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cr, kRow, 128),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cr, kRow, 128),
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cr, kRow, 192),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cr, kRow, 192),
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 192),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 192),
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 208),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 208),
