@@ -682,7 +682,7 @@ for any 16-bit shape; dispatch takes anything faster."""),
 
 # ---- hand-written (csrc/handwritten; their translation units are written by hand) ---------
 
-_FITTED_N = """The ladder's step-6 kernel on tiles of 128 rows by 192, 208, 224 and 240 columns, bf16 and f16,
+_FITTED_N = """The ladder's step-6 kernel on tiles of 128 rows by 128 to 240 columns in steps of 16, bf16 and f16,
 F.linear's layout (B column-major; kernel names end in _n<N>): tiles whose width fits the problem,
 as cuBLAS's do (128x200 at 777x8192x8192 "rc", 128x160 and 128x192 at 2049 rows: H100,
 benchmarks/probes/cublas_choices_probe.py, docs/findings.md), so that N fills whole tiles and the
@@ -709,10 +709,20 @@ build seconds, where CUTLASS tiles cost minutes. The 128x192 tile is also built 
 these widths only 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds). With a
 column-major A (A MN-major, as the 128x256 step's "cr" and "cc" builds read it): 192 in "cr" (B
 row-major), all four widths in "cc". Swept on the H200 with the swapped column-major-A builds
-(below)."""
+(below). **The narrow widths, 128-176** ("rc"; and 128 in "rr" and "cr", whose row-major B is read in
+64-column boxes): at a few hundred to a few thousand rows a 128x192 tile leaves SMs idle (500 x 4608:
+96 tiles for 132 SMs) where 128x144 makes 128. Forced on fifteen bf16 F.linear products
+(benchmarks/probes/narrow_fitted_probe.py, H200, 2026-11-30): the best narrow build ahead of the best
+wide one (192-256) on fourteen (one of them, 1000x4096x1024, by less than 1%), 500x4608x3584 0.924x torch.mm against 0.842x, 1500x3072x1024 1.017x
+against 0.835x. Swept on every 16-bit "rc" row of the H200 sweep and refitted: the fastest candidate
+on 108 of 1,267 training rows and 25 of 421 test rows, 3.5-4.4% ahead of the best kernel before
+them there (geomean; up to 13.5%); the bench, alternately timed under the new calibration and the
+one before it on fourteen bf16 F.linear products: 0.928x and 0.924x torch.mm against 0.892x and
+0.891x. "rr" n128 and "cr" n128: the fastest on 19 and 21 training rows (docs/findings.md, "Narrow
+N-fitted tiles")."""
 
 _FITTED_M = """The step-6 kernel on the transposed problem, D^T = W @ x^T, in F.linear's layout: tiles of
-192-256 rows of x (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64 box
+192-256 rows of x (144-256 in x @ W's layout) (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64 box
 of D^T written into a staging box of D and sent by one TMA store). Rows of x then fill tiles of
 the width that fits them, where the plain step pads them to a multiple of 128: 777 rows in four
 tiles of 208 (93% filled) instead of seven of 128 (87%), 2049 in ten of 208 (98.5%) instead of
@@ -738,7 +748,13 @@ the H200 sweep (`sweep --dtype bf16,f16 --add-kernels
 265 test rows (3.6% and 4.4% ahead of the best kernel before them there, geomean; up to 16%), the
 128x192 tile on most; in "cc" on 19 of 614 and 8 of 205 (4.9% and 2.2%). On the test split's
 16-bit "cr" model problems the best built kernel from 0.986x to 0.998x torch.mm and the
-dispatched one from 0.975x to 0.988x; "cc" (aligned random problems only) 0.970x -> 0.972x."""
+dispatched one from 0.975x to 0.988x; "cc" (aligned random problems only) 0.970x -> 0.972x. In
+"rr" also 144, 160 and 176 rows (1000 rows fill seven tiles of 144): swept with the "rr" 128x128
+build on every 16-bit "rr" row of the H200 sweep and refitted, the four were the fastest candidate
+on 36 of 779 training rows and 12 of 262 test rows (3.1-4.7% ahead of the best kernel before them
+there); the bench, alternately timed under both calibrations on ten bf16 "rr" model products:
+0.896x and 0.900x torch.mm against 0.875x and 0.877x (1000x4544x4544 0.90-0.92x on the swapped
+144-row tile against 0.83x; docs/findings.md, "Narrow N-fitted tiles")."""
 
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step

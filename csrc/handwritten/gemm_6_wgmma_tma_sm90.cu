@@ -26,8 +26,8 @@
 // instead of through shared memory + TMA gave 701 TFLOP/s at 4096^3 (0.88x). A 2x1 cluster
 // multicasting B measured the same as this within the noise, so clusters wait for a later step.
 //
-// Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 128 to 240
-// in steps of 16; kernel names ending in _n<N>), so that the planner can fit a problem's columns and
+// Beyond the ladder, the same kernel is built on narrower tiles (Config<kN>: 128 x 128 to 240 in
+// steps of 16; kernel names ending in _n<N>), so that the planner can fit a problem's columns and
 // waves the way cuBLAS's tile set does; D then leaves in 64-column boxes and a narrower last one.
 // The "rc" builds are also built with linear's epilogue fused (names ending in _bias_act): D =
 // activation(alpha * A @ B + bias), applied to the accumulators in registers before they are
@@ -783,8 +783,8 @@ const cutlass_ops::KernelRegistrar swapped_rr_builds[] = {
 
 // Column-major A (the weight gradient's "cr", x^T @ grad; and "cc"): the fitted and swapped tiles
 // whose MN-major operands are whole 64-element boxes. Of the fitted widths, "cr" (B row-major)
-// takes 128 and 192 and "cc" (B column-major) 192-240; swapped, A is the kernel's B, MN-major, so 192 and
-// 256 rows.
+// takes 128 and 192 and "cc" (B column-major) 192-240; swapped, A is the kernel's B, MN-major, so
+// 192 and 256 rows.
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 // One build of precision P (p: its name) in layout l (B's layout LB), tile width N or M.
 #define CUTLASS_OPS_FITTED_COL_A(P, p, l, LB, N)                                                          \
