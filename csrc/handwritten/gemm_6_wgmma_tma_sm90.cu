@@ -708,6 +708,7 @@ cutlass_ops::KernelInfo fitted_build(const char* name) {
   return hw::Gemm6<P, LB, kN, kFused, false, LA>::info(name, config_of<Row, kN>());
 }
 constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
+constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 // The plain and the fused build of one precision (p: its name) and tile width N.
 #define CUTLASS_OPS_FITTED(P, p, N)                                                                       \
   cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64>(  \
@@ -752,47 +753,37 @@ cutlass_ops::KernelInfo swapped_build(const char* name) {
                 "the kernel table describes this file's tile (in the problem's terms: M x N)");
   return hw::Gemm6<P, LB, kM, false, true, LA>::info(name, Row::kId);
 }
-// One precision's (p: its name) builds of width M, in "rc" and "rr".
-#define CUTLASS_OPS_SWAPPED(P, p, M)                                                                      \
-  cutlass_ops::KernelRegistrar(swapped_build<P, Layout::kColMajor, M,                                      \
-                                             configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(          \
-      "handwritten_sm90_" #p "_rc_6_wgmma_tma_swapab_m" #M)),                                             \
-      cutlass_ops::KernelRegistrar(swapped_build<P, Layout::kRowMajor, M,                                  \
-                                                 configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(      \
-          "handwritten_sm90_" #p "_rr_6_wgmma_tma_swapab_m" #M))
+// One build of precision P (p: its name) in layout l (A's layout LA, B's LB), M rows of x.
+#define CUTLASS_OPS_SWAPPED(P, p, l, LA, LB, M)                                                           \
+  cutlass_ops::KernelRegistrar(swapped_build<P, LB, M, configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64, \
+                                             LA>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_swapab_m" #M))
+// A width's "rc" and "rr" builds.
+#define CUTLASS_OPS_SWAPPED_RC_RR(P, p, M) \
+  CUTLASS_OPS_SWAPPED(P, p, rc, kRow, kCol, M), CUTLASS_OPS_SWAPPED(P, p, rr, kRow, kRow, M)
 const cutlass_ops::KernelRegistrar swapped_builds[] = {
-    CUTLASS_OPS_SWAPPED(kBF16, bf16, 192), CUTLASS_OPS_SWAPPED(kBF16, bf16, 208),
-    CUTLASS_OPS_SWAPPED(kBF16, bf16, 224), CUTLASS_OPS_SWAPPED(kBF16, bf16, 240),
-    CUTLASS_OPS_SWAPPED(kBF16, bf16, 256), CUTLASS_OPS_SWAPPED(kF16, f16, 192),
-    CUTLASS_OPS_SWAPPED(kF16, f16, 208),   CUTLASS_OPS_SWAPPED(kF16, f16, 224),
-    CUTLASS_OPS_SWAPPED(kF16, f16, 240),   CUTLASS_OPS_SWAPPED(kF16, f16, 256),
+    CUTLASS_OPS_SWAPPED_RC_RR(kBF16, bf16, 192), CUTLASS_OPS_SWAPPED_RC_RR(kBF16, bf16, 208),
+    CUTLASS_OPS_SWAPPED_RC_RR(kBF16, bf16, 224), CUTLASS_OPS_SWAPPED_RC_RR(kBF16, bf16, 240),
+    CUTLASS_OPS_SWAPPED_RC_RR(kBF16, bf16, 256), CUTLASS_OPS_SWAPPED_RC_RR(kF16, f16, 192),
+    CUTLASS_OPS_SWAPPED_RC_RR(kF16, f16, 208),   CUTLASS_OPS_SWAPPED_RC_RR(kF16, f16, 224),
+    CUTLASS_OPS_SWAPPED_RC_RR(kF16, f16, 240),   CUTLASS_OPS_SWAPPED_RC_RR(kF16, f16, 256),
 };
-#undef CUTLASS_OPS_SWAPPED
 // In x @ W's layout also 144, 160 and 176 rows of x: row counts like 1000 fill seven tiles of 144
 // (98%) where tiles of 192-256 rows leave more of the last one empty.
-#define CUTLASS_OPS_SWAPPED_RR(P, p, M)                                                                   \
-  cutlass_ops::KernelRegistrar(swapped_build<P, Layout::kRowMajor, M,                                      \
-                                             configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64>(          \
-      "handwritten_sm90_" #p "_rr_6_wgmma_tma_swapab_m" #M))
 const cutlass_ops::KernelRegistrar swapped_rr_builds[] = {
-    CUTLASS_OPS_SWAPPED_RR(kBF16, bf16, 144), CUTLASS_OPS_SWAPPED_RR(kBF16, bf16, 160),
-    CUTLASS_OPS_SWAPPED_RR(kBF16, bf16, 176), CUTLASS_OPS_SWAPPED_RR(kF16, f16, 144),
-    CUTLASS_OPS_SWAPPED_RR(kF16, f16, 160),   CUTLASS_OPS_SWAPPED_RR(kF16, f16, 176),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, rr, kRow, kRow, 144), CUTLASS_OPS_SWAPPED(kBF16, bf16, rr, kRow, kRow, 160),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, rr, kRow, kRow, 176), CUTLASS_OPS_SWAPPED(kF16, f16, rr, kRow, kRow, 144),
+    CUTLASS_OPS_SWAPPED(kF16, f16, rr, kRow, kRow, 160),   CUTLASS_OPS_SWAPPED(kF16, f16, rr, kRow, kRow, 176),
 };
-#undef CUTLASS_OPS_SWAPPED_RR
+#undef CUTLASS_OPS_SWAPPED_RC_RR
 
 // Column-major A (the weight gradient's "cr", x^T @ grad; and "cc"): the fitted and swapped tiles
 // whose MN-major operands are whole 64-element boxes. Of the fitted widths, "cr" (B row-major)
 // takes 128 and 192 and "cc" (B column-major) 192-240; swapped, A is the kernel's B, MN-major, so
 // 192 and 256 rows.
-constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
-// One build of precision P (p: its name) in layout l (B's layout LB), tile width N or M.
+// One build of precision P (p: its name) in layout l (B's layout LB), tile width N.
 #define CUTLASS_OPS_FITTED_COL_A(P, p, l, LB, N)                                                          \
   cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64, LB, \
                                             kCol>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_n" #N))
-#define CUTLASS_OPS_SWAPPED_COL_A(P, p, l, LB, M)                                                         \
-  cutlass_ops::KernelRegistrar(swapped_build<P, LB, M, configs::Handwritten_6_WgmmaTmaSwapAB_##M##x128x64, \
-                                             kCol>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_swapab_m" #M))
 const cutlass_ops::KernelRegistrar col_a_fitted_builds[] = {
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cr, kRow, 128),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cr, kRow, 128),
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cr, kRow, 192),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cr, kRow, 192),
@@ -800,11 +791,11 @@ const cutlass_ops::KernelRegistrar col_a_fitted_builds[] = {
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 208),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 208),
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 224),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 224),
     CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 240),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 240),
-    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cr, kRow, 192), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cr, kRow, 192),
-    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cr, kRow, 256), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cr, kRow, 256),
-    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cc, kCol, 192), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cc, kCol, 192),
-    CUTLASS_OPS_SWAPPED_COL_A(kBF16, bf16, cc, kCol, 256), CUTLASS_OPS_SWAPPED_COL_A(kF16, f16, cc, kCol, 256),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, cr, kCol, kRow, 192), CUTLASS_OPS_SWAPPED(kF16, f16, cr, kCol, kRow, 192),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, cr, kCol, kRow, 256), CUTLASS_OPS_SWAPPED(kF16, f16, cr, kCol, kRow, 256),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, cc, kCol, kCol, 192), CUTLASS_OPS_SWAPPED(kF16, f16, cc, kCol, kCol, 192),
+    CUTLASS_OPS_SWAPPED(kBF16, bf16, cc, kCol, kCol, 256), CUTLASS_OPS_SWAPPED(kF16, f16, cc, kCol, kCol, 256),
 };
-#undef CUTLASS_OPS_SWAPPED_COL_A
+#undef CUTLASS_OPS_SWAPPED
 #undef CUTLASS_OPS_FITTED_COL_A
 }  // namespace
