@@ -715,6 +715,10 @@ constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
       "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N)),                                                    \
       cutlass_ops::KernelRegistrar(fitted_build<P, N, true, configs::Handwritten_6_WgmmaTma_128x##N##x64>(\
           "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N "_bias_act"))
+// One plain build of precision P (p: its name) in layout l (A's layout LA, B's LB), tile width N.
+#define CUTLASS_OPS_FITTED_IN(P, p, l, LA, LB, N)                                                         \
+  cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64, LB, \
+                                            LA>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_n" #N))
 const cutlass_ops::KernelRegistrar fitted_builds[] = {
     CUTLASS_OPS_FITTED(kBF16, bf16, 128), CUTLASS_OPS_FITTED(kBF16, bf16, 144),
     CUTLASS_OPS_FITTED(kBF16, bf16, 160), CUTLASS_OPS_FITTED(kBF16, bf16, 176),
@@ -724,18 +728,8 @@ const cutlass_ops::KernelRegistrar fitted_builds[] = {
     CUTLASS_OPS_FITTED(kF16, f16, 160),   CUTLASS_OPS_FITTED(kF16, f16, 176),
     CUTLASS_OPS_FITTED(kF16, f16, 192),   CUTLASS_OPS_FITTED(kF16, f16, 208),
     CUTLASS_OPS_FITTED(kF16, f16, 224),   CUTLASS_OPS_FITTED(kF16, f16, 240),
-    cutlass_ops::KernelRegistrar(
-        fitted_build<kBF16, 192, false, configs::Handwritten_6_WgmmaTma_128x192x64, Layout::kRowMajor>(
-            "handwritten_sm90_bf16_rr_6_wgmma_tma_n192")),
-    cutlass_ops::KernelRegistrar(
-        fitted_build<kF16, 192, false, configs::Handwritten_6_WgmmaTma_128x192x64, Layout::kRowMajor>(
-            "handwritten_sm90_f16_rr_6_wgmma_tma_n192")),
-    cutlass_ops::KernelRegistrar(
-        fitted_build<kBF16, 128, false, configs::Handwritten_6_WgmmaTma_128x128x64, Layout::kRowMajor>(
-            "handwritten_sm90_bf16_rr_6_wgmma_tma_n128")),
-    cutlass_ops::KernelRegistrar(
-        fitted_build<kF16, 128, false, configs::Handwritten_6_WgmmaTma_128x128x64, Layout::kRowMajor>(
-            "handwritten_sm90_f16_rr_6_wgmma_tma_n128")),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, rr, kRow, kRow, 192), CUTLASS_OPS_FITTED_IN(kF16, f16, rr, kRow, kRow, 192),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, rr, kRow, kRow, 128), CUTLASS_OPS_FITTED_IN(kF16, f16, rr, kRow, kRow, 128),
     // The step's fused builds (its plain ones are registered above).
     cutlass_ops::KernelRegistrar(fitted_build<kBF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
         "handwritten_sm90_bf16_rc_6_wgmma_tma_bias_act")),
@@ -780,22 +774,18 @@ const cutlass_ops::KernelRegistrar swapped_rr_builds[] = {
 // whose MN-major operands are whole 64-element boxes. Of the fitted widths, "cr" (B row-major)
 // takes 128 and 192 and "cc" (B column-major) 192-240; swapped, A is the kernel's B, MN-major, so
 // 192 and 256 rows.
-// One build of precision P (p: its name) in layout l (B's layout LB), tile width N.
-#define CUTLASS_OPS_FITTED_COL_A(P, p, l, LB, N)                                                          \
-  cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64, LB, \
-                                            kCol>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_n" #N))
 const cutlass_ops::KernelRegistrar col_a_fitted_builds[] = {
-    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cr, kRow, 128),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cr, kRow, 128),
-    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cr, kRow, 192),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cr, kRow, 192),
-    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 192),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 192),
-    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 208),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 208),
-    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 224),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 224),
-    CUTLASS_OPS_FITTED_COL_A(kBF16, bf16, cc, kCol, 240),  CUTLASS_OPS_FITTED_COL_A(kF16, f16, cc, kCol, 240),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, cr, kCol, kRow, 128), CUTLASS_OPS_FITTED_IN(kF16, f16, cr, kCol, kRow, 128),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, cr, kCol, kRow, 192), CUTLASS_OPS_FITTED_IN(kF16, f16, cr, kCol, kRow, 192),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, cc, kCol, kCol, 192), CUTLASS_OPS_FITTED_IN(kF16, f16, cc, kCol, kCol, 192),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, cc, kCol, kCol, 208), CUTLASS_OPS_FITTED_IN(kF16, f16, cc, kCol, kCol, 208),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, cc, kCol, kCol, 224), CUTLASS_OPS_FITTED_IN(kF16, f16, cc, kCol, kCol, 224),
+    CUTLASS_OPS_FITTED_IN(kBF16, bf16, cc, kCol, kCol, 240), CUTLASS_OPS_FITTED_IN(kF16, f16, cc, kCol, kCol, 240),
     CUTLASS_OPS_SWAPPED(kBF16, bf16, cr, kCol, kRow, 192), CUTLASS_OPS_SWAPPED(kF16, f16, cr, kCol, kRow, 192),
     CUTLASS_OPS_SWAPPED(kBF16, bf16, cr, kCol, kRow, 256), CUTLASS_OPS_SWAPPED(kF16, f16, cr, kCol, kRow, 256),
     CUTLASS_OPS_SWAPPED(kBF16, bf16, cc, kCol, kCol, 192), CUTLASS_OPS_SWAPPED(kF16, f16, cc, kCol, kCol, 192),
     CUTLASS_OPS_SWAPPED(kBF16, bf16, cc, kCol, kCol, 256), CUTLASS_OPS_SWAPPED(kF16, f16, cc, kCol, kCol, 256),
 };
 #undef CUTLASS_OPS_SWAPPED
-#undef CUTLASS_OPS_FITTED_COL_A
+#undef CUTLASS_OPS_FITTED_IN
 }  // namespace
