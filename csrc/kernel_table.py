@@ -682,8 +682,8 @@ for any 16-bit shape; dispatch takes anything faster."""),
 
 # ---- hand-written (csrc/handwritten; their translation units are written by hand) ---------
 
-_FITTED_N = """The ladder's step-6 kernel on tiles of 128 rows by 128 to 240 columns in steps of 16, bf16 and f16,
-F.linear's layout (B column-major; kernel names end in _n<N>): tiles whose width fits the problem,
+_FITTED_N = """The ladder's step-6 kernel on tiles of 128 rows by 128 to 240 columns in steps of 16,
+bf16 and f16, F.linear's layout (B column-major; kernel names end in _n<N>): tiles whose width fits the problem,
 as cuBLAS's do (128x200 at 777x8192x8192 "rc", 128x160 and 128x192 at 2049 rows: H100,
 benchmarks/probes/cublas_choices_probe.py, docs/findings.md), so that N fills whole tiles and the
 tiles whole waves of 132 SMs: at 777 x 8192, 224 tiles of 128x256 (1.7 waves: two, the second
@@ -709,12 +709,12 @@ build seconds, where CUTLASS tiles cost minutes. The 128x192 tile is also built 
 these widths only 192 fills whole. Swept on the H200 (below, with the swapped "rr" builds). With a
 column-major A (A MN-major, as the 128x256 step's "cr" and "cc" builds read it): 192 in "cr" (B
 row-major), all four widths in "cc". Swept on the H200 with the swapped column-major-A builds
-(below). **The narrow widths, 128-176** ("rc"; and 128 in "rr" and "cr", whose row-major B is read in
-64-column boxes): at a few hundred to a few thousand rows a 128x192 tile leaves SMs idle (500 x 4608:
-96 tiles for 132 SMs) where 128x144 makes 128. Forced on fifteen bf16 F.linear products
-(benchmarks/probes/narrow_fitted_probe.py, H200, 2026-11-30): the best narrow build ahead of the best
-wide one (192-256) on fourteen (one of them, 1000x4096x1024, by less than 1%), 500x4608x3584 0.924x torch.mm against 0.842x, 1500x3072x1024 1.017x
-against 0.835x. Swept on every 16-bit "rc" row of the H200 sweep and refitted: the fastest candidate
+(below). **The narrow widths, 128-176** ("rc"; and 128 in "rr" and "cr", whose row-major B is
+read in 64-column boxes): at a few hundred to a few thousand rows a 128x192 tile leaves SMs idle
+(500 x 4608: 96 tiles for 132 SMs) where 128x144 makes 128. Forced on fifteen bf16 F.linear
+products (benchmarks/probes/narrow_fitted_probe.py, H200, 2026-11-30): the best narrow build ahead
+of the best wide one (192-256) on fourteen (one of them, 1000x4096x1024, by less than 1%),
+500x4608x3584 0.924x torch.mm against 0.842x, 1500x3072x1024 1.017x against 0.835x. Swept on every 16-bit "rc" row of the H200 sweep and refitted: the fastest candidate
 on 108 of 1,267 training rows and 25 of 421 test rows, 3.5-4.4% ahead of the best kernel before
 them there (geomean; up to 13.5%); the bench, alternately timed under the new calibration and the
 one before it on fourteen bf16 F.linear products: 0.928x and 0.924x torch.mm against 0.892x and
@@ -722,8 +722,8 @@ one before it on fourteen bf16 F.linear products: 0.928x and 0.924x torch.mm aga
 N-fitted tiles")."""
 
 _FITTED_M = """The step-6 kernel on the transposed problem, D^T = W @ x^T, in F.linear's layout: tiles of
-192-256 rows of x (144-256 in x @ W's layout) (the WGMMA's N side) by 128 columns of W, D stored transposed (each 64 x 64 box
-of D^T written into a staging box of D and sent by one TMA store). Rows of x then fill tiles of
+192-256 rows of x (144-256 in x @ W's layout; the WGMMA's N side) by 128 columns of W, D stored
+transposed (each 64 x 64 box of D^T written into a staging box of D and sent by one TMA store). Rows of x then fill tiles of
 the width that fits them, where the plain step pads them to a multiple of 128: 777 rows in four
 tiles of 208 (93% filled) instead of seven of 128 (87%), 2049 in ten of 208 (98.5%) instead of
 seventeen of 128 (94%). Forced on ten bf16 F.linear shapes (benchmarks/probes/swapped_rows_probe.py,

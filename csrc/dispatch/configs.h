@@ -1631,7 +1631,7 @@ struct Handwritten_6_WgmmaTma_128x240x64 {
 };
 
 // The step-6 kernel on the transposed problem, D^T = W @ x^T, in F.linear's layout: tiles of
-// 192-256 rows of x (144-256 in x @ W's layout) (the WGMMA's N side) by 128 columns of W, D
+// 192-256 rows of x (144-256 in x @ W's layout; the WGMMA's N side) by 128 columns of W, D
 // stored transposed (each 64 x 64 box of D^T written into a staging box of D and sent by one TMA
 // store). Rows of x then fill tiles of the width that fits them, where the plain step pads them
 // to a multiple of 128: 777 rows in four tiles of 208 (93% filled) instead of seven of 128
