@@ -17,6 +17,8 @@ int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 // (each waits its turn at the tile); the slice-summing kernels and those whose slices meet in a
 // workspace (KernelInfo::split_k_in_workspace) take more.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
+static_assert(kSplitCounts[std::size(kSplitCounts) - 1] == kMaxRecordedSplits,
+              "a calibration records every split count the planner offers (cost_model.h)");
 constexpr int kMaxSerialSplits = 16;
 constexpr int64_t kMaxStreamKPeers = 4;
 
@@ -140,19 +142,20 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
       out.push_back({variant, &k, Decomposition::kStreamK, 1});
     }
   }
-  if (k.supports(Decomposition::kSplitK) && tiles < slots && k.sums_slices) {
+  if (!k.supports(Decomposition::kSplitK) || tiles >= slots) return;
+  // s slices pay while they fill at most two rounds of the SMs and each keeps two k-tiles.
+  const auto fits = [&](int s) { return s * tiles <= 2 * slots && k_tiles >= 2 * s; };
+  if (k.sums_slices) {
     // The slice-summing kernels cut K into equal 16-byte multiples only, so they are offered
     // every count that does (44136 = 9 x 4904: 3 and 9 slices, where the list below has 3).
-    for (int s = 2; s <= kSplitCounts[std::size(kSplitCounts) - 1]; ++s) {
-      if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
+    for (int s = 2; s <= kMaxRecordedSplits && fits(s); ++s) {
       if (plan.k % (int64_t{s} * k.align_a) == 0) out.push_back({variant, &k, Decomposition::kSplitK, s});
     }
-  } else if (k.supports(Decomposition::kSplitK) && tiles < slots) {
-    for (const int s : kSplitCounts) {
-      if (s * tiles > 2 * slots || k_tiles < 2 * s) break;
-      if (s > kMaxSerialSplits && !k.split_k_in_workspace) break;
-      out.push_back({variant, &k, Decomposition::kSplitK, s});
-    }
+    return;
+  }
+  for (const int s : kSplitCounts) {
+    if (!fits(s) || (s > kMaxSerialSplits && !k.split_k_in_workspace)) break;
+    out.push_back({variant, &k, Decomposition::kSplitK, s});
   }
 }
 
