@@ -199,7 +199,7 @@ class Sm80(Config):
     def decompositions(self) -> tuple[str, ...]:
         # The 16-bit builds of the plain kernel run on CUTLASS's stream-K kernel and offer
         # stream-K besides, their split-K slices meeting in its workspace
-        # (KernelInfo::split_k_in_workspace): a precision rule, kept in sm80_gemm.cuh.
+        # (KernelInfo::slice_sum, SliceSum::kStreamKWorkspace): a precision rule, kept in sm80_gemm.cuh.
         return ("data_parallel", "stream_k") if self.stream_k else ("data_parallel", "split_k")
 
 
@@ -207,11 +207,13 @@ class Sm80(Config):
 class Handwritten(Config):
     """A kernel written from scratch (csrc/handwritten). Its translation unit is hand-written;
     the row gives it a config id and a name. ``role``: "teaching" kernels run only when forced
-    with kernel=; "product" ones are dispatch candidates."""
+    with kernel=; "product" ones are dispatch candidates. ``split_k``: its builds offer split-K
+    besides (the step-6 kernel's, SliceSum::kLastSlice)."""
     struct_name: str = ""
     config_name: str = ""
     role: str = "teaching"
     arch: int = 80
+    split_k: bool = False
 
     family = "handwritten"
 
@@ -225,7 +227,7 @@ class Handwritten(Config):
 
     @property
     def decompositions(self) -> tuple[str, ...]:
-        return ("data_parallel",)
+        return ("data_parallel", "split_k") if self.split_k else ("data_parallel",)
 
 
 F16_BF16 = ("f16", "bf16")
@@ -756,6 +758,13 @@ there); the bench, alternately timed under both calibrations on ten bf16 "rr" mo
 0.896x and 0.900x torch.mm against 0.875x and 0.877x (1000x4544x4544 0.90-0.92x on the swapped
 144-row tile against 0.83x; docs/findings.md, "Narrow N-fitted tiles")."""
 
+_SPLIT_K = """ Split-K (the builds of this tile and of the ends of the width range beside it:
+128x128, and 256 rows swapped): for problems of fewer tiles than SMs (777 x 1024 -> 56 tiles of 128x128 for 132 SMs),
+each tile's K is cut into slices that run at once; every slice writes its float32 partial tile to
+the workspace and counts itself in, and the last to arrive adds the partials in slice order (the
+same sum whichever arrives last, so the result is reproducible) and stores D, fused epilogue
+included (SliceSum::kLastSlice)."""
+
 HANDWRITTEN = [
     Handwritten((8, 32, 1), struct_name="Handwritten_1_Naive", config_name="1_naive", why="""Ladder step
 1: one thread per output element, reading A and B from global memory, in blocks of 8x32 threads
@@ -779,12 +788,14 @@ four-stage cp.async ring, 128x256x32 CTA tile (csrc/ladder/gemm_5_mma_sync_sm80.
                 role="product", arch=90, why="""Ladder step 6: TMA + WGMMA, warp-specialised, persistent
 128x256x64 tiles, 4 stages, TMA-store epilogue; bf16/f16, A row- or column-major (the weight
 gradient's "cr" and "cc": A MN-major for wgmma), B row- or column-major, 8-element alignment. Measured (H100, autotuner): faster than the CUTLASS 128x256 cooperative
-kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%)."""),
+kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%).""" + _SPLIT_K, split_k=True),
     *[Handwritten((128, n, 64), struct_name=f"Handwritten_6_WgmmaTma_128x{n}x64",
-                  config_name=f"6_wgmma_tma_128x{n}x64_4s", role="product", arch=90, why=_FITTED_N)
+                  config_name=f"6_wgmma_tma_128x{n}x64_4s", role="product", arch=90,
+                  why=_FITTED_N, split_k=n == 128)
       for n in (128, 144, 160, 176, 192, 208, 224, 240)],
     *[Handwritten((m, 128, 64), struct_name=f"Handwritten_6_WgmmaTmaSwapAB_{m}x128x64",
-                  config_name=f"6_wgmma_tma_swapab_{m}x128x64_4s", role="product", arch=90, why=_FITTED_M)
+                  config_name=f"6_wgmma_tma_swapab_{m}x128x64_4s", role="product", arch=90,
+                  why=_FITTED_M, split_k=m == 256)
       for m in (144, 160, 176, 192, 208, 224, 240, 256)],
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyM", config_name="skinny_m_streaming", role="product",
                 why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read

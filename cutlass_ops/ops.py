@@ -267,8 +267,8 @@ class KernelInfo:
     fuses_epilogue: bool = False  # applies linear's bias and activation while storing D (name ends in _bias_act)
     batched: bool = False  # runs a batch of products (bmm) in one launch
     max_batch: Optional[int] = None  # most matrices one batched launch takes; None: no limit or not batched
-    # split-K whose K slices meet in a float32 workspace (CUTLASS 2.x's stream-K kernel, 16-bit),
-    # not in the output: any slice count, and the result rounded to 16 bits once
+    # split-K whose K slices meet in a float32 workspace (CUTLASS 2.x's stream-K kernel, 16-bit; the
+    # hand-written TMA kernel), not in the output: any slice count, and the result rounded to 16 bits once
     split_k_in_workspace: bool = False
 
     @property

@@ -65,7 +65,7 @@ def test_the_h100_sweep_against_the_h200s_is_what_results_records():
     assert result.median_ratio == pytest.approx(1.0215, abs=5e-4)
     assert (len(result.slower), len(result.faster)) == (7703, 15)
     assert sum(c.candidate[0].startswith("staged") for c in result.slower) == 7619
-    assert sum(c.near_fastest for c in result.slower) == 529
+    assert sum(c.near_fastest for c in result.slower) == 506
     assert len({c.row for c in result.faster}) == 5
     # The second largest error of the H100's cross-validation folds (3.19) leans on a stream-K timing
     # the H200 (and a re-timing) contradicts.

@@ -1,7 +1,8 @@
 """Step 6 of the hand-written ladder (csrc/handwritten/gemm_6_wgmma_tma_sm90.cu): TMA + wgmma,
 warp-specialised and persistent, forced with kernel= on shapes that stress its edges; its
 N-fitted builds (128 x 192-240 tiles), whose last box of D is narrower; and its swapped builds
-(192-256 x 128 tiles), in every layout whose MN-major operands fill their 64-element boxes.
+(192-256 x 128 tiles), in every layout whose MN-major operands fill their 64-element boxes; and
+split-K on the builds that offer it, whose last slice to arrive at a tile sums the partials.
 
 TMA zero-fills the parts of a box outside the matrix and the epilogue clips at M and N, so
 every size is legal as long as the 8-element (16-byte) alignment holds: K % 8 for a row-major
@@ -12,7 +13,8 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, check_forced, check_forced_padded_out, matrix
+from mm_testing import (KERNEL_DTYPES, assert_close_to_reference, assert_matches_reference, check_forced,
+                        check_forced_padded_out, forced_operands, matrix, planned)
 
 pytestmark = pytest.mark.gpu
 
@@ -102,3 +104,79 @@ def test_fitted_builds_write_only_the_output(name, m, n):
     if kernel.layouts[0] == "c" and m % 8:
         m += 8 - m % 8
     check_forced_padded_out(kernel, m, n, 264, 8)
+
+
+# Split-K (SliceSum::kLastSlice): the 128 x 256 step, the 128 x 128 tile and the swapped 256-row
+# tile, in every layout they are built in.
+SPLIT_K = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma{tile}" for p in ("f16", "bf16")
+           for tile, layouts in (("", ("rr", "rc", "cr", "cc")), ("_n128", ("rc", "rr", "cr")),
+                                 ("_swapab_m256", ("rc", "rr", "cr", "cc")))
+           for l in layouts]
+
+
+@pytest.mark.parametrize("name", SPLIT_K)
+@pytest.mark.parametrize("m,n,k,slices", [
+    (776, 1024, 4096, 2),   # fewer tiles than SMs: the case split-K is for
+    (104, 1024, 4096, 16),  # one tile row, 4 K tiles a slice
+    (136, 264, 1000, 3),    # partial tiles everywhere, K off the 64-wide K tile: slices of 5, 5 and 6 K tiles
+    (200, 520, 136, 3),     # one K tile a slice, the last one partial
+    (264, 136, 6144, 64),   # 64 slices of 1-2 K tiles: more work units than SMs (the persistent loop)
+])
+def test_split_k_slices_sum_to_the_reference(name, m, n, k, slices):
+    """Each slice count pinned: the partials meet in float32, as accurate as torch.mm, and the
+    same bits on every run whichever slice arrives last."""
+    kernel = built(name)
+    assert "split-k" in kernel.decompositions, kernel
+    a, b = forced_operands(kernel, m, n, k)
+    with planned(a, b, name, "split-k", slices):
+        plan = cutlass_ops.explain(a, b)
+        assert (plan.kernel, plan.decomposition, plan.splits) == (name, "split-k", slices), plan
+        out = cutlass_ops.mm(a, b)
+        assert_matches_reference(out, a, b, kernel.dtype, context=f"{name} {m}x{n}x{k} in {slices} slices")
+        for _ in range(3):
+            assert torch.equal(out, cutlass_ops.mm(a, b)), f"{name} {m}x{n}x{k}: differs from run to run"
+
+
+@pytest.mark.parametrize("name", [n for n in SPLIT_K if "_bf16_" in n])
+def test_split_k_writes_only_the_output(name):
+    """out= a view of padded rows (the padding NaN): only the last slice of a tile stores it, and
+    only its M x N."""
+    kernel = built(name)
+    m, n, k = 136, 264, 2048
+    a, b = forced_operands(kernel, m, n, k)
+    base = torch.full((8 + m * (n + 24),), float("nan"), dtype=a.dtype, device="cuda")
+    out = base.as_strided((m, n), (n + 24, 1), 8)
+    with planned(a, b, name, "split-k", 4, out=out):
+        cutlass_ops.mm(a, b, out=out)
+    assert_matches_reference(out, a, b, kernel.dtype, context=f"{name} padded out")
+    written = torch.zeros_like(base, dtype=torch.bool)
+    written.as_strided((m, n), (n + 24, 1), 8).fill_(True)
+    assert base[~written].isnan().all(), f"{name}: wrote outside the output"
+
+
+@pytest.mark.parametrize("dtype", ["f16", "bf16"])
+@pytest.mark.parametrize("tile", ["", "_n128"])
+def test_split_k_fused_epilogue(dtype, tile):
+    """The fused builds (linear's bias and activation) in split-K: the last slice applies the
+    epilogue to the sum, once. One or two tiles and a long K: named, the build runs its cheapest
+    decomposition, split-K (as its plain twin's plan shows; a call with an epilogue takes no
+    tuning entry, so the slice count is the model's)."""
+    import torch.nn.functional as F
+
+    from cutlass_ops import _extension
+
+    plain = f"handwritten_sm90_{dtype}_rc_6_wgmma_tma{tile}"
+    name = plain + "_bias_act"
+    kernel = built(name)
+    assert "split-k" in kernel.decompositions, kernel
+    m, n, k = 200, 136, 16000
+    x, w = matrix(m, k, KERNEL_DTYPES[dtype]), matrix(n, k, KERNEL_DTYPES[dtype])
+    bias = torch.randn(n, device="cuda", dtype=KERNEL_DTYPES[dtype])
+    plan = cutlass_ops.explain(x, w.t(), kernel=plain)
+    assert plan.decomposition == "split-k" and plan.splits > 1, plan
+    cutlass_ops.reset_stats()
+    got = _extension._C.mm_epilogue(x, w.t(), bias, 0.5, "gelu", name)
+    assert cutlass_ops.stats()["kernels"] == {name: 1}, cutlass_ops.stats()["kernels"]
+    z = 0.5 * (x.double() @ w.double().t()) + bias.double()
+    assert_close_to_reference(got, F.gelu(torch.addmm(bias, x, w.t(), alpha=0.5)), F.gelu(z), f"{name} {plan.splits}")
+    assert torch.equal(got, _extension._C.mm_epilogue(x, w.t(), bias, 0.5, "gelu", name))

@@ -504,6 +504,25 @@ def test_k_slices_are_offered_where_tiles_are_few(m, n, k):
                 assert "splitk_sum" in c.kernel and depth % (8 * c.splits) == 0
 
 
+def test_the_tma_wgmma_step_splits_k_past_sixteen_slices_where_its_tiles_are_few():
+    """The hand-written TMA + WGMMA step's split-K (SliceSum::kLastSlice: the last slice of a tile
+    adds the others' float32 partials, nothing waits in turn) is offered past the 16 slices of
+    serial split-K, on its 128x128, 128x256 and swapped 256-row builds only, and only below a
+    wave of tiles."""
+    if not has_sm90():
+        pytest.skip("built without the sm90a kernels")
+    kernels = {k.name: k for k in cutlass_ops.list_kernels()}
+    step6 = "handwritten_sm90_bf16_rc_6_wgmma_tma"
+    for name in (step6, step6 + "_n128", step6 + "_swapab_m256"):
+        assert "split-k" in kernels[name].decompositions and kernels[name].split_k_in_workspace, name
+    assert kernels[step6 + "_n144"].decompositions == ("data-parallel",)
+    p = plan(meta(200, 16000), meta(16000, 136, layout="c"))
+    split = {c.splits for c in p.candidates if c.kernel == step6 + "_n128" and c.decomposition == "split-k"}
+    assert 2 in split and max(split) > 16, p
+    many_tiles = plan(meta(4096, 4096), meta(4096, 4096, layout="c"))
+    assert not [c for c in many_tiles.candidates if c.kernel.startswith(step6) and c.decomposition == "split-k"]
+
+
 def test_slice_summing_kernels_are_offered_every_count_that_cuts_k_evenly():
     """The slice-summing kernels run equal K slices of whole 16-byte units: at K = 44136
     (8 x 3 x 3 x 613) those are 3 and 9 slices and no others; the kernels that sum in turn keep

@@ -250,7 +250,7 @@ struct Sm80Gemm {
         .threads = static_cast<int>(Gemm::GemmKernel::kThreadCount),
         .smem_bytes = static_cast<int>(sizeof(typename Gemm::GemmKernel::SharedStorage)),
         .decompositions = kDecompositions,
-        .split_k_in_workspace = kSplitKInWorkspace,
+        .slice_sum = kSplitKInWorkspace ? SliceSum::kStreamKWorkspace : SliceSum::kSerial,
         .reduction_ctas_per_tile = kStreamK ? static_cast<int>(Gemm::GemmKernel::Epilogue::kAccumulatorFragments) : 0,
         .batched = true,
         .max_batch = kMaxGridYZ,

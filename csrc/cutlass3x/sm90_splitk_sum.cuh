@@ -123,7 +123,7 @@ struct SplitKSum {
     k.workspace_bytes = &workspace_bytes;
     k.can_implement = &can_implement;
     k.run = &run;
-    k.sums_slices = true;
+    k.slice_sum = SliceSum::kSecondKernel;
     k.batched = false;  // its batch mode holds the K slices
     return k;
   }

@@ -14,8 +14,8 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 int64_t round_up(int64_t a, int64_t b) { return ceil_div(a, b) * b; }
 
 // Split counts offered to kernels that cut K: CUTLASS's serial split-K slows past 16 slices
-// (each waits its turn at the tile); the slice-summing kernels and those whose slices meet in a
-// workspace (KernelInfo::split_k_in_workspace) take more.
+// (each waits its turn at the tile); the kernels that sum the slices otherwise (KernelInfo::slice_sum)
+// take more.
 constexpr int kSplitCounts[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64};
 static_assert(kSplitCounts[std::size(kSplitCounts) - 1] == kMaxRecordedSplits,
               "a calibration records every split count the planner offers (cost_model.h)");
@@ -145,7 +145,7 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
   if (!k.supports(Decomposition::kSplitK) || tiles >= slots) return;
   // s slices pay while they fill at most two rounds of the SMs and each keeps two k-tiles.
   const auto fits = [&](int s) { return s * tiles <= 2 * slots && k_tiles >= 2 * s; };
-  if (k.sums_slices) {
+  if (k.slice_sum == SliceSum::kSecondKernel) {
     // The slice-summing kernels cut K into equal 16-byte multiples only, so they are offered
     // every count that does (44136 = 9 x 4904: 3 and 9 slices, where the list below has 3).
     for (int s = 2; s <= kMaxRecordedSplits && fits(s); ++s) {
@@ -154,7 +154,7 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
     return;
   }
   for (const int s : kSplitCounts) {
-    if (!fits(s) || (s > kMaxSerialSplits && !k.split_k_in_workspace)) break;
+    if (!fits(s) || (s > kMaxSerialSplits && k.slice_sum == SliceSum::kSerial)) break;
     out.push_back({variant, &k, Decomposition::kSplitK, s});
   }
 }

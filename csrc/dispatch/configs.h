@@ -1525,12 +1525,18 @@ struct Handwritten_5_MmaSync_128x256x32 {
 // epilogue; bf16/f16, A row- or column-major (the weight gradient's "cr" and "cc": A MN-major
 // for wgmma), B row- or column-major, 8-element alignment. Measured (H100, autotuner): faster
 // than the CUTLASS 128x256 cooperative kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by
-// 1-8%).
+// 1-8%). Split-K (the builds of this tile and of the ends of the width range beside it: 128x128,
+// and 256 rows swapped): for problems of fewer tiles than SMs (777 x 1024 -> 56 tiles of 128x128
+// for 132 SMs), each tile's K is cut into slices that run at once; every slice writes its
+// float32 partial tile to the workspace and counts itself in, and the last to arrive adds the
+// partials in slice order (the same sum whichever arrives last, so the result is reproducible)
+// and stores D, fused epilogue included (SliceSum::kLastSlice).
 struct Handwritten_6_WgmmaTma_128x256x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x256x64;
   static constexpr const char* kName = "6_wgmma_tma_128x256x64_4s";
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
-  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+  static constexpr int kDecompositions =
+      decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
 };
 
 // The ladder's step-6 kernel on tiles of 128 rows by 128 to 240 columns in steps of 16, bf16 and
@@ -1578,7 +1584,8 @@ struct Handwritten_6_WgmmaTma_128x128x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x128x64;
   static constexpr const char* kName = "6_wgmma_tma_128x128x64_4s";
   static constexpr int kTileM = 128, kTileN = 128, kTileK = 64;
-  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+  static constexpr int kDecompositions =
+      decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
 };
 
 struct Handwritten_6_WgmmaTma_128x144x64 {
@@ -1719,7 +1726,8 @@ struct Handwritten_6_WgmmaTmaSwapAB_256x128x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTmaSwapAB_256x128x64;
   static constexpr const char* kName = "6_wgmma_tma_swapab_256x128x64_4s";
   static constexpr int kTileM = 256, kTileN = 128, kTileK = 64;
-  static constexpr int kDecompositions = decomposition_bit(Decomposition::kDataParallel);
+  static constexpr int kDecompositions =
+      decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
 };
 
 // Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read once in

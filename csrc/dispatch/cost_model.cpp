@@ -341,10 +341,20 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       const double rounds = ceil_div(tiles * s, slots);
       f[kFeatTileRounds] = rounds;
       f[kFeatCriticalIters] = rounds * ceil_div(k_tiles, s);
-      if (k.sums_slices) {
+      if (k.slice_sum == SliceSum::kSecondKernel) {
         // Slice summing: every slice writes a float32 partial D that a second kernel sums, all
         // at once.
         f[kFeatFixupMB] = 2.0 * 4.0 * s * static_cast<double>(m) * n / kMB;
+        break;
+      }
+      if (k.slice_sum == SliceSum::kLastSlice) {
+        // Every slice writes its partial tile and the last of a tile reads the others back: one
+        // step after its main loop that reads s - 1 partial tiles. The arrival counts are zeroed
+        // before the launch (a second launch on the stream).
+        f[kFeatFixupMB] = (2.0 * s - 1.0) * tiles * tile_bytes / kMB;
+        f[kFeatChain] = 1;
+        f[kFeatReductionReads] = s - 1;
+        f[kFeatLaunch] = 2;
         break;
       }
       // Every partial tile but one per tile is written and read back. Serial split-K: the
@@ -352,7 +362,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       // split factor runs the slices at once, summed as its stream-K blocks are: handed on in
       // turn, or by a separate reduction CTA per tile that reads the tile's s partials.
       bool separate_reduction = false;
-      if (k.split_k_in_workspace) {
+      if (k.slice_sum == SliceSum::kStreamKWorkspace) {
         const int64_t sms = std::max(1, dev.sm_count), slice_blocks = static_cast<int64_t>(tiles * s);
         separate_reduction = cutlass2x_separate_reduction(ceil_div_i(slice_blocks, sms), slice_blocks,
                                                           static_cast<int64_t>(tiles), ctas);

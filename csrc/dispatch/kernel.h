@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 15;
+inline constexpr int kKernelAbiVersion = 16;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -90,6 +90,33 @@ enum class OperandPass : int8_t {
   kPresplit = 1,  // 3xTF32: each operand split into big and small TF32 parts (3 (M + N) K floats)
 };
 
+// How a kernel's split-K (Decomposition::kSplitK) sums the partial products of a tile's K slices.
+enum class SliceSum : int8_t {
+  // CUTLASS's serial split-K: the slices take turns to add theirs into D, so a slice waits its
+  // turn at the tile, and past 16 slices that wait dominates (candidates.cpp, kMaxSerialSplits).
+  kSerial = 0,
+  // A batch of K slices that each write a float32 partial D, then a second kernel sums them in
+  // slice order (cutlass3x/sm90_splitk_sum.cuh): any slice count that divides K into 16-byte
+  // multiples, and no serial fix-up between slices.
+  kSecondKernel = 1,
+  // CUTLASS 2.x's stream-K kernel with its split factor, for a kernel whose D is narrower than its
+  // accumulator (16-bit): serial split-K would meet the K slices in D and round each partial sum
+  // to D's type; here all slices run at once and one CTA per tile sums their partial tiles in its
+  // workspace, in the accumulator's type. Such kernels offer stream-K too.
+  kStreamKWorkspace = 2,
+  // All slices at once, each writing its float32 partial tile to the workspace and counting
+  // itself in at the tile; the slice that arrives last adds the tile's partials in slice order
+  // (the same sum whichever arrives last) and stores D. Nothing waits (the hand-written TMA
+  // kernel, handwritten/gemm_6_wgmma_tma_sm90.cu).
+  kLastSlice = 3,
+};
+
+// Whether split-K's slices meet in float32 (a workspace) rather than in D's type: any slice
+// count then keeps the result's rounding to one.
+inline constexpr bool slices_meet_in_float32(SliceSum s) {
+  return s == SliceSum::kStreamKWorkspace || s == SliceSum::kLastSlice;
+}
+
 struct KernelInfo {
   // ---- identity (for people: names are never compared to decide anything) ----
   const char* name = nullptr;  // stable, unique: origin_arch_precision_layouts_config
@@ -125,15 +152,8 @@ struct KernelInfo {
   bool swap_ab = false;     // computes D^T = B^T A^T, so M runs along the MMA's narrow N side
   int decompositions = 1;   // decomposition_bit() of each Decomposition it supports
   bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
-  // Split-K as a batch of K slices that each write a float32 partial D, then a second kernel
-  // sums them in slice order (cutlass3x/sm90_splitk_sum.cuh): any slice count that divides K
-  // into 16-byte multiples, and no serial fix-up between slices.
-  bool sums_slices = false;
-  // Split-K on CUTLASS 2.x's stream-K kernel (its split factor), by a kernel whose D is narrower
-  // than its accumulator (16-bit): serial split-K would meet the K slices in D and round each
-  // partial sum to D's type; here all slices run at once and one CTA per tile sums their partial
-  // tiles in its workspace, in the accumulator's type. Such kernels offer stream-K too.
-  bool split_k_in_workspace = false;
+  // How its split-K meets the K slices of a tile (SliceSum; serial for every kernel not saying).
+  SliceSum slice_sum = SliceSum::kSerial;
   // CUTLASS 2.x's stream-K kernel: the reduction CTAs it launches per stream-K tile where it sums
   // partial tiles in CTAs of their own (one per accumulator fragment of its epilogue,
   // Epilogue::kAccumulatorFragments); 0 for every other kernel. The cost model needs the count

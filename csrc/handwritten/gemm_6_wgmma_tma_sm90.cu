@@ -33,7 +33,9 @@
 // activation(alpha * A @ B + bias), applied to the accumulators in registers before they are
 // stored. And swapped (names ending in _swapab_m<M>): the kernel computes D^T on tiles of 144-256
 // rows of A by 128 columns of B. An MN-major operand is read in 64-element boxes, so a tile side
-// along one is 128, 192 or 256 (the registrations at the end list each layout's widths).
+// along one is 128, 192 or 256 (the registrations at the end list each layout's widths). The
+// 128x128, 128x256 and swapped 256-row builds also split K (LastSlice, below), for problems of
+// fewer tiles than SMs.
 #include <algorithm>
 #include <array>
 #include <climits>
@@ -300,6 +302,72 @@ __device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2]
   }
 }
 
+// Split-K (SliceSum::kLastSlice): a tile's K is cut into `splits` slices, each a work unit of its
+// own, all running at once. Every slice but the last writes its warpgroup's 64 x N float32 partial
+// to the workspace (in fragment order: each thread's accumulators, four at a time, 128 threads
+// side by side, so every store of a warp is 512 contiguous bytes) and counts itself in at the
+// warpgroup's half of the tile. The last slice, its own partial in registers, waits until the
+// others have counted in, adds theirs in slice order and runs the epilogue as an unsplit tile
+// would: the same sum (own + slice 0 + slice 1 + ...) on every run. Work unit u is tile
+// u % tiles of slice u / tiles and a CTA takes its units in increasing u, so a unit waits only on
+// units before it, which wait on nothing (slices before the last) or complete by the same
+// argument: with every CTA of the grid resident (one per SM, at most the SM count) no order
+// deadlocks. (The slice that arrived last summing, every slice writing its partial and none
+// waiting, cost a partial written and read back per tile: 777 x 1024 x 4096 in 2 slices, H200.)
+// `arrivals` (two counts per tile) is zeroed before each launch.
+template <int kN>
+struct LastSlice {
+  static constexpr int kFloats = 64 * kN;  // one warpgroup's partial
+  float* partials;                         // tiles x (splits - 1) x 2 warpgroups x kFloats
+  int* arrivals;                           // tiles x 2
+  int splits;
+
+  __device__ __forceinline__ float4* slot(int tile, int slice, int consumer) const {
+    return reinterpret_cast<float4*>(partials +
+                                     ((static_cast<size_t>(tile) * (splits - 1) + slice) * 2 + consumer) * kFloats);
+  }
+
+  // True in every thread of the warpgroup when `acc` now holds the tile's sum (the last slice);
+  // false when the last slice will store the tile.
+  __device__ __forceinline__ bool sum(float (&acc)[kN / 2], int tile, int slice, int consumer, int thread,
+                                      bool leader) const {
+    int* count = &arrivals[tile * 2 + consumer];
+    if (slice < splits - 1) {
+      float4* mine = slot(tile, slice, consumer) + thread;
+#pragma unroll
+      for (int i = 0; i < kN / 8; ++i) {
+        __stcg(mine + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
+      }
+      __threadfence();  // the partial is visible device-wide before it is counted in
+      named_barrier_sync(1 + consumer, 128);
+      if (leader) atomicAdd(count, 1);
+      return false;
+    }
+    if (leader) {
+      while (load_acquire(count) < splits - 1) __nanosleep(64);
+    }
+    named_barrier_sync(1 + consumer, 128);
+    // Slice by slice, so that each step's kN / 8 loads of a thread are in flight at once.
+    for (int s = 0; s < splits - 1; ++s) {
+      const float4* part = slot(tile, s, consumer) + thread;
+#pragma unroll
+      for (int i = 0; i < kN / 8; ++i) {
+        const float4 v = __ldcg(part + i * 128);
+        acc[4 * i] += v.x;
+        acc[4 * i + 1] += v.y;
+        acc[4 * i + 2] += v.z;
+        acc[4 * i + 3] += v.w;
+      }
+    }
+    return true;
+  }
+};
+
+// The first K tile of slice `slice` of `splits` over k_iters K tiles (slice == splits: the end).
+__device__ __forceinline__ int slice_begin(int slice, int splits, int k_iters) {
+  return static_cast<int>(static_cast<int64_t>(slice) * k_iters / splits);
+}
+
 // D (m x n, row-major, ldd) = A * B, the kernel's operands K-major or MN-major for wgmma
 // (kAMNMajor: A stored K x M, a column-major A; kBMNMajor: B stored K x N, a row-major B; swapped,
 // the problem's B and A, Gemm6::kKernelAMNMajor and kKernelBMNMajor);
@@ -307,12 +375,13 @@ __device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2]
 // is not a multiple of 64). kFused: `epilogue` applied before D is stored (else unused).
 // kTransposedD: the product computed is D^T (the swapped builds: A = W, B = x), stored into D
 // (n x m, row-major) by store_tile_transposed; map_d_tail then holds boxes of the last
-// kTailColumns rows of D.
+// kTailColumns rows of D. split.splits > 1: split-K (LastSlice), the work units each tile's K
+// slices; 1: one unit per tile (split's workspace unused).
 template <Precision P, bool kBMNMajor, int kN, bool kFused, bool kTransposedD = false, bool kAMNMajor = false>
 __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     gemm6_kernel(const __grid_constant__ CUtensorMap map_a, const __grid_constant__ CUtensorMap map_b,
                  const __grid_constant__ CUtensorMap map_d, const __grid_constant__ CUtensorMap map_d_tail, int m,
-                 int n, int k, int band_rows, EpilogueArgs epilogue) {
+                 int n, int k, int band_rows, EpilogueArgs epilogue, LastSlice<kN> split) {
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
   using C = Config<kN>;
   // An MN-major B (a row-major B; swapped, a column-major A) is loaded in 64-column boxes.
@@ -332,6 +401,9 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
   const int tiles_n = ceil_div(n, C::kTileN);
   const int num_tiles = tiles_m * tiles_n;
   const int k_iters = ceil_div(k, C::kTileK);
+  // Work unit u: tile u % num_tiles, K slice u / num_tiles (slice 0 of every tile first, so the
+  // CTAs running together share the operands' K range in L2, as unsplit tiles do).
+  const int units = num_tiles * split.splits;
 
   if (tid == 0) {
     for (int s = 0; s < C::kStages; ++s) {
@@ -350,11 +422,13 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
       tma_prefetch_descriptor(&map_b);
       int stage = 0;
       uint32_t phase = 0;
-      for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+      for (int u = blockIdx.x; u < units; u += gridDim.x) {
+        const int t = u % num_tiles, slice = u / num_tiles;
         const TileCoord tc = tile_coord(t, tiles_m, tiles_n, band_rows);
         const int m0 = tc.m * C::kTileM;
         const int n0 = tc.n * C::kTileN;
-        for (int kt = 0; kt < k_iters; ++kt) {
+        const int kt_end = slice_begin(slice + 1, split.splits, k_iters);
+        for (int kt = slice_begin(slice, split.splits, k_iters); kt < kt_end; ++kt) {
           mbar_wait(&empty[stage], phase ^ 1);
           uint8_t* a_dst = smem + stage * C::kStageBytes;
           uint8_t* b_dst = a_dst + C::kABytes;
@@ -401,7 +475,8 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
     int stage = 0;
     uint32_t phase = 0;
     uint32_t boxes = 0;  // D boxes this warpgroup has staged (store_tile_tma)
-    for (int t = blockIdx.x; t < num_tiles; t += gridDim.x) {
+    for (int u = blockIdx.x; u < units; u += gridDim.x) {
+      const int t = u % num_tiles, slice = u / num_tiles;
       const TileCoord tc = tile_coord(t, tiles_m, tiles_n, band_rows);
       const int m0 = tc.m * C::kTileM;
       const int n0 = tc.n * C::kTileN;
@@ -410,7 +485,8 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
       if (bias != nullptr) staged_bias.load(bias, n0, n, tid & 127);
 
       int previous = -1;
-      for (int kt = 0; kt < k_iters; ++kt) {
+      const int kt_end = slice_begin(slice + 1, split.splits, k_iters);
+      for (int kt = slice_begin(slice, split.splits, k_iters); kt < kt_end; ++kt) {
         mbar_wait(&full[stage], phase);
         const uint32_t a_addr = smem_base + stage * C::kStageBytes + consumer * 64 * 128;
         const uint32_t b_addr = smem_base + stage * C::kStageBytes + C::kABytes;
@@ -442,6 +518,7 @@ __global__ void __launch_bounds__(Config<kN>::kThreads, 1)
       wgmma_wait<0>();
       fence_accumulators(acc);
       if (previous >= 0 && leader) mbar_arrive(&empty[previous]);
+      if (split.splits > 1 && !split.sum(acc, t, slice, consumer, tid & 127, leader)) continue;
       if (bias != nullptr) staged_bias.publish(bias_slice, tid & 127, consumer);
       if constexpr (kTransposedD) {
         store_tile_transposed<P, kN>(acc, staging, &map_d, &map_d_tail, m0 + consumer * 64, n0, warp, lane, consumer,
@@ -536,7 +613,17 @@ struct Gemm6 {
 
   static constexpr auto kernel() { return &gemm6_kernel<P, kKernelBMNMajor, kN, kFused, kSwap, kKernelAMNMajor>; }
 
-  static size_t workspace_bytes(const GemmArgs&) { return 0; }
+  // Split-K's K slices per tile (1: none).
+  static int splits(const GemmArgs& g) { return g.decomposition == Decomposition::kSplitK ? g.splits : 1; }
+  // Split-K's workspace: the float32 partials of every slice but the last (LastSlice), then the
+  // arrival counts.
+  static size_t partial_bytes(const GemmArgs& g) {
+    return static_cast<size_t>(tiles_m(g) * tiles_n(g)) * (splits(g) - 1) * 2 * LastSlice<kN>::kFloats * sizeof(float);
+  }
+  static size_t arrival_bytes(const GemmArgs& g) { return static_cast<size_t>(tiles_m(g) * tiles_n(g)) * 2 * sizeof(int); }
+  static size_t workspace_bytes(const GemmArgs& g) {
+    return splits(g) > 1 && g.m > 0 && g.n > 0 && g.k > 0 ? partial_bytes(g) + arrival_bytes(g) : 0;
+  }
 
   static KernelStatus can_implement(const GemmArgs& g) {
     if (g.layout_a != LA || g.layout_b != LB) {
@@ -560,8 +647,13 @@ struct Gemm6 {
     if (g.lda >= (int64_t{1} << 39) || g.ldb >= (int64_t{1} << 39) || g.ldd >= (int64_t{1} << 39)) {
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: leading dimension too large for TMA"};
     }
-    if (g.decomposition != Decomposition::kDataParallel) {
-      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: only the data-parallel decomposition"};
+    if (g.decomposition == Decomposition::kStreamK) {
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: data-parallel or split-K, not stream-K"};
+    }
+    // Split-K: every slice at least one K tile, and the work units (tiles x slices) 32-bit.
+    if (g.decomposition == Decomposition::kSplitK &&
+        (g.splits < 1 || g.splits > std::max(1, ceil_div(g.k, C::kTileK)) || tiles_m(g) * tiles_n(g) * g.splits > INT_MAX)) {
+      return {KernelStatus::kNotSupported, "handwritten wgmma kernel: split-K takes 1 to ceil(K / 64) slices"};
     }
     if (kFused && g.k == 0) {  // the epilogue runs after the main loop, and K = 0 launches none
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: a fused epilogue needs K > 0"};
@@ -615,20 +707,33 @@ struct Gemm6 {
       const cudaError_t e = cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, g.device);
       if (e != cudaSuccess) return from_cuda(e);
     }
-    const int num_tiles = static_cast<int>(tiles_m(g) * tiles_n(g));
-    const int grid = std::max(1, std::min(num_tiles, sm_count));
+    LastSlice<kN> split{nullptr, nullptr, splits(g)};
+    if (split.splits > 1) {
+      split.partials = static_cast<float*>(g.workspace);
+      split.arrivals = reinterpret_cast<int*>(static_cast<uint8_t*>(g.workspace) + partial_bytes(g));
+      const cudaError_t e = cudaMemsetAsync(split.arrivals, 0, arrival_bytes(g), g.stream);
+      if (e != cudaSuccess) return from_cuda(e);
+    }
+    const int units = static_cast<int>(tiles_m(g) * tiles_n(g)) * split.splits;
+    const int grid = std::max(1, std::min(units, sm_count));
     const EpilogueArgs epilogue = kFused ? g.epilogue : EpilogueArgs{};
     // The kernel's M and N: the problem's, or N and M when swapped.
     const int kernel_m = static_cast<int>(kSwap ? g.n : g.m), kernel_n = static_cast<int>(kSwap ? g.m : g.n);
-    gemm6_kernel<P, kKernelBMNMajor, kN, kFused, kSwap, kKernelAMNMajor><<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(
-        map_a, map_b, map_d, map_d_tail, kernel_m, kernel_n, static_cast<int>(g.k), C::kBandRows, epilogue);
+    kernel()<<<grid, C::kThreads, C::kSmemBytes, g.stream>>>(map_a, map_b, map_d, map_d_tail, kernel_m, kernel_n,
+                                                          static_cast<int>(g.k), C::kBandRows, epilogue, split);
     return from_cuda(cudaGetLastError());
   }
 
-  static KernelInfo info(const char* name, configs::ConfigId config) {
+  // Row: the build's row of the kernel table (csrc/kernel_table.py, dispatch/configs.h), which
+  // describes its tile in the problem's terms and lists its decompositions.
+  template <class Row>
+  static KernelInfo info(const char* name) {
+    static_assert(Row::kTileM == (kSwap ? C::kTileN : C::kTileM) && Row::kTileN == (kSwap ? C::kTileM : C::kTileN) &&
+                      Row::kTileK == C::kTileK,
+                  "the kernel table describes this file's tile (in the problem's terms: M x N)");
     return KernelInfo{
         .name = name,
-        .config_id = config,
+        .config_id = Row::kId,
         .origin = Origin::kHandwritten,
         .role = Role::kProduct,  // dispatch runs it where its tiles fill the SMs
         .precision = P,
@@ -649,7 +754,8 @@ struct Gemm6 {
         .smem_bytes = C::kSmemBytes,
         .persistent = true,
         .swap_ab = kSwap,
-        .decompositions = decomposition_bit(Decomposition::kDataParallel),
+        .decompositions = Row::kDecompositions,
+        .slice_sum = SliceSum::kLastSlice,
         .fuses_epilogue = kFused,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
@@ -666,29 +772,20 @@ using cutlass_ops::Layout;
 using cutlass_ops::Precision;
 namespace configs = cutlass_ops::configs;
 
-// Each build's row of the kernel table (csrc/kernel_table.py) describes its tile.
-template <class Row, int kN>
-constexpr configs::ConfigId config_of() {
-  static_assert(Row::kTileM == hw::Config<kN>::kTileM && Row::kTileN == hw::Config<kN>::kTileN &&
-                    Row::kTileK == hw::Config<kN>::kTileK,
-                "the kernel table describes this file's tile");
-  return Row::kId;
-}
-
 // The ladder's step: 128 x 256 tiles, B row- or column-major.
-constexpr configs::ConfigId kStep = config_of<configs::Handwritten_6_WgmmaTma_128x256x64, 256>();
+using Step = configs::Handwritten_6_WgmmaTma_128x256x64;
 const cutlass_ops::KernelRegistrar bf16_rr(
-    hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info("handwritten_sm90_bf16_rr_6_wgmma_tma", kStep));
+    hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info<Step>("handwritten_sm90_bf16_rr_6_wgmma_tma"));
 const cutlass_ops::KernelRegistrar bf16_rc(
-    hw::Gemm6<Precision::kBF16, Layout::kColMajor>::info("handwritten_sm90_bf16_rc_6_wgmma_tma", kStep));
+    hw::Gemm6<Precision::kBF16, Layout::kColMajor>::info<Step>("handwritten_sm90_bf16_rc_6_wgmma_tma"));
 const cutlass_ops::KernelRegistrar f16_rr(
-    hw::Gemm6<Precision::kF16, Layout::kRowMajor>::info("handwritten_sm90_f16_rr_6_wgmma_tma", kStep));
+    hw::Gemm6<Precision::kF16, Layout::kRowMajor>::info<Step>("handwritten_sm90_f16_rr_6_wgmma_tma"));
 const cutlass_ops::KernelRegistrar f16_rc(
-    hw::Gemm6<Precision::kF16, Layout::kColMajor>::info("handwritten_sm90_f16_rc_6_wgmma_tma", kStep));
+    hw::Gemm6<Precision::kF16, Layout::kColMajor>::info<Step>("handwritten_sm90_f16_rc_6_wgmma_tma"));
 // Column-major A (x^T @ grad, the weight gradient's "cr"; and "cc"): A MN-major for wgmma.
 template <Precision P, Layout LB>
 cutlass_ops::KernelInfo col_a_build(const char* name) {
-  return hw::Gemm6<P, LB, 256, false, false, Layout::kColMajor>::info(name, kStep);
+  return hw::Gemm6<P, LB, 256, false, false, Layout::kColMajor>::template info<Step>(name);
 }
 const cutlass_ops::KernelRegistrar col_a_builds[] = {
     cutlass_ops::KernelRegistrar(col_a_build<Precision::kBF16, Layout::kRowMajor>("handwritten_sm90_bf16_cr_6_wgmma_tma")),
@@ -705,7 +802,7 @@ const cutlass_ops::KernelRegistrar col_a_builds[] = {
 template <Precision P, int kN, bool kFused, class Row, Layout LB = Layout::kColMajor,
           Layout LA = Layout::kRowMajor>
 cutlass_ops::KernelInfo fitted_build(const char* name) {
-  return hw::Gemm6<P, LB, kN, kFused, false, LA>::info(name, config_of<Row, kN>());
+  return hw::Gemm6<P, LB, kN, kFused, false, LA>::template info<Row>(name);
 }
 constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
@@ -743,9 +840,7 @@ const cutlass_ops::KernelRegistrar fitted_builds[] = {
 // kernel's A MN-major, in two 64-column boxes, as the plain step reads a column-major A.
 template <Precision P, Layout LB, int kM, class Row, Layout LA = Layout::kRowMajor>
 cutlass_ops::KernelInfo swapped_build(const char* name) {
-  static_assert(Row::kTileM == kM && Row::kTileN == hw::Config<kM>::kTileM && Row::kTileK == hw::Config<kM>::kTileK,
-                "the kernel table describes this file's tile (in the problem's terms: M x N)");
-  return hw::Gemm6<P, LB, kM, false, true, LA>::info(name, Row::kId);
+  return hw::Gemm6<P, LB, kM, false, true, LA>::template info<Row>(name);
 }
 // One build of precision P (p: its name) in layout l (A's layout LA, B's LB), M rows of x.
 #define CUTLASS_OPS_SWAPPED(P, p, l, LA, LB, M)                                                           \

@@ -109,6 +109,14 @@ __device__ __forceinline__ void bulk_wait_read() {
 // Waits until all of this thread's store groups have completed (written to global memory).
 __device__ __forceinline__ void bulk_wait_all() { asm volatile("cp.async.bulk.wait_group 0;" ::: "memory"); }
 
+// A 32-bit load from global memory with acquire semantics at GPU scope: the loads after it see
+// what the writers released before the value read (split-K's arrival counts).
+__device__ __forceinline__ int load_acquire(const int* p) {
+  int v;
+  asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
 // Barrier over `threads` threads (a multiple of 32) on hardware barrier `id` (0 is __syncthreads').
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
