@@ -348,10 +348,10 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
         break;
       }
       if (k.slice_sum == SliceSum::kLastSlice) {
-        // Every slice writes its partial tile and the last of a tile reads the others back: one
-        // step after its main loop that reads s - 1 partial tiles. The arrival counts are zeroed
+        // Every slice but the last writes its partial tile and the last reads them back, through
+        // its one SM, after its own main loop: s - 1 partial tiles. The arrival counts are zeroed
         // before the launch (a second launch on the stream).
-        f[kFeatFixupMB] = (2.0 * s - 1.0) * tiles * tile_bytes / kMB;
+        f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
         f[kFeatChain] = 1;
         f[kFeatReductionReads] = s - 1;
         f[kFeatLaunch] = 2;
