@@ -772,26 +772,28 @@ using cutlass_ops::Layout;
 using cutlass_ops::Precision;
 namespace configs = cutlass_ops::configs;
 
-// The ladder's step: 128 x 256 tiles, B row- or column-major.
-using Step = configs::Handwritten_6_WgmmaTma_128x256x64;
-const cutlass_ops::KernelRegistrar bf16_rr(
-    hw::Gemm6<Precision::kBF16, Layout::kRowMajor>::info<Step>("handwritten_sm90_bf16_rr_6_wgmma_tma"));
-const cutlass_ops::KernelRegistrar bf16_rc(
-    hw::Gemm6<Precision::kBF16, Layout::kColMajor>::info<Step>("handwritten_sm90_bf16_rc_6_wgmma_tma"));
-const cutlass_ops::KernelRegistrar f16_rr(
-    hw::Gemm6<Precision::kF16, Layout::kRowMajor>::info<Step>("handwritten_sm90_f16_rr_6_wgmma_tma"));
-const cutlass_ops::KernelRegistrar f16_rc(
-    hw::Gemm6<Precision::kF16, Layout::kColMajor>::info<Step>("handwritten_sm90_f16_rc_6_wgmma_tma"));
-// Column-major A (x^T @ grad, the weight gradient's "cr"; and "cc"): A MN-major for wgmma.
-template <Precision P, Layout LB>
-cutlass_ops::KernelInfo col_a_build(const char* name) {
-  return hw::Gemm6<P, LB, 256, false, false, Layout::kColMajor>::template info<Step>(name);
+constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
+constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
+
+// One build on tiles of 128 x kN (Row: its row of the kernel table), A's layout LA and B's LB,
+// plain or with linear's bias and activation fused.
+template <Precision P, int kN, bool kFused, class Row, Layout LB = kCol, Layout LA = kRow>
+cutlass_ops::KernelInfo tile_build(const char* name) {
+  return hw::Gemm6<P, LB, kN, kFused, false, LA>::template info<Row>(name);
 }
-const cutlass_ops::KernelRegistrar col_a_builds[] = {
-    cutlass_ops::KernelRegistrar(col_a_build<Precision::kBF16, Layout::kRowMajor>("handwritten_sm90_bf16_cr_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(col_a_build<Precision::kBF16, Layout::kColMajor>("handwritten_sm90_bf16_cc_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(col_a_build<Precision::kF16, Layout::kRowMajor>("handwritten_sm90_f16_cr_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(col_a_build<Precision::kF16, Layout::kColMajor>("handwritten_sm90_f16_cc_6_wgmma_tma")),
+
+// The ladder's step: 128 x 256 tiles, B row- or column-major; and A column-major (x^T @ grad, the
+// weight gradient's "cr"; and "cc"): A MN-major for wgmma.
+using Step = configs::Handwritten_6_WgmmaTma_128x256x64;
+const cutlass_ops::KernelRegistrar step_builds[] = {
+    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kRow>("handwritten_sm90_bf16_rr_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kCol>("handwritten_sm90_bf16_rc_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kRow>("handwritten_sm90_f16_rr_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kCol>("handwritten_sm90_f16_rc_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kRow, kCol>("handwritten_sm90_bf16_cr_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kCol, kCol>("handwritten_sm90_bf16_cc_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kRow, kCol>("handwritten_sm90_f16_cr_6_wgmma_tma")),
+    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kCol, kCol>("handwritten_sm90_f16_cc_6_wgmma_tma")),
 };
 
 // The N-fitted builds: the same kernel on 128 x N tiles, in F.linear's layout (B column-major);
@@ -799,22 +801,15 @@ const cutlass_ops::KernelRegistrar col_a_builds[] = {
 // bias runs the tile its plain product would (the CUTLASS fused builds cover the other tiles:
 // csrc/kernel_table.py FUSED_WHY). A fused build is priced by its plain build's constants. A
 // row-major B (x @ W) is loaded in 64-column boxes, so of these widths 128 and 192 are built for it.
-template <Precision P, int kN, bool kFused, class Row, Layout LB = Layout::kColMajor,
-          Layout LA = Layout::kRowMajor>
-cutlass_ops::KernelInfo fitted_build(const char* name) {
-  return hw::Gemm6<P, LB, kN, kFused, false, LA>::template info<Row>(name);
-}
-constexpr Precision kBF16 = Precision::kBF16, kF16 = Precision::kF16;
-constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 // The plain and the fused build of one precision (p: its name) and tile width N.
 #define CUTLASS_OPS_FITTED(P, p, N)                                                                       \
-  cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64>(  \
+  cutlass_ops::KernelRegistrar(tile_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64>(  \
       "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N)),                                                    \
-      cutlass_ops::KernelRegistrar(fitted_build<P, N, true, configs::Handwritten_6_WgmmaTma_128x##N##x64>(\
+      cutlass_ops::KernelRegistrar(tile_build<P, N, true, configs::Handwritten_6_WgmmaTma_128x##N##x64>(\
           "handwritten_sm90_" #p "_rc_6_wgmma_tma_n" #N "_bias_act"))
 // One plain build of precision P (p: its name) in layout l (A's layout LA, B's LB), tile width N.
 #define CUTLASS_OPS_FITTED_IN(P, p, l, LA, LB, N)                                                         \
-  cutlass_ops::KernelRegistrar(fitted_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64, LB, \
+  cutlass_ops::KernelRegistrar(tile_build<P, N, false, configs::Handwritten_6_WgmmaTma_128x##N##x64, LB, \
                                             LA>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma_n" #N))
 const cutlass_ops::KernelRegistrar fitted_builds[] = {
     CUTLASS_OPS_FITTED(kBF16, bf16, 128), CUTLASS_OPS_FITTED(kBF16, bf16, 144),
@@ -828,9 +823,9 @@ const cutlass_ops::KernelRegistrar fitted_builds[] = {
     CUTLASS_OPS_FITTED_IN(kBF16, bf16, rr, kRow, kRow, 192), CUTLASS_OPS_FITTED_IN(kF16, f16, rr, kRow, kRow, 192),
     CUTLASS_OPS_FITTED_IN(kBF16, bf16, rr, kRow, kRow, 128), CUTLASS_OPS_FITTED_IN(kF16, f16, rr, kRow, kRow, 128),
     // The step's fused builds (its plain ones are registered above).
-    cutlass_ops::KernelRegistrar(fitted_build<kBF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
+    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, true, Step>(
         "handwritten_sm90_bf16_rc_6_wgmma_tma_bias_act")),
-    cutlass_ops::KernelRegistrar(fitted_build<kF16, 256, true, configs::Handwritten_6_WgmmaTma_128x256x64>(
+    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, true, Step>(
         "handwritten_sm90_f16_rc_6_wgmma_tma_bias_act")),
 };
 #undef CUTLASS_OPS_FITTED
