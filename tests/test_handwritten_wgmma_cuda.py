@@ -2,7 +2,7 @@
 warp-specialised and persistent, forced with kernel= on shapes that stress its edges; its
 N-fitted builds (128 x 192-240 tiles), whose last box of D is narrower; and its swapped builds
 (192-256 x 128 tiles), in every layout whose MN-major operands fill their 64-element boxes; and
-split-K on the builds that offer it, whose last slice to arrive at a tile sums the partials.
+split-K on the builds that offer it, whose last K slice of a tile sums the others' partials.
 
 TMA zero-fills the parts of a box outside the matrix and the epilogue clips at M and N, so
 every size is legal as long as the 8-element (16-byte) alignment holds: K % 8 for a row-major
@@ -124,7 +124,8 @@ SPLIT_K = [f"handwritten_sm90_{p}_{l}_6_wgmma_tma{tile}" for p in ("f16", "bf16"
 ])
 def test_split_k_slices_sum_to_the_reference(name, m, n, k, slices):
     """Each slice count pinned: the partials meet in float32, as accurate as torch.mm, and the
-    same bits on every run whichever slice arrives last."""
+    same bits on every run; a second B of the same shape (the workspace's arrival counts zeroed
+    again: stale ones would let the last slice read the first call's partials) is right too."""
     kernel = built(name)
     assert "split-k" in kernel.decompositions, kernel
     a, b = forced_operands(kernel, m, n, k)
@@ -135,6 +136,8 @@ def test_split_k_slices_sum_to_the_reference(name, m, n, k, slices):
         assert_matches_reference(out, a, b, kernel.dtype, context=f"{name} {m}x{n}x{k} in {slices} slices")
         for _ in range(3):
             assert torch.equal(out, cutlass_ops.mm(a, b)), f"{name} {m}x{n}x{k}: differs from run to run"
+        b2 = forced_operands(kernel, m, n, k)[1]
+        assert_matches_reference(cutlass_ops.mm(a, b2), a, b2, kernel.dtype, context=f"{name} {m}x{n}x{k} second B")
 
 
 @pytest.mark.parametrize("name", [n for n in SPLIT_K if "_bf16_" in n])
@@ -147,6 +150,8 @@ def test_split_k_writes_only_the_output(name):
     base = torch.full((8 + m * (n + 24),), float("nan"), dtype=a.dtype, device="cuda")
     out = base.as_strided((m, n), (n + 24, 1), 8)
     with planned(a, b, name, "split-k", 4, out=out):
+        plan = cutlass_ops.explain(a, b, out=out)
+        assert (plan.kernel, plan.decomposition, plan.splits) == (name, "split-k", 4), plan
         cutlass_ops.mm(a, b, out=out)
     assert_matches_reference(out, a, b, kernel.dtype, context=f"{name} padded out")
     written = torch.zeros_like(base, dtype=torch.bool)

@@ -505,10 +505,10 @@ def test_k_slices_are_offered_where_tiles_are_few(m, n, k):
 
 
 def test_the_tma_wgmma_step_splits_k_past_sixteen_slices_where_its_tiles_are_few():
-    """The hand-written TMA + WGMMA step's split-K (SliceSum::kLastSlice: the last slice of a tile
-    adds the others' float32 partials, nothing waits in turn) is offered past the 16 slices of
-    serial split-K, on its 128x128, 128x256 and swapped 256-row builds only, and only below a
-    wave of tiles."""
+    """The hand-written TMA + WGMMA step's split-K (SliceSum::kLastSlice: the last K slice of a
+    tile waits once and adds the others' float32 partials, no chain of turns) is offered past the
+    16 slices of serial split-K, on its 128x128, 128x256 and swapped 256-row builds only, and only
+    below a wave of tiles."""
     if not has_sm90():
         pytest.skip("built without the sm90a kernels")
     kernels = {k.name: k for k in cutlass_ops.list_kernels()}
@@ -516,6 +516,7 @@ def test_the_tma_wgmma_step_splits_k_past_sixteen_slices_where_its_tiles_are_few
     for name in (step6, step6 + "_n128", step6 + "_swapab_m256"):
         assert "split-k" in kernels[name].decompositions and kernels[name].split_k_in_workspace, name
     assert kernels[step6 + "_n144"].decompositions == ("data-parallel",)
+    assert not kernels[step6 + "_n144"].split_k_in_workspace
     p = plan(meta(200, 16000), meta(16000, 136, layout="c"))
     split = {c.splits for c in p.candidates if c.kernel == step6 + "_n128" and c.decomposition == "split-k"}
     assert 2 in split and max(split) > 16, p

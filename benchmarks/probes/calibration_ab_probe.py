@@ -5,7 +5,10 @@ A refit is judged on the stored sweep (`python -m cutlass_ops evaluate`); this p
 problems where the two calibrations' picks differ on the hardware: both picks and torch.mm timed
 side by side as the sweep times them (`_C.sweep_problem` over the two kernels: L2 flushed before
 every repetition, candidates alternated over passes), on fresh operands of the row's shape and
-layout. Without a GPU, `--list` prints the changed picks with their stored timings.
+layout. Without a GPU, `--list` prints the changed picks with their stored timings. Single
+products only (the batched rows are left out). Both calibrations rank today's candidates: a
+candidate the earlier one never timed ranks after its measured ones, so its picks are those the
+earlier calibration would make in this build, not necessarily what its own commit ran.
 
     git show <commit>:cutlass_ops/calibration/data/sm90_132sm_nvidia_h200.json.gz > /tmp/old.json.gz
     python benchmarks/probes/calibration_ab_probe.py /tmp/old.json.gz [--new NEW.json.gz]
@@ -43,7 +46,8 @@ def changed_picks(old: Path, new: Path, sweep: Path) -> list[tuple]:
         before, after = picks(old, sweep), picks(new, sweep)
     finally:
         store.install_shipped()
-    return [(before[key], after[key]) for key in before if key in after and before[key].pick != after[key].pick]
+    return [(before[key], after[key]) for key in before
+            if key in after and before[key].pick != after[key].pick and before[key].shape.count("x") == 2]
 
 
 def retime(before, after, reps: int) -> tuple[float, float, float]:

@@ -1,6 +1,7 @@
-"""Does split-K on the hand-written TMA + WGMMA kernel (its slices all running at once, the last
-to arrive at a tile summing the float32 partials) beat its data-parallel builds and the rest of
-the candidates on problems of fewer tiles than SMs (777 x 1024: 56 tiles of 128x128 for 132 SMs)?
+"""Does split-K on the hand-written TMA + WGMMA kernel (its slices running at once, the last K
+slice of a tile adding the others' float32 partials to its own) beat its data-parallel builds and
+the rest of the candidates on problems of fewer tiles than SMs (777 x 1024: 56 tiles of 128x128
+for 132 SMs)?
 
 Every candidate of each problem timed as the sweep times them (`_C.sweep_problem`: L2 flushed
 before every repetition, candidates alternated over passes, torch.mm in the same run), 16-bit,
@@ -85,16 +86,20 @@ def main() -> None:
 
 
 class cutlass_pin:
-    """Within the block, mm(a, b) runs candidate `c` (variant, kernel, decomposition, splits)."""
+    """Within the block, mm(a, b) runs candidate `c` (variant, kernel, decomposition, splits); the
+    tuning table is restored after."""
 
     def __init__(self, a, b, c):
         self.a, self.b, self.c = a, b, c
 
     def __enter__(self):
+        self.saved = cutlass_ops.tuning.entries()
         cutlass_ops.tuning.pin(self.a, self.b, self.c[1], self.c[2], self.c[3], self.c[0])
 
     def __exit__(self, *exc):
         cutlass_ops.tuning.clear()
+        for entry in self.saved:
+            _extension._C.tuning_insert(entry)
 
 
 if __name__ == "__main__":

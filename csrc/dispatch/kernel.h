@@ -104,10 +104,11 @@ enum class SliceSum : int8_t {
   // to D's type; here all slices run at once and one CTA per tile sums their partial tiles in its
   // workspace, in the accumulator's type. Such kernels offer stream-K too.
   kStreamKWorkspace = 2,
-  // All slices at once, each writing its float32 partial tile to the workspace and counting
-  // itself in at the tile; the slice that arrives last adds the tile's partials in slice order
-  // (the same sum whichever arrives last) and stores D. Nothing waits (the hand-written TMA
-  // kernel, handwritten/gemm_6_wgmma_tma_sm90.cu).
+  // The slices at once where the grid holds them: every slice but the last writes its float32
+  // partial tile to the workspace and counts itself in at the tile; the last K slice waits for
+  // the count, adds the others' partials to its own in slice order (the same sum on every run)
+  // and stores D. One wait per tile, no chain of turns (the hand-written TMA kernel,
+  // handwritten/gemm_6_wgmma_tma_sm90.cu, LastSlice).
   kLastSlice = 3,
 };
 

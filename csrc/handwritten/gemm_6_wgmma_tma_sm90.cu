@@ -303,7 +303,7 @@ __device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2]
 }
 
 // Split-K (SliceSum::kLastSlice): a tile's K is cut into `splits` slices, each a work unit of its
-// own, all running at once. Every slice but the last writes its warpgroup's 64 x N float32 partial
+// own, running at once where the grid holds them. Every slice but the last writes its warpgroup's 64 x N float32 partial
 // to the workspace (in fragment order: each thread's accumulators, four at a time, 128 threads
 // side by side, so every store of a warp is 512 contiguous bytes) and counts itself in at the
 // warpgroup's half of the tile. The last slice, its own partial in registers, waits until the
@@ -755,7 +755,8 @@ struct Gemm6 {
         .persistent = true,
         .swap_ab = kSwap,
         .decompositions = Row::kDecompositions,
-        .slice_sum = SliceSum::kLastSlice,
+        .slice_sum = (Row::kDecompositions & decomposition_bit(Decomposition::kSplitK)) != 0 ? SliceSum::kLastSlice
+                                                                                          : SliceSum::kSerial,
         .fuses_epilogue = kFused,
         .workspace_bytes = &workspace_bytes,
         .can_implement = &can_implement,
