@@ -303,14 +303,14 @@ __device__ __forceinline__ void store_tile_transposed(const float (&acc)[kN / 2]
 }
 
 // Split-K (SliceSum::kLastSlice): a tile's K is cut into `splits` slices, each a work unit of its
-// own, running at once where the grid holds them. Every slice but the last writes its warpgroup's 64 x N float32 partial
-// to the workspace (in fragment order: each thread's accumulators, four at a time, 128 threads
-// side by side, so every store of a warp is 512 contiguous bytes) and counts itself in at the
-// warpgroup's half of the tile. The last slice, its own partial in registers, waits until the
-// others have counted in, adds theirs in slice order and runs the epilogue as an unsplit tile
-// would: the same sum (own + slice 0 + slice 1 + ...) on every run. Work unit u is tile
-// u % tiles of slice u / tiles and a CTA takes its units in increasing u, so a unit waits only on
-// units before it, which wait on nothing (slices before the last) or complete by the same
+// own, running at once where the grid holds them. Every slice but the last writes its warpgroup's
+// 64 x N float32 partial to the workspace (in fragment order: each thread's accumulators, four at a
+// time, 128 threads side by side, so every store of a warp is 512 contiguous bytes) and counts
+// itself in at the warpgroup's half of the tile. The last slice, its own partial in registers,
+// waits until the others have counted in, adds theirs in slice order and runs the epilogue as an
+// unsplit tile would: the same sum (own + slice 0 + slice 1 + ...) on every run. Work unit u is
+// tile u % tiles of slice u / tiles and a CTA takes its units in increasing u, so a unit waits only
+// on units before it, which wait on nothing (slices before the last) or complete by the same
 // argument: with every CTA of the grid resident (one per SM, at most the SM count) no order
 // deadlocks. (The slice that arrived last summing, every slice writing its partial and none
 // waiting, cost a partial written and read back per tile: 777 x 1024 x 4096 in 2 slices, H200.)
@@ -618,9 +618,12 @@ struct Gemm6 {
   // Split-K's workspace: the float32 partials of every slice but the last (LastSlice), then the
   // arrival counts.
   static size_t partial_bytes(const GemmArgs& g) {
-    return static_cast<size_t>(tiles_m(g) * tiles_n(g)) * (splits(g) - 1) * 2 * LastSlice<kN>::kFloats * sizeof(float);
+    return static_cast<size_t>(tiles_m(g) * tiles_n(g)) * (splits(g) - 1) * 2 * LastSlice<kN>::kFloats *
+           sizeof(float);
   }
-  static size_t arrival_bytes(const GemmArgs& g) { return static_cast<size_t>(tiles_m(g) * tiles_n(g)) * 2 * sizeof(int); }
+  static size_t arrival_bytes(const GemmArgs& g) {
+    return static_cast<size_t>(tiles_m(g) * tiles_n(g)) * 2 * sizeof(int);
+  }
   static size_t workspace_bytes(const GemmArgs& g) {
     return splits(g) > 1 && g.m > 0 && g.n > 0 && g.k > 0 ? partial_bytes(g) + arrival_bytes(g) : 0;
   }
@@ -652,7 +655,8 @@ struct Gemm6 {
     }
     // Split-K: every slice at least one K tile, and the work units (tiles x slices) 32-bit.
     if (g.decomposition == Decomposition::kSplitK &&
-        (g.splits < 1 || g.splits > std::max(1, ceil_div(g.k, C::kTileK)) || tiles_m(g) * tiles_n(g) * g.splits > INT_MAX)) {
+        (g.splits < 1 || g.splits > std::max(1, ceil_div(g.k, C::kTileK)) ||
+         tiles_m(g) * tiles_n(g) * g.splits > INT_MAX)) {
       return {KernelStatus::kNotSupported, "handwritten wgmma kernel: split-K takes 1 to ceil(K / 64) slices"};
     }
     if (kFused && g.k == 0) {  // the epilogue runs after the main loop, and K = 0 launches none
@@ -786,16 +790,16 @@ cutlass_ops::KernelInfo tile_build(const char* name) {
 // The ladder's step: 128 x 256 tiles, B row- or column-major; and A column-major (x^T @ grad, the
 // weight gradient's "cr"; and "cc"): A MN-major for wgmma.
 using Step = configs::Handwritten_6_WgmmaTma_128x256x64;
+// One build of the step: precision P (p: its name) in layout l (A's layout LA, B's LB).
+#define CUTLASS_OPS_STEP(P, p, l, LA, LB) \
+  cutlass_ops::KernelRegistrar(tile_build<P, 256, false, Step, LB, LA>("handwritten_sm90_" #p "_" #l "_6_wgmma_tma"))
 const cutlass_ops::KernelRegistrar step_builds[] = {
-    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kRow>("handwritten_sm90_bf16_rr_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kCol>("handwritten_sm90_bf16_rc_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kRow>("handwritten_sm90_f16_rr_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kCol>("handwritten_sm90_f16_rc_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kRow, kCol>("handwritten_sm90_bf16_cr_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(tile_build<kBF16, 256, false, Step, kCol, kCol>("handwritten_sm90_bf16_cc_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kRow, kCol>("handwritten_sm90_f16_cr_6_wgmma_tma")),
-    cutlass_ops::KernelRegistrar(tile_build<kF16, 256, false, Step, kCol, kCol>("handwritten_sm90_f16_cc_6_wgmma_tma")),
+    CUTLASS_OPS_STEP(kBF16, bf16, rr, kRow, kRow), CUTLASS_OPS_STEP(kBF16, bf16, rc, kRow, kCol),
+    CUTLASS_OPS_STEP(kF16, f16, rr, kRow, kRow),   CUTLASS_OPS_STEP(kF16, f16, rc, kRow, kCol),
+    CUTLASS_OPS_STEP(kBF16, bf16, cr, kCol, kRow), CUTLASS_OPS_STEP(kBF16, bf16, cc, kCol, kCol),
+    CUTLASS_OPS_STEP(kF16, f16, cr, kCol, kRow),   CUTLASS_OPS_STEP(kF16, f16, cc, kCol, kCol),
 };
+#undef CUTLASS_OPS_STEP
 
 // The N-fitted builds: the same kernel on 128 x N tiles, in F.linear's layout (B column-major);
 // and the builds of that layout with linear's bias and activation fused, so that a linear with a
