@@ -25,13 +25,14 @@ run time: tuning only chooses among the kernels in the build.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import os
 import re
 import warnings
 from pathlib import Path
-from typing import Iterable, Optional, Sequence
+from typing import Iterable, Iterator, Optional, Sequence
 
 import torch
 
@@ -86,6 +87,22 @@ def pin(input: torch.Tensor, mat2: torch.Tensor, kernel, decomposition: str = "d
         raise ValueError(f"pin(): {kernel} ({decomposition}, {variant}) cannot run this call; "
                          f"explain() lists its candidates")
     return entry
+
+
+@contextlib.contextmanager
+def pinned(input: torch.Tensor, mat2: torch.Tensor, kernel, decomposition: str = "data-parallel", splits: int = 1,
+           variant: str = "in-place", *, out: Optional[torch.Tensor] = None, device=None) -> Iterator[dict]:
+    """``pin()`` for the block alone: within it, calls shaped like ``mm(input, mat2, out=out)`` run
+    the candidate; after it, the tuning table is as it was (entries pinned, tuned or loaded since
+    entering are dropped). Yields the pinned entry."""
+    saved = entries()
+    entry = pin(input, mat2, kernel, decomposition, splits, variant, out=out, device=device)
+    try:
+        yield entry
+    finally:
+        clear()
+        for e in saved:
+            _C.tuning_insert(e)
 
 
 def clear() -> None:

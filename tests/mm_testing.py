@@ -137,27 +137,13 @@ def check_forced_padded_out(kernel, m, n, k, align):
     assert base[~written].isnan().all(), f"{kernel.name} {m}x{n}x{k}: wrote outside the output"
 
 
-class planned:
+def planned(a: torch.Tensor, b: torch.Tensor, kernel, decomposition: str = "data-parallel", splits: int = 1,
+            variant: str = "in-place", out: torch.Tensor | None = None):
     """Within the block, calls shaped like mm(a, b, out=out) run `kernel` with `decomposition`,
-    `splits` and `variant` (cutlass_ops.tuning.pin: a tuning-table entry, the one way to name a
-    decomposition or a variant; kernel= takes the cost model's cheapest for the kernel). The
+    `splits` and `variant` (cutlass_ops.tuning.pinned: a tuning-table entry, the one way to name
+    a decomposition or a variant; kernel= takes the cost model's cheapest for the kernel). The
     table is restored after."""
-
-    def __init__(self, a: torch.Tensor, b: torch.Tensor, kernel, decomposition: str = "data-parallel",
-                 splits: int = 1, variant: str = "in-place", out: torch.Tensor | None = None):
-        self.args = (a, b, kernel, decomposition, splits, variant)
-        self.out = out
-
-    def __enter__(self):
-        self.saved = cutlass_ops.tuning.entries()
-        cutlass_ops.tuning.pin(*self.args, out=self.out)
-        return self
-
-    def __exit__(self, *exc):
-        cutlass_ops.tuning.clear()
-        for entry in self.saved:
-            cutlass_ops._extension._C.tuning_insert(entry)
-        return False
+    return cutlass_ops.tuning.pinned(a, b, kernel, decomposition, splits, variant, out=out)
 
 
 # ---- batches (bmm) ------------------------------------------------------------------------------

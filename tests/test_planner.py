@@ -70,6 +70,28 @@ def test_tuning_table_entry_overrides_the_cost_model():
     assert not plan(a, b).tuned
 
 
+def test_pinned_holds_for_the_block_and_restores_the_table():
+    """tuning.pinned: the candidate runs inside the block; after it (an exception too) the table
+    holds what it held before, and not the pin."""
+    a, b = meta(256, 4096), meta(4096, 256)
+    other_a, other_b = meta(512, 4096), meta(4096, 512)
+    name = "cutlass2x_sm80_bf16_rr_128x128x32_3s_a2"
+    try:
+        cutlass_ops.tuning.pin(other_a, other_b, name, "stream-k", device="h100")
+        kept = cutlass_ops.tuning.entries()
+        with cutlass_ops.tuning.pinned(a, b, name, "stream-k", device="h100") as entry:
+            inside = plan(a, b)
+            assert (inside.kernel, inside.decomposition, inside.tuned) == (name, "stream-k", True), inside
+            assert entry["kernel"] == name and len(cutlass_ops.tuning.entries()) == 2
+        assert not plan(a, b).tuned and cutlass_ops.tuning.entries() == kept
+        with pytest.raises(RuntimeError, match="inside"):
+            with cutlass_ops.tuning.pinned(a, b, name, "stream-k", device="h100"):
+                raise RuntimeError("inside")
+        assert cutlass_ops.tuning.entries() == kept and plan(other_a, other_b).tuned
+    finally:
+        cutlass_ops.tuning.clear()
+
+
 @needs_sm90
 def test_tuning_table_tile_order_reaches_the_plan():
     a, b = meta(4096, 4096), meta(4096, 4096)

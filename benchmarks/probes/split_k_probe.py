@@ -69,7 +69,7 @@ def main() -> None:
         reference = torch.mm(x.float(), b.float())
         for c, _ in timed:
             if c[1].startswith(HANDWRITTEN) and c[2] == "split-k":
-                with cutlass_pin(x, b, c):
+                with cutlass_ops.tuning.pinned(x, b, c[1], c[2], c[3], c[0]):
                     got = cutlass_ops.mm(x, b).float()
                 error = max(error, ((got - reference).abs().max() / reference.abs().max()).item())
 
@@ -83,23 +83,6 @@ def main() -> None:
 
         print(f"{m:>5} x {n:>5} x {k:>5} {layout}  {r['torch_us']:9.1f}  {show(dp)}  {show(split)}  {show(other)}  "
               f"{error:.1e}", flush=True)
-
-
-class cutlass_pin:
-    """Within the block, mm(a, b) runs candidate `c` (variant, kernel, decomposition, splits); the
-    tuning table is restored after."""
-
-    def __init__(self, a, b, c):
-        self.a, self.b, self.c = a, b, c
-
-    def __enter__(self):
-        self.saved = cutlass_ops.tuning.entries()
-        cutlass_ops.tuning.pin(self.a, self.b, self.c[1], self.c[2], self.c[3], self.c[0])
-
-    def __exit__(self, *exc):
-        cutlass_ops.tuning.clear()
-        for entry in self.saved:
-            _extension._C.tuning_insert(entry)
 
 
 if __name__ == "__main__":
