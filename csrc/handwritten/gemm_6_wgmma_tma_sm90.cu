@@ -338,9 +338,10 @@ struct LastSlice {
       for (int i = 0; i < kN / 8; ++i) {
         __stcg(mine + i * 128, make_float4(acc[4 * i], acc[4 * i + 1], acc[4 * i + 2], acc[4 * i + 3]));
       }
-      __threadfence();  // the partial is visible device-wide before it is counted in
+      // The warpgroup's stores are ordered before the leader's release by the barrier, and the
+      // release before the last slice's acquire of the count: the partial is visible when counted.
       named_barrier_sync(1 + consumer, 128);
-      if (leader) atomicAdd(count, 1);
+      if (leader) add_release(count, 1);
       return false;
     }
     if (leader) {

@@ -117,6 +117,14 @@ __device__ __forceinline__ int load_acquire(const int* p) {
   return v;
 }
 
+// Adds `v` to a 32-bit global counter with release semantics at GPU scope: what this thread (and,
+// through a barrier before it, the threads that synchronized with it) wrote before is visible to a
+// thread whose load_acquire reads the sum. PTX's release pattern: a fence, then the write, in one
+// thread.
+__device__ __forceinline__ void add_release(int* p, int v) {
+  asm volatile("red.release.gpu.global.add.s32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
+}
+
 // Barrier over `threads` threads (a multiple of 32) on hardware barrier `id` (0 is __syncthreads').
 __device__ __forceinline__ void named_barrier_sync(int id, int threads) {
   asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
