@@ -398,15 +398,22 @@ Measured on H200 before this project: 0.95-0.99x torch.mm from 2048^3 to 8192^3 
 stages of (128 + 256) x 64 x 2 B.""" + _WIDE_EPILOGUE.format(
         sub="128 x 64", auto="128 x 32", figures="9576x16072x32 165.4 -> 134.3 us (torch.mm 176.8), "
                 "64 x 2048x2048x128 206.4 -> 194.7 (torch.bmm 169.8)")),
-    Sm90((128, 256, 64), cluster=(2, 1), variant="splitk_sum", builds=both16(("rr", "rc")), why="""Few
+    Sm90((128, 256, 64), cluster=(2, 1), variant="splitk_sum", builds=both16(LAYOUTS), why="""Few
 output tiles and a long K (256x256x131072), 16-bit: CUTLASS's split-K sums partial tiles through
 a serial turnstile, one slice after another, so past ~12 slices it got slower (RESULTS.md at 824ebc1,
 2026-11-22, "split-K summed by a second kernel": 128x128 tiles at 32 slices took 127 us against
 93 at 12). Here K is cut into up to 32 slices run as a batch of independent GEMMs, each writing a
 float32 partial D, and a second kernel sums the slices in order (deterministic):
 cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster covers 256x256 with one
-cluster, which reads each slice of A and B from memory once. Built in the layouts of x @ W and
-F.linear."""),
+cluster, which reads each slice of A and B from memory once. Built in every layout: the long
+reductions of weight gradients ("cr", "cc") are where the best built kernel fell furthest behind
+cuBLAS (H200 sweep: 152x328x159712 "cc" 0.59x torch.mm)."""),
+    Sm90((64, 128, 64), schedule="pingpong", variant="splitk_sum", builds=both16(LAYOUTS), why="""Few
+output tiles of under a few hundred rows and a long K, 16-bit: the slice-summing split-K above on
+64x128 tiles, which pad such problems less than 128x256 does (152x328: 9 tiles of 64x128, 85% of
+them used, against 4 of 128x256, 38%), so more slices of a smaller tile fill the SMs. A ping-pong
+CTA with one tile runs one consumer warpgroup; at about a thousand rows that tile ran level with
+the best of ours (docs/findings.md, "About a thousand rows by a thousand columns")."""),
     Sm90((128, 128, 64), schedule="pingpong", epilogue_tile=(64, 64), builds=both16(LAYOUTS),
          fused=both16(("rr", "rc")), why="""Mid-size 16-bit problems
 (too few 128x256 tiles to fill the SMs): two consumer warpgroups alternate whole 128x128 tiles,

@@ -31,6 +31,7 @@ enum class ConfigId : int16_t {
   kNone = -1,
   kSm90_128x256x64_2x1x1_Coop,
   kSm90_128x256x64_2x1x1_Coop_SplitKSum,
+  kSm90_64x128x64_1x1x1_Pingpong_SplitKSum,
   kSm90_128x128x64_1x1x1_Pingpong,
   kSm90_128x192x64_2x1x1_Coop,
   kSm90_64x32x64_1x2x1_Pingpong,
@@ -123,11 +124,12 @@ enum class ConfigId : int16_t {
 
 // The table these ids index: kernel modules carry it (KernelTable::config_table_hash) and
 // the registry refuses one built from another table, whose ids would name other configs.
-inline constexpr uint64_t kConfigTableHash = 0xBBDDBBB054BDC315ULL;
+inline constexpr uint64_t kConfigTableHash = 0xC4C95C446487E2CCULL;
 
 inline constexpr const char* kConfigNames[] = {
     "128x256x64_2x1x1_coop",
     "128x256x64_2x1x1_coop_splitk_sum",
+    "64x128x64_1x1x1_pingpong_splitk_sum",
     "128x128x64_1x1x1_pingpong",
     "128x192x64_2x1x1_coop",
     "64x32x64_1x2x1_pingpong",
@@ -250,13 +252,34 @@ struct Sm90_128x256x64_2x1x1_Coop {
 // independent GEMMs, each writing a float32 partial D, and a second kernel sums the slices in
 // order (deterministic): cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster
 // covers 256x256 with one cluster, which reads each slice of A and B from memory once. Built in
-// the layouts of x @ W and F.linear.
+// every layout: the long reductions of weight gradients ("cr", "cc") are where the best built
+// kernel fell furthest behind cuBLAS (H200 sweep: 152x328x159712 "cc" 0.59x torch.mm).
 struct Sm90_128x256x64_2x1x1_Coop_SplitKSum {
   static constexpr ConfigId kId = ConfigId::kSm90_128x256x64_2x1x1_Coop_SplitKSum;
   static constexpr const char* kName = "128x256x64_2x1x1_coop_splitk_sum";
   static constexpr int kTileM = 128, kTileN = 256, kTileK = 64;
   static constexpr int kClusterM = 2, kClusterN = 1;
   static constexpr Sm90Schedule kSchedule = Sm90Schedule::kCooperative;
+  static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
+  static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
+  static constexpr bool kSwapAB = false;
+  static constexpr int kEpilogueTileM = 0, kEpilogueTileN = 0;
+  static constexpr int kDecompositions =
+      decomposition_bit(Decomposition::kDataParallel) | decomposition_bit(Decomposition::kSplitK);
+};
+
+// Few output tiles of under a few hundred rows and a long K, 16-bit: the slice-summing split-K
+// above on 64x128 tiles, which pad such problems less than 128x256 does (152x328: 9 tiles of
+// 64x128, 85% of them used, against 4 of 128x256, 38%), so more slices of a smaller tile fill
+// the SMs. A ping-pong CTA with one tile runs one consumer warpgroup; at about a thousand rows
+// that tile ran level with the best of ours (docs/findings.md, "About a thousand rows by a
+// thousand columns").
+struct Sm90_64x128x64_1x1x1_Pingpong_SplitKSum {
+  static constexpr ConfigId kId = ConfigId::kSm90_64x128x64_1x1x1_Pingpong_SplitKSum;
+  static constexpr const char* kName = "64x128x64_1x1x1_pingpong_splitk_sum";
+  static constexpr int kTileM = 64, kTileN = 128, kTileK = 64;
+  static constexpr int kClusterM = 1, kClusterN = 1;
+  static constexpr Sm90Schedule kSchedule = Sm90Schedule::kPingpong;
   static constexpr Sm90Mainloop kMainloop = Sm90Mainloop::kTma;
   static constexpr Sm90Scheduler kScheduler = Sm90Scheduler::kPersistent;
   static constexpr bool kSwapAB = false;
