@@ -25,7 +25,7 @@ def sum_kernels(cap=None):
     (256, 256, 131072, 32),  # 2 tiles of 128x256: 32 slices (the cap) of 4096
     (200, 296, 65536, 32),   # ragged tiles (2 x 2): at most 33 slices; 32 divide K
     (256, 256, 131000, 25),  # K = 8 x 16375: 25 slices of 5240 (no power of two divides it)
-    (130, 8, 24576, 24),     # 2 tiles, one of 8 columns: 32 slices would be 768 deep, 24 are 1024
+    (136, 8, 24576, 24),     # 2 tiles, one of 8 columns: 32 slices would be 768 deep, 24 are 1024
 ])
 def test_slices_sum_to_the_reference(kernel, m, n, k, slices):
     """Each slice count pinned (cutlass_ops.tuning.pin): equal 16-byte slices summed in order."""
@@ -76,7 +76,8 @@ def test_tuned_slice_count_that_divides_k(kernel):
     m, n, k = 256, 256, 24576
     a = matrix(m, k, dtype, kernel.layouts[0])
     b = matrix(k, n, dtype, kernel.layouts[1])
-    entry = {"precision": kernel.dtype, "layout_a": "row", "layout_b": "row" if kernel.layouts[1] == "r" else "col",
+    entry = {"precision": kernel.dtype, "layout_a": "row" if kernel.layouts[0] == "r" else "col",
+             "layout_b": "row" if kernel.layouts[1] == "r" else "col",
              "align": [8, 8, 8], "cc": 90, "sm_count": torch.cuda.get_device_properties(0).multi_processor_count,
              "mnk": [m, n, k], "kernel": kernel.name, "decomposition": "split-k", "splits": 3}
     cutlass_ops._extension._C.tuning_insert(entry)
