@@ -16,7 +16,7 @@
 // Cost: S x M x N' floats of workspace (N' = N rounded up to 4), written once and read once
 // (for 256x256 and S = 32, 8 MiB: it stays in the 50 MB L2), and one more launch. The slices
 // must be equal and start on 16-byte boundaries: S divides K into multiples of 8 elements
-// (16-bit types), which the planner's choice of S respects (heuristic.cpp). A slice count
+// (16-bit types), which the planner's choice of S respects (candidates.cpp). A slice count
 // that does not (a tuning entry's, say) runs as the largest count below it that does.
 //
 // Measured on an H100 (bf16, RESULTS.md at 824ebc1, 2026-11-22, "split-K summed by a second kernel"): the fastest K split on every

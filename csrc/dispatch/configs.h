@@ -248,7 +248,7 @@ struct Sm90_128x256x64_2x1x1_Coop {
 // Few output tiles and a long K (256x256x131072), 16-bit: CUTLASS's split-K sums partial tiles
 // through a serial turnstile, one slice after another, so past ~12 slices it got slower
 // (RESULTS.md at 824ebc1, 2026-11-22, "split-K summed by a second kernel": 128x128 tiles at 32
-// slices took 127 us against 93 at 12). Here K is cut into up to 32 slices run as a batch of
+// slices took 127 us against 93 at 12). Here K is cut into up to 64 slices run as a batch of
 // independent GEMMs, each writing a float32 partial D, and a second kernel sums the slices in
 // order (deterministic): cutlass3x/sm90_splitk_sum.cuh. The 128x256 tile with its 2x1 cluster
 // covers 256x256 with one cluster, which reads each slice of A and B from memory once. Built in
