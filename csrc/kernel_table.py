@@ -412,8 +412,8 @@ cuBLAS (H200 sweep: 152x328x159712 "cc" 0.59x torch.mm)."""),
 output tiles of under a few hundred rows and a long K, 16-bit: the slice-summing split-K above on
 64x128 tiles, which pad such problems less than 128x256 does (152x328: 9 tiles of 64x128, 85% of
 them used, against 4 of 128x256, 38%), so more slices of a smaller tile fill the SMs. A ping-pong
-CTA with one tile runs one consumer warpgroup; at about a thousand rows that tile ran level with
-the best of ours (docs/findings.md, "About a thousand rows by a thousand columns")."""),
+CTA with one tile runs one consumer warpgroup; at about a thousand rows that tile was the fastest
+of ours on one tile per SM (docs/findings.md, "About a thousand rows by a thousand columns")."""),
     Sm90((128, 128, 64), schedule="pingpong", epilogue_tile=(64, 64), builds=both16(LAYOUTS),
          fused=both16(("rr", "rc")), why="""Mid-size 16-bit problems
 (too few 128x256 tiles to fill the SMs): two consumer warpgroups alternate whole 128x128 tiles,

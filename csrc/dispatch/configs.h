@@ -272,8 +272,8 @@ struct Sm90_128x256x64_2x1x1_Coop_SplitKSum {
 // above on 64x128 tiles, which pad such problems less than 128x256 does (152x328: 9 tiles of
 // 64x128, 85% of them used, against 4 of 128x256, 38%), so more slices of a smaller tile fill
 // the SMs. A ping-pong CTA with one tile runs one consumer warpgroup; at about a thousand rows
-// that tile ran level with the best of ours (docs/findings.md, "About a thousand rows by a
-// thousand columns").
+// that tile was the fastest of ours on one tile per SM (docs/findings.md, "About a thousand rows
+// by a thousand columns").
 struct Sm90_64x128x64_1x1x1_Pingpong_SplitKSum {
   static constexpr ConfigId kId = ConfigId::kSm90_64x128x64_1x1x1_Pingpong_SplitKSum;
   static constexpr const char* kName = "64x128x64_1x1x1_pingpong_splitk_sum";
