@@ -267,9 +267,17 @@ class KernelInfo:
     fuses_epilogue: bool = False  # applies linear's bias and activation while storing D (name ends in _bias_act)
     batched: bool = False  # runs a batch of products (bmm) in one launch
     max_batch: Optional[int] = None  # most matrices one batched launch takes; None: no limit or not batched
-    # split-K whose K slices meet in a float32 workspace (CUTLASS 2.x's stream-K kernel, 16-bit; the
-    # hand-written TMA kernel), not in the output: any slice count, and the result rounded to 16 bits once
-    split_k_in_workspace: bool = False
+    # How split-K's K slices are summed (KernelInfo::slice_sum, csrc/dispatch/kernel.h): "serial" (in
+    # turn, in the output), "second-kernel" (float32 partials summed by a second kernel: the
+    # slice-summing builds), "stream-k-workspace" (CUTLASS 2.x's stream-K kernel, 16-bit) or
+    # "last-slice" (the last K slice adds the others' float32 partials: the hand-written TMA kernel)
+    slice_sum: str = "serial"
+
+    @property
+    def split_k_in_workspace(self) -> bool:
+        """Split-K's slices meet in a float32 workspace, not in the output (slices_meet_in_float32):
+        any slice count, and the result rounded to 16 bits once."""
+        return self.slice_sum in ("stream-k-workspace", "last-slice")
 
     @property
     def arch(self) -> str:
@@ -291,7 +299,7 @@ def _capability(cc: int) -> tuple[int, int]:
 # KernelInfo fields that _C.kernels() gives under the same name and as they are.
 _PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "max_n", "n_multiple", "role", "math",
                  "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab", "fuses_epilogue", "batched",
-                 "max_batch", "split_k_in_workspace")
+                 "max_batch", "slice_sum")
 
 
 def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInfo]:

@@ -120,11 +120,11 @@ def test_the_fit_never_reads_the_test_split(monkeypatch):
     assert 0 < held_out < len(guarded)
     monkeypatch.setattr(fit.sweep_files, "iter_rows", lambda folder: iter(guarded))
     inplace, variants = fit.training_samples(H100)
-    timed = sum(c[4] is not None for _, row in sample if row["split"] == "train" and row.get("batch", 1) == 1
-                for c in row["c"])
+    timed = sum(len(fit.built_candidates(row)) for _, row in sample
+                if row["split"] == "train" and row.get("batch", 1) == 1)
     assert sum(len(s) for s in inplace.values()) + len(variants) == timed > 1000
     read = fit.residual_rows(H100, fit.H100_DESC)
-    assert len(read) == sum(row["split"] == "train" and any(c[4] is not None for c in row["c"]) for _, row in sample)
+    assert len(read) == sum(row["split"] == "train" and bool(fit.built_candidates(row)) for _, row in sample)
     train = {p.id for d in problems.SIZES for p in problems.problem_set(d) if p.split == "train"}
     test = [p for d in problems.SIZES for p in problems.problem_set(d) if p.split == "test"]
     assert test and not train & {p.id for p in test}

@@ -321,6 +321,32 @@ def test_logging_names_the_kernel(caplog):
     assert all(r.levelno == logging.INFO for r in caplog.records if r.name == "cutlass_ops")
 
 
+def test_logging_names_the_k_decomposition(caplog):
+    """A call whose plan divides K logs how, as explain() says it: "split-k x<slices>" or "stream-k"."""
+    decomposed = 0
+    for m, n, k in ((256, 256, 131072), (64, 64, 65536), (128, 4096, 4096)):
+        a, b = matrix(m, k, torch.bfloat16), matrix(k, n, torch.bfloat16)
+        plan = cutlass_ops.explain(a, b)
+        with caplog.at_level(logging.INFO, logger="cutlass_ops"):
+            caplog.clear()
+            cutlass_ops.set_logging(True)
+            cutlass_ops.mm(a, b)
+            torch.cuda.synchronize()
+            cutlass_ops.set_logging(False)
+        lines = [r.getMessage() for r in caplog.records if r.name == "cutlass_ops"]
+        assert len(lines) == 1 and plan.kernel in lines[0], (lines, plan.kernel)
+        after = lines[0].split(plan.kernel, 1)[1]
+        if plan.decomposition == "split-k":
+            assert after.startswith(f", split-k x{plan.splits}"), (lines[0], plan.splits)
+            decomposed += 1
+        elif plan.decomposition == "stream-k":
+            assert after.startswith(", stream-k"), lines[0]
+            decomposed += 1
+        else:
+            assert "split-k" not in after and "stream-k" not in after, lines[0]
+    assert decomposed >= 1, "no problem here was planned with K divided: pick longer reductions"
+
+
 def test_logging_without_configuration_writes_stderr(tmp_path):
     """CUTLASS_OPS_LOG=1 in a program that configures no logging: one stderr line per call."""
     code = ("import torch, cutlass_ops\n"

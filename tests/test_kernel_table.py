@@ -192,11 +192,13 @@ def test_registered_kernels_carry_their_rows_facts():
             builds = row.fused if k.fuses_epilogue else row.builds
             assert k.dtype in builds and k.layouts in builds[k.dtype], k.name
             assert k.fuses_epilogue == k.name.endswith("_" + kt.FUSED_SUFFIX), k.name
+            assert k.slice_sum == ("second-kernel" if row.variant == "splitk_sum" else "serial"), k.name
         elif isinstance(row, kt.Sm80):
             assert k.stages == row.stages and k.math == ("simt" if row.math == "simt" else "mma"), k.name
             assert k.alignment[0] in row.builds[k.dtype], k.name
             offered = {d.replace("_", "-") for d in row.decompositions}
             in_workspace = k.dtype in ("f16", "bf16") and not row.stream_k
+            assert k.slice_sum == ("stream-k-workspace" if in_workspace else "serial"), k.name
             assert k.split_k_in_workspace == in_workspace, k.name
             if in_workspace:
                 offered = offered | {"stream-k"}  # split-K on the stream-K kernel, which offers stream-K too
@@ -205,8 +207,23 @@ def test_registered_kernels_carry_their_rows_facts():
             assert k.role == row.role, k.name
             # A hand-written kernel's decompositions are its row's (step 6's split-K builds among them).
             assert k.decompositions == tuple(d.replace("_", "-") for d in row.decompositions), k.name
+            assert k.slice_sum == ("last-slice" if "split_k" in row.decompositions else "serial"), k.name
         checked += 1
     assert checked
+
+
+def test_step6_gpu_tests_name_every_build_of_the_tma_wgmma_step():
+    """tests/test_handwritten_wgmma_cuda.py forces the step-6 builds by name and skips a name that is
+    not built: its lists must be exactly what the build registers, or a build goes untested (or a
+    dropped one is skipped in silence)."""
+    if not any(k.family == "handwritten" and k.arch == "sm_90a" for k in _registered()):
+        pytest.skip("built without the sm90a kernels")
+    import test_handwritten_wgmma_cuda as step6
+
+    registered = {k.name for k in _registered() if "_6_wgmma_tma" in k.name and not k.fuses_epilogue}
+    assert registered == set(step6.NAMES + step6.COL_A)
+    assert set(step6.SPLIT_K) == {name for name in registered if "split-k" in
+                                  next(k for k in _registered() if k.name == name).decompositions}
 
 
 def test_registry_refuses_a_module_built_from_another_table():

@@ -112,6 +112,16 @@ enum class SliceSum : int8_t {
   kLastSlice = 3,
 };
 
+inline constexpr const char* slice_sum_name(SliceSum s) {
+  switch (s) {
+    case SliceSum::kSerial: return "serial";
+    case SliceSum::kSecondKernel: return "second-kernel";
+    case SliceSum::kStreamKWorkspace: return "stream-k-workspace";
+    case SliceSum::kLastSlice: return "last-slice";
+  }
+  return "?";
+}
+
 // Whether split-K's slices meet in float32 (a workspace) rather than in D's type: any slice
 // count then keeps the result's rounding to one.
 inline constexpr bool slices_meet_in_float32(SliceSum s) {

@@ -76,12 +76,22 @@ void emit(const char* line) {
 void set_log_sink(LogSink sink) { log_sink.store(sink, std::memory_order_release); }
 
 void log_call(const Plan& plan, c10::ScalarType dtype) {
+  // How the kernel divides K, in explain()'s words ("split-k x8"); nothing for data-parallel.
+  char how[48] = "";
+  if (plan.kernel != nullptr && plan.decomposition != Decomposition::kDataParallel) {
+    if (plan.decomposition == Decomposition::kSplitK) {
+      std::snprintf(how, sizeof(how), ", %s x%d", decomposition_name(plan.decomposition), plan.splits);
+    } else {
+      std::snprintf(how, sizeof(how), ", %s", decomposition_name(plan.decomposition));
+    }
+  }
   char line[512];
-  std::snprintf(line, sizeof(line), "mm %lldx%lldx%lld %s (%s) -> %s%s%s%s%s", static_cast<long long>(plan.m),
+  std::snprintf(line, sizeof(line), "mm %lldx%lldx%lld %s (%s) -> %s%s%s%s%s%s%s%s", static_cast<long long>(plan.m),
                 static_cast<long long>(plan.n), static_cast<long long>(plan.k), c10::toString(dtype),
-                precision_name(plan.precision), plan.kernel ? plan.kernel->name : "torch.mm",
-                plan.transposed ? ", transposed" : "", plan.copy_a ? ", copied self" : "",
-                plan.copy_b ? ", copied mat2" : "", plan.d_via_temp ? ", out via temporary" : "");
+                precision_name(plan.precision), plan.kernel ? plan.kernel->name : "torch.mm", how,
+                plan.staged ? ", staged" : "", plan.transposed ? ", transposed" : "",
+                plan.copy_a ? ", copied self" : "", plan.copy_b ? ", copied mat2" : "",
+                plan.copy_b_kmajor ? ", K-major copy of B" : "", plan.d_via_temp ? ", out via temporary" : "");
   emit(line);
 }
 

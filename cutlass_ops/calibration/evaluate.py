@@ -26,7 +26,7 @@ from typing import Iterable, Optional
 
 from .. import _extension
 from . import sweep as sweep_files
-from .fit import device_of, geomean
+from .fit import built_candidates, device_of, geomean
 
 _C = _extension._C
 
@@ -87,7 +87,8 @@ def judge(folder: Path, splits: Iterable[str] = ("test",), unseen_by: Optional[P
     for head, row in sweep_files.iter_rows(folder):
         if row["split"] not in splits or problem_key(row) in seen:
             continue
-        measured = {tuple(c[:4]): c[4] for c in row["c"] if c[4] is not None}
+        # The best candidate is the best this build has (fit.built_candidates).
+        measured = {tuple(c[:4]): c[4] for c in built_candidates(row)}
         if not measured:
             continue
         ranked = _C.rank_problem(row["precision"], row["layouts"], row["problem"], row["align"], device_of(head),

@@ -118,6 +118,13 @@ def _traits() -> dict:
     return {k["name"]: k for k in _C.kernels()}
 
 
+def built_candidates(row: dict) -> list:
+    """A sweep row's timed candidates whose kernel this build has: the sweep may hold kernels the
+    kernel table has since left out (docs/findings.md, "Groups the set cover leaves out"), and
+    the fit, like the planner, knows only the built ones (their fastest is the row's best)."""
+    return [c for c in row["c"] if c[4] is not None and c[1] in _traits()]
+
+
 def constants_key(kernel: str) -> str:
     """Kernels that share the eleven constants: fit_key's twins, and the builds of one fp32 SIMT
     code listed under TF32 and 3xTF32 as well (the hand-written streaming kernels compute full
@@ -150,7 +157,7 @@ def training_samples(folder: Path, splits=("train",)):
         # The constants are single products' (batched rows correct the model through residuals).
         if row["split"] not in splits or row.get("batch", 1) > 1:
             continue
-        timed = [c for c in row["c"] if c[4] is not None]
+        timed = built_candidates(row)
         if not timed:
             continue
         best = min(c[4] for c in timed)
@@ -172,8 +179,8 @@ def timed_split_counts(folder: Path, splits=("train",)) -> dict[str, list[int]]:
     for _, row in sweep_files.iter_rows(folder):
         if row["split"] not in splits or row.get("batch", 1) > 1:
             continue
-        for variant, kernel, decomposition, slices, us in (c[:5] for c in row["c"]):
-            if decomposition == "split-k" and us is not None:
+        for variant, kernel, decomposition, slices, us in (c[:5] for c in built_candidates(row)):
+            if decomposition == "split-k":
                 counts[kernel].add(slices)
     return {k: sorted(v) for k, v in sorted(counts.items())}
 
@@ -334,7 +341,7 @@ def residual_rows(folder: Path, device) -> list[dict]:
     for head, row in sweep_files.iter_rows(folder):
         if row["split"] != "train":
             continue
-        measured = {tuple(c[:4]): c[4] for c in row["c"] if c[4] is not None}
+        measured = {tuple(c[:4]): c[4] for c in built_candidates(row)}
         if not measured:
             continue
         batch = row.get("batch", 1)
