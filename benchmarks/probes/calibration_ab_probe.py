@@ -51,23 +51,22 @@ def changed_picks(old: Path, new: Path, sweep: Path) -> list[tuple]:
 
 
 def retime(before, after, reps: int) -> tuple[float, float, float]:
-    """torch.mm's time and both picks' on fresh operands of the row's problem (us)."""
+    """torch.mm's time and both picks' on fresh operands of the row's problem (us), timed as the
+    sweep times a row (sweep.measure over the two picks' kernels)."""
     import torch
 
     from cutlass_ops import precisions
     from cutlass_ops.calibration.problems import Problem
-    from cutlass_ops.calibration.sweep import TORCH_DTYPES, make_operands
+    from cutlass_ops.calibration.sweep import measure
 
     mnk, layout = before.shape.split()
     m, n, k = (int(v) for v in mnk.split("x"))
     generator = torch.Generator(device="cuda").manual_seed(7)
     with precisions.computing_in(before.dtype):
-        a, b = make_operands(Problem(before.id, before.dtype, m, n, k, layout, before.group), TORCH_DTYPES[before.dtype],
-                             generator)
-        out = torch.empty(m, n, dtype=a.dtype, device="cuda")
-        r = _extension._C.sweep_problem(a, b, out, reps, passes=3, only=sorted({before.pick[1], after.pick[1]}))
-    times = {tuple(c): us for c, us, _ in r["candidates"] if us}
-    return r["torch_us"], times.get(tuple(before.pick), math.nan), times.get(tuple(after.pick), math.nan)
+        row = measure(Problem(before.id, before.dtype, m, n, k, layout, before.group), reps, generator, passes=3,
+                      only={before.pick[1], after.pick[1]})
+    times = {tuple(c[:4]): c[4] for c in row["c"] if c[4]}
+    return row["torch_us"], times.get(tuple(before.pick), math.nan), times.get(tuple(after.pick), math.nan)
 
 
 def main() -> None:

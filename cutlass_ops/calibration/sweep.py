@@ -134,11 +134,12 @@ def _settings(dtype: str) -> Iterator[None]:
 
 
 def measure(p: problem_sets.Problem, reps: int = 5, generator: Optional[torch.Generator] = None,
-            passes: int = 2) -> dict:
-    """One sweep row: torch.mm and every candidate on fresh random operands for `p`."""
+            passes: int = 2, only: Iterable[str] = ()) -> dict:
+    """One sweep row: torch.mm and every candidate (with `only`, every candidate of those
+    kernels) on fresh random operands for `p`."""
     a, b = make_operands(p, TORCH_DTYPES[p.dtype], generator)
     out = torch.empty(*a.shape[:-1], p.n, dtype=a.dtype, device="cuda")
-    r = _C.sweep_problem(a, b, out, reps, passes=passes)
+    r = _C.sweep_problem(a, b, out, reps, passes=passes, only=sorted(only))
     row = {
         "id": p.id, "group": p.group, "model": p.model, "split": p.split,
         "m": p.m, "n": p.n, "k": p.k, "layout": p.layout, "batch": p.batch,
