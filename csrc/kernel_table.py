@@ -768,8 +768,8 @@ f16's 256-row and 208-column ones (bf16's kept): within 2% of the fastest on no 
 the kept builds did not also cover (docs/findings.md, "Groups the set cover leaves out")."""
 
 _SPLIT_K = """ Split-K (the builds of this tile and of the ends of the width range beside it:
-128x128, and 256 rows swapped): for problems of fewer tiles than SMs (777 x 1024 -> 56 tiles of
-128x128 for 132 SMs), each tile's K is cut into slices that run at once; every slice but the last
+128x128, and 256 rows swapped, that one bf16 only): for problems of fewer tiles than SMs (777 x
+1024 -> 56 tiles of 128x128 for 132 SMs), each tile's K is cut into slices that run at once; every slice but the last
 writes its float32 partial tile to the workspace and counts itself in, and the last waits for the
 count, adds the partials to its own in slice order (the same sum on every run) and stores D, fused
 epilogue included (SliceSum::kLastSlice). Swept on the H200 (2026-12-01, d5b483d): the fastest

@@ -1524,14 +1524,14 @@ struct Handwritten_5_MmaSync_128x256x32 {
 // for wgmma), B row- or column-major, 8-element alignment. Measured (H100, autotuner): faster
 // than the CUTLASS 128x256 cooperative kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by
 // 1-8%). Split-K (the builds of this tile and of the ends of the width range beside it: 128x128,
-// and 256 rows swapped): for problems of fewer tiles than SMs (777 x 1024 -> 56 tiles of 128x128
-// for 132 SMs), each tile's K is cut into slices that run at once; every slice but the last
-// writes its float32 partial tile to the workspace and counts itself in, and the last waits for
-// the count, adds the partials to its own in slice order (the same sum on every run) and stores
-// D, fused epilogue included (SliceSum::kLastSlice). Swept on the H200 (2026-12-01, d5b483d):
-// the fastest candidate on 66 of 3,492 16-bit training rows and 14 of 1,178 test rows, up to 20%
-// ahead of the best kernel before it there (docs/findings.md, "Split-K in the TMA + WGMMA
-// step").
+// and 256 rows swapped, that one bf16 only): for problems of fewer tiles than SMs (777 x 1024 ->
+// 56 tiles of 128x128 for 132 SMs), each tile's K is cut into slices that run at once; every
+// slice but the last writes its float32 partial tile to the workspace and counts itself in, and
+// the last waits for the count, adds the partials to its own in slice order (the same sum on
+// every run) and stores D, fused epilogue included (SliceSum::kLastSlice). Swept on the H200
+// (2026-12-01, d5b483d): the fastest candidate on 66 of 3,492 16-bit training rows and 14 of
+// 1,178 test rows, up to 20% ahead of the best kernel before it there (docs/findings.md,
+// "Split-K in the TMA + WGMMA step").
 struct Handwritten_6_WgmmaTma_128x256x64 {
   static constexpr ConfigId kId = ConfigId::kHandwritten_6_WgmmaTma_128x256x64;
   static constexpr const char* kName = "6_wgmma_tma_128x256x64_4s";
