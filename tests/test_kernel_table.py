@@ -220,10 +220,9 @@ def test_step6_gpu_tests_name_every_build_of_the_tma_wgmma_step():
         pytest.skip("built without the sm90a kernels")
     import test_handwritten_wgmma_cuda as step6
 
-    registered = {k.name for k in _registered() if "_6_wgmma_tma" in k.name and not k.fuses_epilogue}
-    assert registered == set(step6.NAMES + step6.COL_A)
-    assert set(step6.SPLIT_K) == {name for name in registered if "split-k" in
-                                  next(k for k in _registered() if k.name == name).decompositions}
+    registered = {k.name: k for k in _registered() if "_6_wgmma_tma" in k.name and not k.fuses_epilogue}
+    assert set(registered) == set(step6.NAMES + step6.COL_A)
+    assert set(step6.SPLIT_K) == {name for name, k in registered.items() if "split-k" in k.decompositions}
 
 
 def test_registry_refuses_a_module_built_from_another_table():
