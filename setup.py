@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import datetime
 import importlib.util
+import json
 import os
 import re
 import subprocess
@@ -311,20 +312,31 @@ def build_modules_in_parallel() -> bool:
     return (int(jobs) if jobs.isdigit() else os.cpu_count() or 1) >= PARALLEL_MODULES_MIN_JOBS
 
 
-def start_order(source: str) -> int:
-    """When ninja may start a file, longest first: 0 for the CUTLASS 3.x files that define CuTe's
-    extended WGMMA shapes, 1 for the other CUTLASS 3.x files, 2 for the rest.
+COMPILE_SECONDS = ROOT / "csrc" / "compile_seconds.json"
 
-    ninja starts files in the order of its build file, and distutils sorts each module's
-    sources, so _C_sm90 began with its cheap CUTLASS 2.x files and ended waiting on CUTLASS
-    3.x ones (47-99 s each). Started first, the long files overlap, and the short ones fill
-    the cores at the end. The extended shapes' headers make a file's compile 30-40% longer
-    (csrc/kernel_table.py, BASE_WGMMA_N); sorted by name, those files were among the last of
-    _C_sm90 to start and its build ended on them (H100 machine, 16 jobs, 2026-11-25).
+
+def compile_seconds() -> dict[str, float]:
+    """Each source's measured compile time (scripts/compile_seconds.py writes the table from a
+    build's ninja logs); empty without the table."""
+    if not COMPILE_SECONDS.is_file():
+        return {}
+    return json.loads(COMPILE_SECONDS.read_text())["seconds"]
+
+
+def start_order(sources: list[str], seconds: dict[str, float]) -> list[str]:
+    """The order ninja starts a module's files in: longest first, by measured compile time;
+    files with no measurement (new ones) before all others, in distutils' order.
+
+    ninja starts files in the order of its build file. A module's build ends when its last file
+    does, so a long file started late leaves the other cores idle while it runs: sorted by
+    name, _C_sm90 began with its cheap CUTLASS 2.x files and ended waiting on CUTLASS 3.x ones
+    (H100 machine, 16 jobs, 2026-11-25); started by a coarse grouping (files with CuTe's extended
+    WGMMA shapes, then other CUTLASS 3.x files), the TF32 files, 135-147 s on a 2-core
+    machine, still started last. Longest first is the classic rule for packing jobs on parallel
+    machines (LPT). An unmeasured file goes first: a new CUTLASS file may be among the longest,
+    and a short one started early costs nothing.
     """
-    if "cutlass3x" not in Path(source).parts:
-        return 2
-    return 0 if "#define CUTE_SM90_EXTENDED_MMA_SHAPES_ENABLED" in (ROOT / source).read_text() else 1
+    return sorted(sources, key=lambda source: (source in seconds, -seconds.get(source, 0.0)))
 
 
 class BuildModules(BuildExtension):
@@ -362,7 +374,7 @@ class BuildModules(BuildExtension):
                 ninja_compile = self.compiler.compile
 
                 def compile_in_module_folder(sources, output_dir=None, *args, **kwargs):
-                    first = sorted(sources, key=start_order)  # stable: sorted within each group
+                    first = start_order(sources, compile_seconds())
                     objects = ninja_compile(first, os.path.join(output_dir, self._module.name), *args, **kwargs)
                     object_of = dict(zip(first, objects))
                     return [object_of[source] for source in sources]  # link in distutils' order

@@ -272,12 +272,9 @@ class KernelInfo:
     # slice-summing builds), "stream-k-workspace" (CUTLASS 2.x's stream-K kernel, 16-bit) or
     # "last-slice" (the last K slice adds the others' float32 partials: the hand-written TMA kernel)
     slice_sum: str = "serial"
-
-    @property
-    def split_k_in_workspace(self) -> bool:
-        """Split-K's slices meet in a float32 workspace, not in the output (slices_meet_in_float32):
-        any slice count, and the result rounded to 16 bits once."""
-        return self.slice_sum in ("stream-k-workspace", "last-slice")
+    # Split-K's slices meet in a float32 workspace, not in the output (slices_meet_in_float32): any
+    # slice count, and the result rounded to 16 bits once
+    split_k_in_workspace: bool = False
 
     @property
     def arch(self) -> str:
@@ -299,7 +296,7 @@ def _capability(cc: int) -> tuple[int, int]:
 # KernelInfo fields that _C.kernels() gives under the same name and as they are.
 _PLAIN_FIELDS = ("name", "family", "config", "smem_bytes", "orders_tiles", "max_m", "max_n", "n_multiple", "role", "math",
                  "mainloop", "stages", "threads", "persistent", "pingpong", "swap_ab", "fuses_epilogue", "batched",
-                 "max_batch", "slice_sum")
+                 "max_batch", "slice_sum", "split_k_in_workspace")
 
 
 def list_kernels(capability: Optional[tuple[int, int]] = None) -> list[KernelInfo]:

@@ -193,6 +193,7 @@ def test_registered_kernels_carry_their_rows_facts():
             assert k.dtype in builds and k.layouts in builds[k.dtype], k.name
             assert k.fuses_epilogue == k.name.endswith("_" + kt.FUSED_SUFFIX), k.name
             assert k.slice_sum == ("second-kernel" if row.variant == "splitk_sum" else "serial"), k.name
+            assert not k.split_k_in_workspace, k.name
         elif isinstance(row, kt.Sm80):
             assert k.stages == row.stages and k.math == ("simt" if row.math == "simt" else "mma"), k.name
             assert k.alignment[0] in row.builds[k.dtype], k.name
@@ -208,6 +209,7 @@ def test_registered_kernels_carry_their_rows_facts():
             # A hand-written kernel's decompositions are its row's (step 6's split-K builds among them).
             assert k.decompositions == tuple(d.replace("_", "-") for d in row.decompositions), k.name
             assert k.slice_sum == ("last-slice" if "split_k" in row.decompositions else "serial"), k.name
+            assert k.split_k_in_workspace == ("split_k" in row.decompositions), k.name
         checked += 1
     assert checked
 

@@ -1,6 +1,8 @@
 """setup.py's build plan, without compiling: when the modules build side by side, each in its
 own build folder, and which of a module's files ninja starts first. Runs without a GPU."""
 
+import importlib.util
+import json
 import os
 import re
 import threading
@@ -39,10 +41,10 @@ class _Ext:
         self.name, self.sources = name, sources
 
 
-def test_each_module_compiles_in_its_own_folder_cutlass3x_first_and_links_in_order(setup_py, monkeypatch, tmp_path):
+def test_each_module_compiles_in_its_own_folder_longest_first_and_links_in_order(setup_py, monkeypatch, tmp_path):
     """Two modules built at once on threads, as distutils' parallel build_ext does: each
-    ninja gets its own folder, starts the CUTLASS 3.x files first, and the objects come
-    back in the order distutils gave the sources."""
+    ninja gets its own folder, starts the files that took longest to compile first (the
+    measured table), and the objects come back in the order distutils gave the sources."""
     def module_sources(family):  # as setup.py's extensions() lists them
         return setup_py.rel(setup_py.CSRC.glob(f"**/*_{family}.cu"))
 
@@ -77,11 +79,57 @@ def test_each_module_compiles_in_its_own_folder_cutlass3x_first_and_links_in_ord
     for m in modules:
         started = calls[str(tmp_path / m.name)]
         assert sorted(started) == sorted(m.sources)
-        n3 = sum("/cutlass3x/" in s for s in started)
-        assert all("/cutlass3x/" in s for s in started[:n3])
-        late = [s for s in m.sources if "/cutlass3x/" not in s]
-        assert started[n3:] == late  # the rest keep distutils' order
+        seconds = setup_py.compile_seconds()
+        measured = [seconds[s] for s in started if s in seconds]
+        assert len(measured) == len(started)  # the shipped table times every file
+        assert measured == sorted(measured, reverse=True)
+        assert started[0] != m.sources[0]  # not distutils' order: kernel_module.cpp is short
         assert m.objects == [os.path.join(tmp_path, m.name, s.replace("/", "_") + ".o") for s in m.sources]
+
+
+def test_unmeasured_files_start_first_then_longest_first(setup_py):
+    seconds = {"a.cu": 10.0, "b.cu": 90.0, "c.cu": 40.0}
+    assert setup_py.start_order(["a.cu", "new2.cu", "b.cu", "c.cu", "new1.cu"], seconds) == \
+        ["new2.cu", "new1.cu", "b.cu", "c.cu", "a.cu"]
+    assert setup_py.start_order(["z.cu", "a.cu"], {}) == ["z.cu", "a.cu"]  # no table: as given
+
+
+def test_compile_seconds_names_only_files_the_build_compiles(setup_py):
+    """A renamed or removed source leaves the table stale: it would no longer order anything."""
+    cutlass = setup_py._load_find_cutlass().find_cutlass()
+    exts, _ = setup_py.extensions(["80", "90a"], cutlass)
+    compiled = {s for e in exts for s in e.sources}
+    table = json.loads(setup_py.COMPILE_SECONDS.read_text())
+    assert table["measured"]
+    assert set(table["seconds"]) <= compiled, set(table["seconds"]) - compiled
+
+
+def test_compile_seconds_script_reads_ninja_logs(tmp_path, monkeypatch):
+    spec = importlib.util.spec_from_file_location("compile_seconds", ROOT / "scripts" / "compile_seconds.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    folder = tmp_path / "tmpabc.build-temp"
+    logs = []
+    for module, entries in {"cutlass_ops._C_sm90": [("csrc/common/kernel_module", 0, 4000),
+                                                     ("csrc/handwritten/gemm_6_wgmma_tma_sm90", 10, 70010),
+                                                     ("csrc/handwritten/gemm_6_wgmma_tma_sm90", 0, 61500)],
+                            "cutlass_ops._C_sm80": [("csrc/common/kernel_module", 5, 3005)]}.items():
+        log = tmp_path / f"{module}.ninja_log"
+        log.write_text("# ninja log v7\n" + "".join(
+            f"{start}\t{end}\t0\t{folder}/{module}/{obj}.o\tdeadbeef\n" for obj, start, end in entries))
+        logs.append(log)
+    table = tmp_path / "compile_seconds.json"
+    monkeypatch.setattr(script, "TABLE", table)
+    monkeypatch.setattr("sys.argv", ["compile_seconds.py", "--measured", "test", *map(str, logs)])
+    script.main()
+    # the last entry of an output counts; a file of two modules keeps its longer time
+    assert json.loads(table.read_text()) == {"measured": "test", "seconds": {
+        "csrc/handwritten/gemm_6_wgmma_tma_sm90.cu": 61.5, "csrc/common/kernel_module.cpp": 4.0}}
+    bad = tmp_path / "bad.log"
+    bad.write_text("not a log\n")
+    monkeypatch.setattr("sys.argv", ["compile_seconds.py", "--measured", "test", str(bad)])
+    with pytest.raises(SystemExit, match="not a ninja log"):
+        script.main()
 
 
 def test_leaving_out_the_ladder_keeps_the_hand_written_kernels_dispatch_runs(setup_py, monkeypatch):

@@ -69,6 +69,7 @@ py::dict kernel_dict(const KernelInfo& k) {
   d["max_batch"] = k.max_batch == INT64_MAX ? py::object(py::none()) : py::object(py::int_(k.max_batch));
   d["presplit"] = k.pass == OperandPass::kPresplit;
   d["slice_sum"] = slice_sum_name(k.slice_sum);
+  d["split_k_in_workspace"] = slices_meet_in_float32(k.slice_sum);
   d["reduction_ctas_per_tile"] = k.reduction_ctas_per_tile;
   return d;
 }
