@@ -1,7 +1,7 @@
 // One CUTLASS 3.x GEMM (TMA + WGMMA, warp-specialized, persistent) per build of this file, its
 // tile (M, N, K), cluster (M, N), schedule, scheduler (PROBE_STREAMK: CUTLASS's stream-K one, run
 // data-parallel), precision (PROBE_TF32: float operands on TF32 WGMMA, float D; else bf16) and
-// epilogue subtile set by the macros the probe compiles it with
+// epilogue subtile and main-loop stages (PROBE_STAGES; 0: as many as fit) set by the macros the probe compiles it with
 // (benchmarks/probes/epilogue_tile_probe.py). D = A @ B, A row-major (M x K), B column-major
 // (F.linear's weight: N x K), D row-major, L matrices apart (a batch). With PROBE_SWAP the kernel
 // runs the transposed product, D^T = B^T A^T (the weight as CUTLASS's A, D^T column-major), so
@@ -62,11 +62,17 @@ using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBui
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, float, float,
     void, LayoutD, kAlign, Element, LayoutD, kAlign, EpilogueSchedule>::CollectiveOp;
 
+#if PROBE_STAGES > 0
+using MainloopStages = cutlass::gemm::collective::StageCount<PROBE_STAGES>;
+#else  // as many as shared memory holds beside the epilogue's
+using MainloopStages =
+    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>;
+#endif
+
 using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, cutlass::layout::RowMajor, kAlign, Element,
     cutlass::layout::ColumnMajor, kAlign, float, TileShape, ClusterShape,
-    cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename CollectiveEpilogue::SharedStorage))>,
-    MainloopSchedule>::CollectiveOp;
+    MainloopStages, MainloopSchedule>::CollectiveOp;
 
 using GemmKernel = cutlass::gemm::kernel::GemmUniversal<Shape<int, int, int, int>, CollectiveMainloop,
                                                         CollectiveEpilogue, Scheduler>;

@@ -15,11 +15,13 @@ Other sets ask other questions of the same builds: `clusters`, does a 2x1 or 1x2
 multicast of one operand) speed up the 128x128 tile where its loads through L2 bound it?
 `swapped`, do swap-AB tiles whose row side fits the row count (80-160 rows) reach cuBLAS on
 mid-size F.linear products? `large`, wide swapped tiles on large ones? `small_clusters` and
-`row_clusters`, small tiles with clusters of up to eight CTAs at 65-512 rows?
+`row_clusters`, small tiles with clusters of up to eight CTAs at 65-512 rows? `tiny`, tiles
+8-16 columns wide on products that take cuBLAS about 2 us? `tiny_stages`, fewer main-loop
+stages there?
 
     python benchmarks/probes/epilogue_tile_probe.py [--set NAME] [--shapes [Bx]MxNxK ...]
 
-(NAME: adopted, others, streamk, tf32, clusters, swapped, large, small_clusters, row_clusters.)
+(NAME: adopted, others, streamk, tf32, clusters, swapped, large, small_clusters, row_clusters, tiny, tiny_stages.)
 """
 
 from __future__ import annotations
@@ -54,7 +56,8 @@ SMALL_CLUSTERS = {
 }
 
 # name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N (0: CUTLASS's automatic one),
-#        stream-K scheduler (run data-parallel), TF32 (float operands and D; else bf16)[, swap-AB])
+#        stream-K scheduler (run data-parallel), TF32 (float operands and D; else bf16)[, swap-AB
+#        [, main-loop stages (0: as many as shared memory holds)]])
 VARIANT_SETS = {
     # the three configs whose subtiles were widened (docs/findings.md, "Epilogue subtiles")
     "adopted": {
@@ -135,6 +138,28 @@ VARIANT_SETS = {
         "sw80x128 4x1 coop": (128, 80, 64, 1, 4, 1, 0, 0, 0, 0, 1),
         "sw144x64 2x4 pp": SMALL_CLUSTERS["sw144x64 2x4 pp"],
     },
+    # tiles 8-16 columns wide with clusters of eight, as cuBLAS runs on products that take it about
+    # 2 us (128x128x64 "rc": nvjet_sm90_tst_64x8_64x16_2x4, H200), where the library's fastest
+    # built tiles (64x32 1x2 and 64x64 2x4 ping-pong) take 2.4 us: less to load before each tile's
+    # first WGMMA, and more CTAs in flight; beside those two (run with --shapes)
+    "tiny": {
+        **{name: SMALL_CLUSTERS[name] for name in ("pp64x64 2x4",)},
+        "pp64x32 1x2": (64, 32, 64, 1, 2, 0, 0, 0, 0, 0),
+        "pp64x16 1x1": (64, 16, 64, 1, 1, 0, 0, 0, 0, 0),
+        "pp64x16 2x4": (64, 16, 64, 2, 4, 0, 0, 0, 0, 0),
+        "sw16x64 2x4 pp": (64, 16, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+        "sw8x64 2x4 pp": (64, 8, 64, 4, 2, 0, 0, 0, 0, 0, 1),
+    },
+    # the same fixed cost, by stage count: the two tiles above with 2 and 4 main-loop stages in
+    # place of the 13-18 that fill shared memory (less to allocate and to initialise per CTA)
+    "tiny_stages": {
+        "pp64x32 1x2": (64, 32, 64, 1, 2, 0, 0, 0, 0, 0),
+        "pp64x32 1x2 s2": (64, 32, 64, 1, 2, 0, 0, 0, 0, 0, 0, 2),
+        "pp64x32 1x2 s4": (64, 32, 64, 1, 2, 0, 0, 0, 0, 0, 0, 4),
+        "pp64x64 2x4": SMALL_CLUSTERS["pp64x64 2x4"],
+        "pp64x64 2x4 s2": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0, 0, 2),
+        "pp64x64 1x1 s4": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0, 0, 4),
+    },
     # wide swap-AB tiles for large F.linear products, where cuBLAS runs 144-208 rows x 192-256
     # columns with two tile rows to a cluster (cublas_choices_probe.py --min-us 300, H200), beside
     # the library's 128x256 and 128x192 2x1 cooperative tiles (with their 128x64 subtile)
@@ -165,10 +190,11 @@ SHAPES = [(64, 2048, 2048, 128), (32, 2048, 2048, 64), (128, 1024, 1024, 64), (6
 
 def macros(variant: tuple) -> dict[str, int]:
     """The build macros of a VARIANT_SETS entry (epilogue_tile_probe.cu)."""
-    tm, tn, tk, cm, cn, coop, em, en, streamk, tf32, *swap = variant
+    tm, tn, tk, cm, cn, coop, em, en, streamk, tf32, *rest = variant
+    swap, stages = (list(rest) + [0, 0])[:2]
     return {"PROBE_TILE_M": tm, "PROBE_TILE_N": tn, "PROBE_TILE_K": tk, "PROBE_CLUSTER_M": cm, "PROBE_CLUSTER_N": cn,
             "PROBE_COOP": coop, "PROBE_STREAMK": streamk, "PROBE_TF32": tf32, "PROBE_EPI_M": em, "PROBE_EPI_N": en,
-            "PROBE_SWAP": swap[0] if swap else 0}
+            "PROBE_SWAP": swap, "PROBE_STAGES": stages}
 
 
 # probe_run(a, b, d, m, n, k, batch, sm_count, stream, &stages)
