@@ -6,9 +6,9 @@ csrc/compile_seconds.json: setup.py starts each module's longest files first (st
         BUILD_TEMP/cutlass_ops._C/.ninja_log BUILD_TEMP/cutlass_ops._C_sm80/.ninja_log ...
 
 The logs are in each module's build folder: build/temp.*/cutlass_ops.<module>/.ninja_log after
-`python setup.py build_ext`, or pip's temporary build folder during `pip install -e .`
-(`find /tmp -name .ninja_log` on the machine that built it). Time the build on the machine
-whose order matters: a file's compile time under 16 parallel jobs is not its time alone.
+`python setup.py build_ext --inplace` (`pip install -e .` builds in a temporary folder that it
+removes at the end). Only the order of the times matters to setup.py, so a build on any machine
+serves; a file's time under many parallel jobs is not its time alone.
 A source compiled in two modules (csrc/common/kernel_module.cpp) keeps its longer time.
 """
 
