@@ -47,6 +47,11 @@ using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecializedCooperative;
 using MainloopSchedule = cutlass::gemm::KernelTmaWarpSpecializedPingpong;
 using EpilogueSchedule = cutlass::epilogue::TmaWarpSpecialized;
 #endif
+#if PROBE_EPI_DIRECT  // D stored from registers: no shared-memory staging, no TMA store to wait on
+using EpilogueScheduleUsed = cutlass::epilogue::NoSmemWarpSpecialized;
+#else
+using EpilogueScheduleUsed = EpilogueSchedule;
+#endif
 #if PROBE_SWAP
 using LayoutD = cutlass::layout::ColumnMajor;
 #else
@@ -60,7 +65,7 @@ using EpilogueTile = cutlass::epilogue::collective::EpilogueTileAuto;
 
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape, EpilogueTile, float, float,
-    void, LayoutD, kAlign, Element, LayoutD, kAlign, EpilogueSchedule>::CollectiveOp;
+    void, LayoutD, kAlign, Element, LayoutD, kAlign, EpilogueScheduleUsed>::CollectiveOp;
 
 #if PROBE_STAGES > 0
 using MainloopStages = cutlass::gemm::collective::StageCount<PROBE_STAGES>;

@@ -17,11 +17,11 @@ multicast of one operand) speed up the 128x128 tile where its loads through L2 b
 mid-size F.linear products? `large`, wide swapped tiles on large ones? `small_clusters` and
 `row_clusters`, small tiles with clusters of up to eight CTAs at 65-512 rows? `tiny`, tiles
 8-16 columns wide on products that take cuBLAS about 2 us? `tiny_stages`, fewer main-loop
-stages there?
+stages there? `tiny_direct`, D stored from registers there?
 
     python benchmarks/probes/epilogue_tile_probe.py [--set NAME] [--shapes [Bx]MxNxK ...]
 
-(NAME: adopted, others, streamk, tf32, clusters, swapped, large, small_clusters, row_clusters, tiny, tiny_stages.)
+(NAME: adopted, others, streamk, tf32, clusters, swapped, large, small_clusters, row_clusters, tiny, tiny_stages, tiny_direct.)
 """
 
 from __future__ import annotations
@@ -57,7 +57,8 @@ SMALL_CLUSTERS = {
 
 # name: (tile M, N, K, cluster M, N, cooperative, epilogue subtile M, N (0: CUTLASS's automatic one),
 #        stream-K scheduler (run data-parallel), TF32 (float operands and D; else bf16)[, swap-AB
-#        [, main-loop stages (0: as many as shared memory holds)]])
+#        [, main-loop stages (0: as many as shared memory holds)[, D stored from registers
+#        (CUTLASS's NoSmemWarpSpecialized epilogue) in place of shared memory and a TMA store]]])
 VARIANT_SETS = {
     # the three configs whose subtiles were widened (docs/findings.md, "Epilogue subtiles")
     "adopted": {
@@ -160,6 +161,17 @@ VARIANT_SETS = {
         "pp64x64 2x4 s2": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0, 0, 2),
         "pp64x64 1x1 s4": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0, 0, 4),
     },
+    # the same fixed cost, by epilogue: D stored straight from registers, with no shared-memory
+    # round trip and no TMA store to wait for at the end of each tile
+    "tiny_direct": {
+        "pp64x32 1x2": (64, 32, 64, 1, 2, 0, 0, 0, 0, 0),
+        "pp64x32 1x2 direct": (64, 32, 64, 1, 2, 0, 0, 0, 0, 0, 0, 0, 1),
+        "pp64x64 1x1": SMALL_CLUSTERS["pp64x64 1x1"],
+        "pp64x64 1x1 direct": (64, 64, 64, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1),
+        "pp64x64 2x4 direct": (64, 64, 64, 2, 4, 0, 0, 0, 0, 0, 0, 0, 1),
+        "pp64x128 1x1 direct": (64, 128, 64, 1, 1, 0, 0, 0, 0, 0, 0, 0, 1),
+        "coop128x128 1x1 direct": (128, 128, 64, 1, 1, 1, 0, 0, 0, 0, 0, 0, 1),
+    },
     # wide swap-AB tiles for large F.linear products, where cuBLAS runs 144-208 rows x 192-256
     # columns with two tile rows to a cluster (cublas_choices_probe.py --min-us 300, H200), beside
     # the library's 128x256 and 128x192 2x1 cooperative tiles (with their 128x64 subtile)
@@ -191,10 +203,10 @@ SHAPES = [(64, 2048, 2048, 128), (32, 2048, 2048, 64), (128, 1024, 1024, 64), (6
 def macros(variant: tuple) -> dict[str, int]:
     """The build macros of a VARIANT_SETS entry (epilogue_tile_probe.cu)."""
     tm, tn, tk, cm, cn, coop, em, en, streamk, tf32, *rest = variant
-    swap, stages = (list(rest) + [0, 0])[:2]
+    swap, stages, direct = (list(rest) + [0, 0, 0])[:3]
     return {"PROBE_TILE_M": tm, "PROBE_TILE_N": tn, "PROBE_TILE_K": tk, "PROBE_CLUSTER_M": cm, "PROBE_CLUSTER_N": cn,
             "PROBE_COOP": coop, "PROBE_STREAMK": streamk, "PROBE_TF32": tf32, "PROBE_EPI_M": em, "PROBE_EPI_N": en,
-            "PROBE_SWAP": swap, "PROBE_STAGES": stages}
+            "PROBE_SWAP": swap, "PROBE_STAGES": stages, "PROBE_EPI_DIRECT": direct}
 
 
 # probe_run(a, b, d, m, n, k, batch, sm_count, stream, &stages)
