@@ -812,7 +812,9 @@ kernel on 9 of the 10 LLM-suite shapes with M >= 2048 (by 1-8%).""" + _SPLIT_K, 
                 why="""Not a ladder step: the streaming kernel for few rows (gemm_skinny_m_sm80.cu). B read
 once in 16-byte loads, K split across blocks where an estimate of the launch says it pays
 (streaming_slab, handwritten.cuh), with a deterministic two-pass sum; rr and rc, fp32
-(also registered for TF32: full fp32 products), bf16, f16. The `_a1` and `_a1_elementwise` builds
+(also registered for TF32: full fp32 products), bf16, f16; cr and cc (a column-major A, staged
+like a row-major one) for the 32-bit precisions, whose few-row products there had only 64-row
+tiles (TF32 long reductions 0.35-0.7x torch.mm, H200 sweep). The `_a1` and `_a1_elementwise` builds
 take B and D at any alignment (up to 16 rows): aligned 16-byte loads realigned in registers, or
 one element per load."""),
     Handwritten((0, 0, 0), struct_name="Handwritten_SkinnyMMma", config_name="skinny_m_mma_streaming", role="product",

@@ -11,7 +11,8 @@
 // slabs in a fixed order: deterministic, no atomics. With a single slab, blocks write D directly.
 //
 // A is tiny: each block stages its rows, one K chunk at a time, in shared memory as fp32, so
-// every use of A is a shared-memory read. A chunk of rows is 1, 2, 4 or 8 rows (one kernel
+// every use of A is a shared-memory read, and A may be row- or column-major (the weight
+// gradient's x^T, and the transposed operands of "cr" and "cc"): only the staging reads it. A chunk of rows is 1, 2, 4 or 8 rows (one kernel
 // instance each, so M = 1 runs no multiply-adds on padding rows). Larger M takes several
 // chunks. The grid orders them fastest, so the chunks that read the same piece of B run
 // together and share it through L2.
@@ -282,19 +283,23 @@ __device__ uint4 pack(const float (&x)[kVec<P>]) {
 
 // A's rows [row0, row0 + kRows) x K [c0, c0 + len) into shared memory as fp32, element (r, kk)
 // at smem[at(r, kk)]; zeros past M and past len, so padding rows and K steps add nothing.
-// Consecutive threads read consecutive K of one row of A.
-template <Precision P, int kRows, int kChunk, int kThreads, class At>
+// Consecutive threads read consecutive elements of A in memory: K along one row of a row-major
+// A; the chunk's rows, then the next K, of a column-major one (element (r, k) at
+// a[k * lda + r]: with lda = M, one contiguous run).
+template <Precision P, Layout LA, int kRows, int kChunk, int kThreads, class At>
 __device__ void stage_a(const Problem<Element<P>>& p, int64_t row0, int64_t c0, int len, float* smem, At at) {
+  constexpr bool kColA = LA == Layout::kColMajor;
   for (int i = static_cast<int>(threadIdx.x); i < kRows * kChunk; i += kThreads) {
-    const int r = i / kChunk, kk = i % kChunk;
+    const int r = kColA ? i % kRows : i / kChunk, kk = kColA ? i / kRows : i % kChunk;
     const bool in = row0 + r < p.m && kk < len;
-    smem[at(r, kk)] = in ? ElementTraits<P>::to_float(p.a[(row0 + r) * p.lda + c0 + kk]) : 0.0f;
+    const int64_t at_a = kColA ? (c0 + kk) * p.lda + row0 + r : (row0 + r) * p.lda + c0 + kk;
+    smem[at(r, kk)] = in ? ElementTraits<P>::to_float(p.a[at_a]) : 0.0f;
   }
 }
 
 // ---- rr: B row-major -----------------------------------------------------------------------
 
-template <Precision P, Loads kLoads, int kRows>
+template <Precision P, Layout LA, Loads kLoads, int kRows>
 __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
     skinny_rr(Problem<Element<P>> p, Split s, float* ws) {
   using S = RowMajorB;
@@ -319,7 +324,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
   for (int64_t c0 = w.k_begin; c0 < w.k_end; c0 += kChunk) {
     const int len = static_cast<int>(min(int64_t{kChunk}, w.k_end - c0));
     __syncthreads();  // no warp still reads the previous chunk
-    stage_a<P, kRows, kChunk, kThreads>(p, w.row0, c0, len, smem, [](int r, int kk) { return kk * kRows + r; });
+    stage_a<P, LA, kRows, kChunk, kThreads>(p, w.row0, c0, len, smem, [](int r, int kk) { return kk * kRows + r; });
     __syncthreads();
     const Element<P>* b = p.b + (c0 + warp) * p.ldb + (kRealign ? w.col0 : col);
 #pragma unroll 1
@@ -411,7 +416,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
 
 // ---- rc: B column-major --------------------------------------------------------------------
 
-template <Precision P, Loads kLoads, int kRows>
+template <Precision P, Layout LA, Loads kLoads, int kRows>
 __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
     skinny_rc(Problem<Element<P>> p, Split s, float* ws) {
   using S = ColMajorB;
@@ -441,7 +446,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
   for (int64_t c0 = w.k_begin; c0 < w.k_end; c0 += kChunk) {
     const int len = static_cast<int>(min(int64_t{kChunk}, w.k_end - c0));  // a multiple of V
     __syncthreads();  // no warp still reads the previous chunk
-    stage_a<P, kRows, kChunk, kThreads>(p, w.row0, c0, len, as, [](int r, int kk) {
+    stage_a<P, LA, kRows, kChunk, kThreads>(p, w.row0, c0, len, as, [](int r, int kk) {
       if constexpr (kQuads == 0) return r * kChunk + kk;
       return r * kChunk + kk % V / 4 * kPlane + kk / V * 4 + kk % 4;
     });
@@ -542,13 +547,13 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
 
 // ---- host side -----------------------------------------------------------------------------
 
-template <Precision P, Layout L, Loads kLoads, int kRows>
+template <Precision P, Layout LA, Layout L, Loads kLoads, int kRows>
 void launch(const Problem<Element<P>>& p, const Split& s, float* ws, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(s.blocks());
   if constexpr (L == Layout::kRowMajor) {
-    skinny_rr<P, kLoads, kRows><<<grid, RowMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+    skinny_rr<P, LA, kLoads, kRows><<<grid, RowMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
   } else {
-    skinny_rc<P, kLoads, kRows><<<grid, ColMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+    skinny_rc<P, LA, kLoads, kRows><<<grid, ColMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
   }
 }
 
@@ -558,12 +563,14 @@ size_t workspace_bytes(const GemmArgs& g) {
   return s.splits > 1 ? static_cast<size_t>(s.splits * g.m * g.n) * sizeof(float) : 0;
 }
 
-template <Precision P, Layout L, Loads kLoads>
+template <Precision P, Layout LA, Layout L, Loads kLoads>
 KernelStatus can_implement(const GemmArgs& g) {
-  if (g.layout_a != Layout::kRowMajor || g.layout_b != L) {
-    return {KernelStatus::kNotSupported, L == Layout::kRowMajor
-                                             ? "skinny-M kernel (rr) takes row-major A and B only"
-                                             : "skinny-M kernel (rc) takes row-major A and column-major B only"};
+  if (g.layout_a != LA || g.layout_b != L) {
+    constexpr bool kRowA = LA == Layout::kRowMajor, kRowB = L == Layout::kRowMajor;
+    return {KernelStatus::kNotSupported, kRowA ? (kRowB ? "skinny-M kernel (rr) takes row-major A and B only"
+                                                        : "skinny-M kernel (rc) takes row-major A and column-major B only")
+                                               : (kRowB ? "skinny-M kernel (cr) takes column-major A and row-major B only"
+                                                        : "skinny-M kernel (cc) takes column-major A and B only")};
   }
   if (g.m > INT_MAX || g.n > INT_MAX || g.k > INT_MAX) {
     return {KernelStatus::kNotSupported, "hand-written kernels take M, N and K below 2^31"};
@@ -574,16 +581,16 @@ KernelStatus can_implement(const GemmArgs& g) {
   return {};
 }
 
-template <Precision P, Layout L, Loads kLoads>
+template <Precision P, Layout LA, Layout L, Loads kLoads>
 KernelStatus run(const GemmArgs& g) {
   const Split s = plan_split<P, L, kLoads>(g);
   const Problem<Element<P>> p = make_problem<Element<P>>(g);
   float* ws = static_cast<float*>(g.workspace);
   switch (s.rows) {
-    case 1: launch<P, L, kLoads, 1>(p, s, ws, g.stream); break;
-    case 2: launch<P, L, kLoads, 2>(p, s, ws, g.stream); break;
-    case 4: launch<P, L, kLoads, 4>(p, s, ws, g.stream); break;
-    default: launch<P, L, kLoads, kMaxRows>(p, s, ws, g.stream); break;
+    case 1: launch<P, LA, L, kLoads, 1>(p, s, ws, g.stream); break;
+    case 2: launch<P, LA, L, kLoads, 2>(p, s, ws, g.stream); break;
+    case 4: launch<P, LA, L, kLoads, 4>(p, s, ws, g.stream); break;
+    default: launch<P, LA, L, kLoads, kMaxRows>(p, s, ws, g.stream); break;
   }
   if (s.splits > 1) {
     const KernelStatus status = launch_status();
@@ -595,8 +602,8 @@ KernelStatus run(const GemmArgs& g) {
 
 // `Registered` is the precision the kernel is listed under; `P` the storage type it computes
 // in (TF32 and 3xTF32 are listed on the fp32 code: full fp32 products are at least as
-// accurate as either). kLoads: how it reads B (Loads).
-template <Precision Registered, Precision P, Layout L, Loads kLoads = Loads::kVector>
+// accurate as either). LA, L: A's and B's layouts. kLoads: how it reads B (Loads).
+template <Precision Registered, Precision P, Layout LA, Layout L, Loads kLoads = Loads::kVector>
 KernelInfo skinny_info(const char* name) {
   using S = Shape<L>;
   constexpr bool kAnyAlign = kLoads != Loads::kVector;
@@ -610,7 +617,8 @@ KernelInfo skinny_info(const char* name) {
   KernelInfo info = make_info({name, kConfig, Registered, /*align_a=*/1, align_b, align_d, kMaxRows, S::cols(vec),
                                S::slab_quantum(vec, kLoads, kMaxRows),
                                static_cast<int>(S::smem_floats(kMaxRows, vec) * sizeof(float)),
-                               &can_implement<P, L, kLoads>, &run<P, L, kLoads>});
+                               &can_implement<P, LA, L, kLoads>, &run<P, LA, L, kLoads>});
+  info.layout_a = LA;
   info.layout_b = L;
   if (kAnyAlign) info.max_m = kMaxRowsUnaligned;
   info.workspace_bytes = &workspace_bytes<P, L, kLoads>;
@@ -627,37 +635,59 @@ constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 constexpr Loads kRealigned = Loads::kRealigned, kElement = Loads::kElement;
 
 const KernelRegistrar registrars[] = {
-    KernelRegistrar(skinny_info<kF32, kF32, kRow>("handwritten_sm80_f32_rr_skinny_m")),
-    KernelRegistrar(skinny_info<kF32, kF32, kCol>("handwritten_sm80_f32_rc_skinny_m")),
-    KernelRegistrar(skinny_info<kTF32, kF32, kRow>("handwritten_sm80_tf32_rr_skinny_m")),
-    KernelRegistrar(skinny_info<kTF32, kF32, kCol>("handwritten_sm80_tf32_rc_skinny_m")),
-    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow>("handwritten_sm80_3xtf32_rr_skinny_m")),
-    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol>("handwritten_sm80_3xtf32_rc_skinny_m")),
-    KernelRegistrar(skinny_info<kBF16, kBF16, kRow>("handwritten_sm80_bf16_rr_skinny_m")),
-    KernelRegistrar(skinny_info<kBF16, kBF16, kCol>("handwritten_sm80_bf16_rc_skinny_m")),
-    KernelRegistrar(skinny_info<kF16, kF16, kRow>("handwritten_sm80_f16_rr_skinny_m")),
-    KernelRegistrar(skinny_info<kF16, kF16, kCol>("handwritten_sm80_f16_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kRow>("handwritten_sm80_f32_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kCol>("handwritten_sm80_f32_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kRow>("handwritten_sm80_tf32_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kCol>("handwritten_sm80_tf32_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kRow>("handwritten_sm80_3xtf32_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kCol>("handwritten_sm80_3xtf32_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kRow>("handwritten_sm80_bf16_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kCol>("handwritten_sm80_bf16_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kRow>("handwritten_sm80_f16_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kCol>("handwritten_sm80_f16_rc_skinny_m")),
     // B and D at any alignment: aligned 16-byte loads realigned in registers, or single elements.
-    KernelRegistrar(skinny_info<kF32, kF32, kRow, kRealigned>("handwritten_sm80_f32_rr_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kF32, kF32, kCol, kRealigned>("handwritten_sm80_f32_rc_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kRealigned>("handwritten_sm80_tf32_rr_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kRealigned>("handwritten_sm80_tf32_rc_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kRealigned>("handwritten_sm80_3xtf32_rr_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kRealigned>("handwritten_sm80_3xtf32_rc_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kRealigned>("handwritten_sm80_bf16_rr_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kBF16, kBF16, kCol, kRealigned>("handwritten_sm80_bf16_rc_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kF16, kF16, kRow, kRealigned>("handwritten_sm80_f16_rr_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kF16, kF16, kCol, kRealigned>("handwritten_sm80_f16_rc_skinny_m_a1")),
-    KernelRegistrar(skinny_info<kF32, kF32, kRow, kElement>("handwritten_sm80_f32_rr_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kF32, kF32, kCol, kElement>("handwritten_sm80_f32_rc_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kElement>("handwritten_sm80_tf32_rr_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kElement>("handwritten_sm80_tf32_rc_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kElement>("handwritten_sm80_3xtf32_rr_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kElement>("handwritten_sm80_3xtf32_rc_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kElement>("handwritten_sm80_bf16_rr_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kBF16, kBF16, kCol, kElement>("handwritten_sm80_bf16_rc_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kF16, kF16, kRow, kElement>("handwritten_sm80_f16_rr_skinny_m_a1_elementwise")),
-    KernelRegistrar(skinny_info<kF16, kF16, kCol, kElement>("handwritten_sm80_f16_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kRow, kRealigned>("handwritten_sm80_f32_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kCol, kRealigned>("handwritten_sm80_f32_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kRow, kRealigned>("handwritten_sm80_tf32_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kCol, kRealigned>("handwritten_sm80_tf32_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kRow, kRealigned>("handwritten_sm80_3xtf32_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kCol, kRealigned>("handwritten_sm80_3xtf32_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kRow, kRealigned>("handwritten_sm80_bf16_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kCol, kRealigned>("handwritten_sm80_bf16_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kRow, kRealigned>("handwritten_sm80_f16_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kCol, kRealigned>("handwritten_sm80_f16_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kRow, kElement>("handwritten_sm80_f32_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF32, kF32, kRow, kCol, kElement>("handwritten_sm80_f32_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kRow, kElement>("handwritten_sm80_tf32_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kRow, kCol, kElement>("handwritten_sm80_tf32_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kRow, kElement>("handwritten_sm80_3xtf32_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kRow, kCol, kElement>("handwritten_sm80_3xtf32_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kRow, kElement>("handwritten_sm80_bf16_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kBF16, kBF16, kRow, kCol, kElement>("handwritten_sm80_bf16_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kRow, kElement>("handwritten_sm80_f16_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF16, kF16, kRow, kCol, kElement>("handwritten_sm80_f16_rc_skinny_m_a1_elementwise")),
+    // A column-major ("cr", "cc"), 32-bit: the 16-bit problems of these layouts have the
+    // tensor-core streaming kernel (gemm_skinny_m_mma_sm80.cu), which takes a column-major A in
+    // 16-bit only; TF32 and fp32 few-row products there ran on 64-row tiles (long reductions
+    // 0.35-0.7x torch.mm on the H200 sweep, split-K CUTLASS 2.x tiles the best built).
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kRow>("handwritten_sm80_f32_cr_skinny_m")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kCol>("handwritten_sm80_f32_cc_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kRow>("handwritten_sm80_tf32_cr_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kCol>("handwritten_sm80_tf32_cc_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kRow>("handwritten_sm80_3xtf32_cr_skinny_m")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kCol>("handwritten_sm80_3xtf32_cc_skinny_m")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kRow, kRealigned>("handwritten_sm80_f32_cr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kCol, kRealigned>("handwritten_sm80_f32_cc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kRow, kRealigned>("handwritten_sm80_tf32_cr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kCol, kRealigned>("handwritten_sm80_tf32_cc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kRow, kRealigned>("handwritten_sm80_3xtf32_cr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kCol, kRealigned>("handwritten_sm80_3xtf32_cc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kRow, kElement>("handwritten_sm80_f32_cr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF32, kF32, kCol, kCol, kElement>("handwritten_sm80_f32_cc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kRow, kElement>("handwritten_sm80_tf32_cr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32, kF32, kCol, kCol, kElement>("handwritten_sm80_tf32_cc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kRow, kElement>("handwritten_sm80_3xtf32_cr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kCol, kElement>("handwritten_sm80_3xtf32_cc_skinny_m_a1_elementwise")),
 };
 
 }  // namespace
