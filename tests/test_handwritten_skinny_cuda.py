@@ -135,4 +135,6 @@ def test_every_misalignment(kernel, kernel_precision):
     kernel_precision(kernel)
     for offset in range(8):
         for m, n, k in [(1, 1000, 1024), (5, 1024, 1000), (16, 264, 4101)]:
+            # A column-major A of one row is a row-major one to the planner (aligned_shape).
+            m = max(m, 2) if kernel.layouts[0] == "c" else m
             check_forced(kernel, m, n, k, offset=offset)
