@@ -11,8 +11,8 @@
 // slabs in a fixed order: deterministic, no atomics. With a single slab, blocks write D directly.
 //
 // A is tiny: each block stages its rows, one K chunk at a time, in shared memory as fp32, so
-// every use of A is a shared-memory read, and A may be row- or column-major (the weight
-// gradient's x^T, and the transposed operands of "cr" and "cc"): only the staging reads it. A chunk of rows is 1, 2, 4 or 8 rows (one kernel
+// every use of A is a shared-memory read, and A may be row- or column-major ("cr" and "cc"):
+// only the staging reads it. A chunk of rows is 1, 2, 4 or 8 rows (one kernel
 // instance each, so M = 1 runs no multiply-adds on padding rows). Larger M takes several
 // chunks. The grid orders them fastest, so the chunks that read the same piece of B run
 // together and share it through L2.
