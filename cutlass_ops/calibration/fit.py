@@ -430,7 +430,8 @@ def fit_residuals(folder: Path, head: dict, constants: dict, copies: dict,
         by_row[name] = regrets
         ordered = sorted(regrets.values())
         return {"regret_geomean": round(geomean(ordered), 5), "regret_p95": round(ordered[int(0.95 * len(ordered))], 4),
-                "regret_max": round(ordered[-1], 4), "rows": len(ordered)}
+                "regret_p99": round(ordered[int(0.99 * len(ordered))], 4), "regret_max": round(ordered[-1], 4),
+                "above_1.25": sum(r > 1.25 for r in ordered), "rows": len(ordered)}
 
     def choose(report: dict, incumbent: Optional[str]) -> str:
         best = min(report, key=lambda s: report[s]["regret_geomean"])
