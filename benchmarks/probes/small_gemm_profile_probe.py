@@ -1,15 +1,16 @@
 """Where the time between two CUDA events goes for a small GEMM, torch.mm against
-cutlass_ops.mm (bf16, L2 flushed by a 256 MB write before every call).
+cutlass_ops.mm (bf16 unless --dtype says, "rr" unless --layout says: "rc" is F.linear's
+weight; L2 flushed by a 256 MB write before every call).
 
-    python benchmarks/probes/small_gemm_profile_probe.py [MxNxK,...]
+    python benchmarks/probes/small_gemm_profile_probe.py [MxNxK,...] [--dtype f32] [--layout rc]
 
 Columns: the events' median (us); from torch.profiler's trace, the gap from the flush's end
 to the first GEMM activity, the longest activity (the GEMM kernel), and the span from the
 flush's end to the last activity's end; then the activities of the middle call.
 """
+import argparse
 import json
 import statistics
-import sys
 import tempfile
 
 import torch
@@ -17,14 +18,27 @@ from torch.profiler import ProfilerActivity, profile
 
 import cutlass_ops
 
-shapes = [tuple(int(x) for x in s.split("x")) for s in (sys.argv[1] if len(sys.argv) > 1 else
-          "256x256x256,512x512x512,1024x1024x1024,2048x2048x2048,128x4096x4096").split(",")]
+parser = argparse.ArgumentParser()
+parser.add_argument("shapes", nargs="?", default="256x256x256,512x512x512,1024x1024x1024,2048x2048x2048,128x4096x4096")
+parser.add_argument("--dtype", default="bf16", choices=["bf16", "f16", "f32"])  # f32: IEEE (TF32 off)
+parser.add_argument("--layout", default="rr", choices=["rr", "rc", "cr", "cc"])
+args = parser.parse_args()
+dtype = {"bf16": torch.bfloat16, "f16": torch.float16, "f32": torch.float32}[args.dtype]
+shapes = [tuple(int(x) for x in s.split("x")) for s in args.shapes.split(",")]
+
+
+def operand(rows, cols, letter):
+    """rows x cols, row-major ("r") or the transpose of a contiguous cols x rows ("c")."""
+    if letter == "r":
+        return torch.randn(rows, cols, device="cuda", dtype=dtype)
+    return torch.randn(cols, rows, device="cuda", dtype=dtype).t()
+
+
 flush = torch.empty(64 * 1024 * 1024, dtype=torch.float32, device="cuda")  # 256 MB
 REPS = 30
 print(f"{'shape':>16} {'impl':>6} {'event us':>9} {'gap us':>7} {'kern us':>8} {'span us':>8}  activities")
 for m, n, k in shapes:
-    a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
-    b = torch.randn(k, n, device="cuda", dtype=torch.bfloat16)
+    a, b = operand(m, k, args.layout[0]), operand(k, n, args.layout[1])
     for name, fn in [("torch", torch.mm), ("ours", cutlass_ops.mm)]:
         for _ in range(10):
             fn(a, b)
