@@ -13,8 +13,8 @@ passes (`sweep.measure` over the two kernels), for
     python benchmarks/probes/tail_retime_probe.py [--sweep benchmarks/sweep/sm90_132sm_nvidia_h200]
         [--above 1.2] [--reps 7] [--passes 3] [--list]
 
-The calibration is the shipped one for the sweep's device. docs/findings.md, "Where the worst
-picks come from", holds figures.
+The calibration is the shipped one for the sweep's device. docs/findings.md, "The worst picks
+measured again, and two rankings aimed at them", holds figures.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 
 from cutlass_ops.calibration import store
 from cutlass_ops.calibration.evaluate import Judged, judge
+from cutlass_ops.calibration.fit import geomean
 
 ROOT = Path(__file__).resolve().parents[2]
 SWEEP = ROOT / "benchmarks" / "sweep" / "sm90_132sm_nvidia_h200"
@@ -81,7 +82,7 @@ def main() -> None:
             regret = pick_us / best_us
             print(f"{line}  again {regret:5.2f} ({pick_us:8.1f} / {best_us:8.1f} us)  {j.pick[1]} / {j.best[1]}",
                   flush=True)
-            if regret == regret:
+            if not math.isnan(regret):
                 again.append((j.regret, regret))
         summary[label] = again
     for label, pairs in summary.items():
@@ -89,8 +90,8 @@ def main() -> None:
             continue
         stored = [s for s, _ in pairs]
         timed = [a for _, a in pairs]
-        print(f"{label}: {len(pairs)} problems, stored regret geomean {math.exp(sum(map(math.log, stored)) / len(stored)):.3f} "
-              f"(above 1.25: {sum(s > 1.25 for s in stored)}), timed again {math.exp(sum(map(math.log, timed)) / len(timed)):.3f} "
+        print(f"{label}: {len(pairs)} problems, stored regret geomean {geomean(stored):.3f} "
+              f"(above 1.25: {sum(s > 1.25 for s in stored)}), timed again {geomean(timed):.3f} "
               f"(above 1.25: {sum(a > 1.25 for a in timed)}, above {args.above}: {sum(a > args.above for a in timed)}, "
               f"below 1.0: {sum(a < 1.0 for a in timed)})")
 
