@@ -8,8 +8,10 @@
 // on A100, the SM86/89 parts, H100 and, through the driver's JIT, newer GPUs.
 #pragma once
 
+#include <algorithm>
 #include <type_traits>
 
+#include "cutlass/barrier.h"
 #include "cutlass/cutlass.h"
 #include "cutlass/epilogue/thread/linear_combination.h"
 #include "cutlass/gemm/device/gemm_universal.h"
@@ -17,6 +19,7 @@
 
 #include "common/launch.h"
 #include "cutlass2x/f32_on_dmma_warp.h"
+#include "cutlass2x/stream_k_flags.h"
 #include "dispatch/configs.h"
 #include "dispatch/kernel.h"
 
@@ -197,9 +200,35 @@ struct Sm80Gemm {
     return kStreamK && g.batch == 1 && g.decomposition == Decomposition::kDataParallel;
   }
 
-  // Initialises the kernel's parameters without the workspace step (plain_data_parallel).
+  // Initialises the kernel's parameters without the workspace step (plain_data_parallel), or
+  // with the stream-K kernel's partial tiles in the call's workspace and its flags in a buffer
+  // that is already zero (stream_k_flags.h), so that no memset precedes the launch.
   struct GemmWithoutWorkspace : Gemm {
     cutlass::Status initialize_parameters(const Arguments& args) { return this->init_params(args); }
+    // The stream-K kernel's workspace: its partial tiles, then its flags (cutlass::Barrier's int
+    // each), every part rounded up to 128 bytes, as its Params lays them out (their size
+    // functions are not public; flag_bytes() answers 0, and the caller zeroes as CUTLASS does,
+    // unless the two add up to the public total).
+    static size_t round_up(size_t bytes) { return (bytes + 127) / 128 * 128; }
+    size_t partial_bytes() const {
+      const auto& mapping = this->params_.block_mapping;
+      return round_up(Gemm::GemmKernel::kWorkspaceBytesPerBlock *
+                      static_cast<size_t>(mapping.sk_regions() * mapping.sk_blocks_per_region()));
+    }
+    size_t flag_bytes() const {
+      const auto& mapping = this->params_.block_mapping;
+      const int flags = std::max(mapping.sk_regions() * mapping.sk_blocks_per_region(), mapping.reduction_blocks);
+      const size_t bytes = round_up(sizeof(typename cutlass::Barrier::T) * static_cast<size_t>(flags));
+      return partial_bytes() + bytes == this->params_.get_workspace_size() ? bytes : 0;
+    }
+    cutlass::Status use_workspace(void* workspace, void* flags) {
+      auto& params = this->params_;
+      const bool partials = partial_bytes() > 0;
+      if (partials && workspace == nullptr) return cutlass::Status::kErrorWorkspaceNull;
+      params.partials_workspace = partials ? workspace : nullptr;
+      params.barrier_workspace = flags;
+      return cutlass::Status::kSuccess;
+    }
   };
 
   static size_t workspace_bytes(const GemmArgs& g) {
@@ -215,8 +244,24 @@ struct Sm80Gemm {
     // GemmUniversalBase caches the device's SM count and the shared-memory opt-in in
     // thread-local statics per device, so initialize() is cheap after the first call.
     GemmWithoutWorkspace gemm;
-    cutlass::Status status = plain_data_parallel(g) ? gemm.initialize_parameters(make_arguments(g))
-                                                    : gemm.initialize(make_arguments(g), g.workspace, g.stream);
+    const Arguments args = make_arguments(g);
+    cutlass::Status status;
+    if (plain_data_parallel(g)) {
+      status = gemm.initialize_parameters(args);
+    } else if constexpr (kStreamK) {
+      // One matrix (kGemm: the mode whose workspace CUTLASS zeroes): flags already zero where
+      // the stream has them, else CUTLASS's own zeroing.
+      void* flags = nullptr;
+      status = gemm.initialize_parameters(args);
+      if (status == cutlass::Status::kSuccess && g.batch == 1 && gemm.flag_bytes() > 0) {
+        flags = stream_k_flags(g.stream, gemm.flag_bytes());
+      }
+      if (status == cutlass::Status::kSuccess) {
+        status = flags != nullptr ? gemm.use_workspace(g.workspace, flags) : gemm.initialize(args, g.workspace, g.stream);
+      }
+    } else {
+      status = gemm.initialize(args, g.workspace, g.stream);
+    }
     if (status != cutlass::Status::kSuccess) return from_cutlass(status);
     return from_cutlass(gemm.run(g.stream));
   }
