@@ -8,7 +8,10 @@
 // CTA of a tile, or the reduction CTA of a fragment), so a launch that completes leaves its flags
 // zero. This keeps one buffer of flags per device and stream, zeroed once when it is made, for
 // every stream-K launch on that stream: launches on one stream run in order, so each finds the
-// flags its predecessor left zero.
+// flags its predecessor left zero. A stream is known by its CUDA stream id (cudaStreamGetId),
+// unique for the program's life, not by its handle: a destroyed stream's handle may come back
+// for a new stream while the old one's launches still run, and cudaStreamPerThread names a
+// different stream in each thread. The price: a buffer (4 KiB or more) per stream ever used.
 //
 // Under stream capture it hands out none (the caller zeroes flags in the call's workspace, as
 // CUTLASS does): a captured graph may be replayed on another stream beside launches on this one.
@@ -33,15 +36,20 @@ inline void* stream_k_flags(cudaStream_t stream, size_t bytes) {
     return nullptr;
   }
   int device = 0;
+  unsigned long long id = 0;
   if (capture != cudaStreamCaptureStatusNone || cudaGetDevice(&device) != cudaSuccess) return nullptr;
+  if (cudaStreamGetId(stream, &id) != cudaSuccess) {
+    cudaGetLastError();
+    return nullptr;
+  }
   struct Buffer {
     void* ptr = nullptr;
     size_t bytes = 0;
   };
   static std::mutex mutex;
-  static std::map<std::pair<int, cudaStream_t>, Buffer> buffers;
+  static std::map<std::pair<int, unsigned long long>, Buffer> buffers;
   std::lock_guard<std::mutex> lock(mutex);
-  Buffer& buffer = buffers[{device, stream}];
+  Buffer& buffer = buffers[{device, id}];
   if (buffer.bytes < bytes) {
     // A larger buffer; the smaller one stays allocated (a launch in flight may still read it).
     // cudaMalloc in relaxed capture mode: another thread's capture in global mode would
