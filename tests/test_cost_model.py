@@ -896,14 +896,16 @@ def test_a_decomposition_without_constants_of_its_own_ranks_after_the_measured()
     assert all(r[4] for r in ranked if r[0][1] == name and r[0][2] == "split-k")
 
 
-def test_cutlass2x_stream_k_prices_the_block_remap_hopper_places_two_to_an_sm():
-    """CUTLASS 2.x's stream-K kernel remaps the first two waves of its block indices in pairs when
-    it launches over two waves of blocks with several CTAs per SM; Hopper places the pair on two
-    SMs, so a single wave of over 66 stream-K blocks runs two to an SM (cost_model.cpp,
-    cutlass2x_remap_factors). The DMMA 64x64 tile, three CTAs per SM and four reduction CTAs per
-    stream-K tile: at 3144x40x6144 its 50 tiles of 192 K steps go to 132 stream-K blocks of up to
-    73 steps and 200 reduction CTAs (remapped: the busiest SM runs 146 steps); at 891x11x9246 its
-    14 tiles of 289 steps to 126 blocks of up to 33 and 56 reduction CTAs (not remapped)."""
+def test_cutlass2x_stream_k_is_priced_over_one_sm_fewer_where_cutlass_would_remap():
+    """CUTLASS 2.x's stream-K kernel would remap the first two waves of its block indices in pairs
+    when it launches over two waves of blocks with several CTAs per SM, balanced over the whole
+    device; Hopper places each pair on two SMs, so a single wave of over 66 stream-K blocks would
+    run two to an SM. The launch then balances over one SM fewer (Sm80Gemm::make_arguments), which
+    CUTLASS never remaps, and the model prices that (cost_model.cpp, cutlass2x_balanced_split).
+    The DMMA 64x64 tile, three CTAs per SM and four reduction CTAs per stream-K tile: at
+    3144x40x6144 its 50 tiles of 192 K steps would go to 132 stream-K blocks and 200 reduction
+    CTAs (remapped), so they go to 131 blocks of up to 74 steps; at 891x11x9246 its 14 tiles of
+    289 steps to 126 blocks of up to 33 and 56 reduction CTAs (no remap: the whole device)."""
     kernel = "cutlass2x_sm90_f32_rr_dmma16x8x8_64x64x32_4s_streamk_a4"
     info = {k["name"]: k for k in _C.kernels()}.get(kernel)
     if info is None:
@@ -919,9 +921,9 @@ def test_cutlass2x_stream_k_prices_the_block_remap_hopper_places_two_to_an_sm():
         _C.clear_calibrations()
         store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
                        "ctas_per_sm": {kernel: 3}}, "test")
-        assert critical_iters([3144, 40, 6144]) == 146
+        assert critical_iters([3144, 40, 6144]) == 74
         assert critical_iters([891, 11, 9246]) == 33
-        # One CTA per SM: CUTLASS does not remap.
+        # One CTA per SM: CUTLASS does not remap; 132 blocks of up to 73 steps.
         store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
                        "ctas_per_sm": {kernel: 1}}, "test")
         assert critical_iters([3144, 40, 6144]) == 73

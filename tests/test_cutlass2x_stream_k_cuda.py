@@ -36,7 +36,6 @@ def stream_k_candidate(a, b):
 
 
 def operands(dtype, layout, m, n, k):
-    torch.backends.cuda.matmul.allow_tf32 = False
     return matrix(m, k, DTYPES[dtype], layout[0]), matrix(k, n, DTYPES[dtype], layout[1])
 
 
@@ -52,14 +51,11 @@ def pinned_problems():
 
 
 @pytest.fixture(autouse=True)
-def ieee_fp32():
-    saved = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = False
-    yield
-    torch.backends.cuda.matmul.allow_tf32 = saved
+def ieee_fp32(tf32_matmul):
+    tf32_matmul(False)
 
 
-def run_pinned(dtype, a, b, c, stream=None):
+def run_pinned(a, b, c, stream=None):
     with planned(a, b, c.kernel, "stream-k"):
         with torch.cuda.stream(stream or torch.cuda.current_stream()):
             return cutlass_ops.mm(a, b)
@@ -72,7 +68,7 @@ def test_launch_after_launch_on_one_stream():
     assert cases, "no CUTLASS 2.x stream-K candidate for the test problems"
     for _ in range(3):
         for dtype, a, b, c in cases:
-            out = run_pinned(dtype, a, b, c)
+            out = run_pinned(a, b, c)
             assert_matches_reference(out, a, b, dtype, context=c.kernel)
 
 
@@ -86,8 +82,7 @@ def test_two_streams_at_once():
         for i, (dtype, a, b, c) in enumerate(cases):
             s = streams[i % 2]
             s.wait_stream(torch.cuda.current_stream())
-            with planned(a, b, c.kernel, "stream-k"), torch.cuda.stream(s):
-                out = cutlass_ops.mm(a, b)
+            out = run_pinned(a, b, c, stream=s)
             out.record_stream(s)
             results.append((out, s, dtype, a, b, c))
     torch.cuda.synchronize()

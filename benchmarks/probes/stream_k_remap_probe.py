@@ -5,13 +5,14 @@ torch.mm (`cutlass_ops.bench.timing.median_ms`: L2 flushed, median).
 With more than one CTA per SM and over two waves of blocks (reduction CTAs counted),
 ThreadblockSwizzleStreamK gives hardware blocks 2i and 2i + 1 the logical blocks i and i + SMs,
 expecting the pair on one SM; Hopper places consecutive blocks on different SMs, so one wave of
-over SMs/2 stream-K blocks runs two to an SM (cost_model.cpp, cutlass2x_remap_factors). IEEE
+over SMs/2 stream-K blocks runs two to an SM (cost_model.cpp, cutlass2x_remaps). IEEE
 fp32 on the DMMA 64x64 and 32x64 tiles (on the 64x64 tile 2320x24x768 to 64x3072x1024 remap,
 5x1024x4096 does not; 13x2610x16303, 891x11x9246 and 1005x29x9452 print torch.mm alone, the
 tiles' 4-element alignment refuses them) and bf16 on the 64x64x64 and 64x64x32 tiles (the last
 two problems do not remap).
-Rebuilding with `g.sm_count - 1` as the SMs Sm80Gemm::make_arguments balances over turns the
-remap off (CUTLASS remaps only when it balances over all of them): run it on both builds.
+Sm80Gemm::make_arguments balances such launches over one SM fewer, which CUTLASS never remaps
+(it does only over the whole device); to time the remapped launches, build with
+`make_arguments_over(g, g.sm_count)` in its place and run this on both builds.
 
     python benchmarks/probes/stream_k_remap_probe.py
 """

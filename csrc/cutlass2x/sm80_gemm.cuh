@@ -156,7 +156,31 @@ struct Sm80Gemm {
       Alignment, Alignment, typename Traits::MathOp>;
   using Arguments = typename Gemm::Arguments;
 
+  // A call's arguments. The stream-K kernel balances its blocks over the device's SMs, unless
+  // CUTLASS would then remap its block indices (more than one CTA per SM, over two waves of
+  // blocks): it gives hardware blocks 2i and 2i + 1 the logical blocks i and i + SMs, expecting
+  // the pair on one SM, and Hopper places them on two, so one wave of over SMs/2 stream-K blocks
+  // runs two to an SM on half the SMs. Balanced over one SM fewer, which CUTLASS never remaps
+  // (it does only over the whole device): H200, the DMMA 64x64 tile's stream-K at 2320x24x768
+  // 19.6 us against 24.2 remapped, 100x1600x1600 33.9 against 44.9; bf16 512x384x8192 on the
+  // 64x64x32 tile 50.1 against 68.4 (docs/findings.md, "Two launches priced as they run"). The
+  // cost model prices the same choice (cost_model.cpp, cutlass2x_balanced_split).
   static Arguments make_arguments(const GemmArgs& g) {
+    Arguments args = make_arguments_over(g, g.sm_count);
+    if constexpr (kStreamK) {
+      if (g.batch == 1 && g.decomposition != Decomposition::kDataParallel && g.sm_count > 2) {
+        GemmWithoutWorkspace whole_device;
+        if (whole_device.initialize_parameters(args) == cutlass::Status::kSuccess &&
+            whole_device.remaps_block_indices()) {
+          args = make_arguments_over(g, g.sm_count - 1);
+        }
+      }
+    }
+    return args;
+  }
+
+  // The arguments with the stream-K kernel balanced over `sms` SMs.
+  static Arguments make_arguments_over(const GemmArgs& g, [[maybe_unused]] int sms_to_balance) {
     const cutlass::gemm::GemmCoord problem(static_cast<int>(g.m), static_cast<int>(g.n), static_cast<int>(g.k));
     const auto epilogue = typename EpilogueOp::Params(Accumulator(1), Accumulator(0));
     if (g.batch > 1) {
@@ -178,7 +202,7 @@ struct Sm80Gemm {
       // data-parallel; more: that many K slices per tile, CUTLASS's split-K emulation), its last
       // argument the SMs it balances over (1: plain data-parallel). With the device's SMs, a
       // split that leaves SMs idle gets separate reduction CTAs that sum the partial tiles.
-      const int sms = g.decomposition == Decomposition::kDataParallel ? 1 : g.sm_count;
+      const int sms = g.decomposition == Decomposition::kDataParallel ? 1 : sms_to_balance;
       return Arguments(cutlass::gemm::GemmUniversalMode::kGemm, problem, /*batch_split=*/splits, epilogue, g.a, g.b,
                        /*ptr_C=*/g.d, g.d, /*batch strides=*/0, 0, 0, 0, g.lda, g.ldb, g.ldd, g.ldd, sms);
     } else {
@@ -205,6 +229,7 @@ struct Sm80Gemm {
   // that is already zero (stream_k_flags.h), so that no memset precedes the launch.
   struct GemmWithoutWorkspace : Gemm {
     cutlass::Status initialize_parameters(const Arguments& args) { return this->init_params(args); }
+    bool remaps_block_indices() const { return this->params_.block_mapping.remap_block_indices; }
     // The stream-K kernel's workspace: its partial tiles, then its flags (cutlass::Barrier's int
     // each), every part rounded up to 128 bytes, as its Params lays them out (their size
     // functions are not public; flag_bytes() answers 0, and the caller zeroes as CUTLASS does,

@@ -121,7 +121,7 @@ double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& de
 
 // What CUTLASS 2.x's stream-K kernel launches for a problem of `tiles` output tiles of
 // `iters_per_tile` K steps (cutlass/gemm/threadblock/threadblock_swizzle_streamk.h,
-// ThreadblockSwizzleStreamK with its split factor 1, balanced over the device's SMs): its host
+// ThreadblockSwizzleStreamK with its split factor 1, balanced over `avail_sms` SMs): its host
 // code splits the tiles into whole data-parallel tiles and stream-K blocks that share the rest,
 // by its own estimate of the K steps each split saves. The model prices that split, not an
 // ideal one: with 39 tiles of 1,791 K steps (bf16 136x808x114600 on 64x64 tiles, two CTAs per
@@ -131,6 +131,7 @@ struct StreamKSplit {
   int64_t dp_tiles = 0;   // tiles computed whole, one CTA each
   int64_t sk_tiles = 0;   // tiles shared by stream-K blocks
   int64_t sk_blocks = 0;  // 0: the kernel runs data-parallel
+  int64_t sk_waves = 0;   // waves of stream-K blocks, counted before CUTLASS caps the blocks at the K steps
   bool separate_reduction = false;  // reduction CTAs sum the partial tiles (else they are handed on in turn)
 };
 
@@ -174,24 +175,16 @@ bool cutlass2x_separate_reduction(int64_t sk_waves, int64_t sk_blocks, int64_t s
   return sk_waves < occupancy && sk_blocks > 2 * sk_tiles;
 }
 
-// How much more work the busiest SM gets where CUTLASS 2.x's stream-K kernel remaps its block
-// indices, as {stream-K blocks' factor, data-parallel blocks' factor}. With more than one CTA per
-// SM and over two waves of blocks (reduction CTAs and padding included),
-// ThreadblockSwizzleStreamK::get_block_idx gives hardware blocks 2i and 2i + 1 the logical blocks
-// i and i + SMs of the first two waves, expecting each pair on one SM. Hopper's block scheduler
-// places consecutive blocks on different SMs, so SM 2i runs the stream-K blocks i and i + SMs/2
-// side by side: a single wave of over SMs/2 stream-K blocks runs on half the SMs, two to an SM,
-// and the data-parallel blocks of the second logical wave the same on the other half. Measured
-// on the H200 sweep, CUTLASS 2.x's DMMA 64x64 tile (three CTAs per SM, four reduction CTAs per
-// tile): stream-K on 40-59 tiles, where the remap applies, took 1.76-1.85x its prediction on
-// average, about its data-parallel time (2320x24x768, 37 tiles: 22.5 us against 22.4), and on up
-// to 29 tiles, where it does not, 0.94-1.00x.
-std::pair<double, double> cutlass2x_remap_factors(int64_t sk_blocks, int64_t dp_blocks, int64_t reduction_blocks,
-                                                  int64_t sms, int64_t occupancy) {
-  const int64_t sk_waves = ceil_div_i(sk_blocks, sms);
-  const int64_t active = sk_waves * sms + dp_blocks + reduction_blocks;  // get_num_active_blocks
-  if (occupancy <= 1 || active <= 2 * sms || sk_waves != 1) return {1.0, 1.0};
-  return {sk_blocks > sms / 2 ? 2.0 : 1.0, std::min(dp_blocks, sms) > sms / 2 ? 2.0 : 1.0};
+// Whether CUTLASS 2.x's stream-K kernel would remap its block indices (ThreadblockSwizzleStreamK's
+// constructor): stream-K blocks, more than one CTA per SM, over two waves of blocks (reduction
+// CTAs counted), balanced over the whole device. It then gives hardware blocks 2i and 2i + 1 the
+// logical blocks i and i + SMs of the first two waves, expecting each pair on one SM; Hopper
+// places consecutive blocks on different SMs, so one wave of over SMs/2 stream-K blocks would run
+// two to an SM on half the SMs (on the H200 the DMMA 64x64 tile's stream-K runs took 1.76-1.85x
+// their prediction there). Sm80Gemm::make_arguments balances over one SM fewer in that case,
+// which CUTLASS never remaps, and the model prices the same (cutlass2x_balanced_sms).
+bool cutlass2x_remaps(int64_t sk_waves, int64_t dp_blocks, int64_t reduction_blocks, int64_t sms, int64_t occupancy) {
+  return sk_waves > 0 && occupancy > 1 && sk_waves * sms + dp_blocks + reduction_blocks > 2 * sms;
 }
 
 // ThreadblockSwizzleStreamK::get_blocks and the block counts its constructor derives from them.
@@ -227,10 +220,39 @@ StreamKSplit cutlass2x_stream_k_split(int64_t tiles, int64_t iters_per_tile, int
     return split;
   }
   split.sk_tiles = tiles - split.dp_tiles;
-  const int64_t sk_waves = ceil_div_i(sk_blocks, avail_sms);
+  split.sk_waves = ceil_div_i(sk_blocks, avail_sms);
   split.sk_blocks = std::min(sk_blocks, split.sk_tiles * iters_per_tile);
-  split.separate_reduction = cutlass2x_separate_reduction(sk_waves, split.sk_blocks, split.sk_tiles, occupancy);
+  split.separate_reduction = cutlass2x_separate_reduction(split.sk_waves, split.sk_blocks, split.sk_tiles, occupancy);
   return split;
+}
+
+// The split CUTLASS 2.x's stream-K kernel runs as Sm80Gemm::make_arguments launches it: balanced
+// over the device's SMs, or over one fewer where the whole device would make CUTLASS remap its
+// block indices (cutlass2x_remaps).
+StreamKSplit cutlass2x_balanced_split(int64_t tiles, int64_t iters_per_tile, int64_t device_sms, int64_t occupancy,
+                                      int reduction_ctas_per_tile) {
+  const StreamKSplit split = cutlass2x_stream_k_split(tiles, iters_per_tile, device_sms, occupancy);
+  const int64_t reduction_blocks = split.separate_reduction ? split.sk_tiles * reduction_ctas_per_tile : 0;
+  if (device_sms > 2 && cutlass2x_remaps(split.sk_waves, split.dp_tiles, reduction_blocks, device_sms, occupancy)) {
+    return cutlass2x_stream_k_split(tiles, iters_per_tile, device_sms - 1, occupancy);
+  }
+  return split;
+}
+
+// CUTLASS 2.x's stream-K kernel with a split factor (every tile's K cut into `slice_blocks /
+// tiles` slices): the SMs it is balanced over (as cutlass2x_balanced_split chooses them) and
+// whether reduction CTAs sum the slices.
+std::pair<int64_t, bool> cutlass2x_balanced_slices(int64_t slice_blocks, int64_t tiles, int64_t device_sms,
+                                                   int64_t occupancy, int reduction_ctas_per_tile) {
+  auto separate = [&](int64_t sms) {
+    return cutlass2x_separate_reduction(ceil_div_i(slice_blocks, sms), slice_blocks, tiles, occupancy);
+  };
+  const int64_t reduction_blocks = separate(device_sms) ? tiles * reduction_ctas_per_tile : 0;
+  if (device_sms > 2 &&
+      cutlass2x_remaps(ceil_div_i(slice_blocks, device_sms), 0, reduction_blocks, device_sms, occupancy)) {
+    return {device_sms - 1, separate(device_sms - 1)};
+  }
+  return {device_sms, separate(device_sms)};
 }
 
 }  // namespace
@@ -363,11 +385,9 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       // turn, or by a separate reduction CTA per tile that reads the tile's s partials.
       bool separate_reduction = false;
       if (k.slice_sum == SliceSum::kStreamKWorkspace) {
-        const int64_t sms = std::max(1, dev.sm_count), slice_blocks = static_cast<int64_t>(tiles * s);
-        separate_reduction = cutlass2x_separate_reduction(ceil_div_i(slice_blocks, sms), slice_blocks,
-                                                          static_cast<int64_t>(tiles), ctas);
-        const int64_t reduction_blocks = separate_reduction ? static_cast<int64_t>(tiles) * k.reduction_ctas_per_tile : 0;
-        f[kFeatCriticalIters] *= cutlass2x_remap_factors(slice_blocks, 0, reduction_blocks, sms, ctas).first;
+        separate_reduction = cutlass2x_balanced_slices(static_cast<int64_t>(tiles * s), static_cast<int64_t>(tiles),
+                                                       std::max(1, dev.sm_count), ctas, k.reduction_ctas_per_tile)
+                                 .second;
       }
       f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
       f[kFeatChain] = separate_reduction ? 1 : s - 1;
@@ -376,20 +396,17 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
     }
     case Decomposition::kStreamK: {
       if (k.origin == Origin::kCutlass2x) {
-        // CUTLASS 2.x: the split its host code chooses (cutlass2x_stream_k_split). The
-        // stream-K blocks are launched first, the data-parallel tiles fill the CTA slots left
-        // and the rounds after.
-        const StreamKSplit split = cutlass2x_stream_k_split(
-            static_cast<int64_t>(tiles), static_cast<int64_t>(k_tiles), std::max(1, dev.sm_count), ctas);
+        // CUTLASS 2.x: the split its host code chooses (cutlass2x_stream_k_split), over the SMs
+        // the launch balances it (cutlass2x_balanced_split). The stream-K blocks are launched
+        // first, the data-parallel tiles fill the CTA slots left and the rounds after.
+        const StreamKSplit split =
+            cutlass2x_balanced_split(static_cast<int64_t>(tiles), static_cast<int64_t>(k_tiles),
+                                     std::max(1, dev.sm_count), ctas, k.reduction_ctas_per_tile);
         const double blocks = static_cast<double>(split.sk_blocks + split.dp_tiles);
         const double rounds = ceil_div(blocks, slots);
         const double sk_iters = ceil_div(static_cast<double>(split.sk_tiles) * k_tiles,
                                          static_cast<double>(std::max<int64_t>(1, split.sk_blocks)));
-        const auto [sk_factor, dp_factor] = cutlass2x_remap_factors(
-            split.sk_blocks, split.dp_tiles, split.separate_reduction ? split.sk_tiles * k.reduction_ctas_per_tile : 0,
-            std::max(1, dev.sm_count), ctas);
-        const double first_round = std::max(split.sk_blocks > 0 ? sk_factor * sk_iters : 0.0,
-                                            split.dp_tiles > 0 ? dp_factor * k_tiles : 0.0);
+        const double first_round = std::max(split.sk_blocks > 0 ? sk_iters : 0.0, split.dp_tiles > 0 ? k_tiles : 0.0);
         f[kFeatCriticalIters] = first_round + (rounds - 1) * k_tiles;
         f[kFeatTileRounds] = rounds + (split.sk_blocks > 0 ? 1 : 0);
         f[kFeatFixupMB] = 2.0 * split.sk_blocks * tile_bytes / kMB;

@@ -168,7 +168,7 @@ struct KernelInfo {
   // CUTLASS 2.x's stream-K kernel: the reduction CTAs it launches per stream-K tile where it sums
   // partial tiles in CTAs of their own (one per accumulator fragment of its epilogue,
   // Epilogue::kAccumulatorFragments); 0 for every other kernel. The cost model needs the count
-  // to know when CUTLASS remaps its block indices (cost_model.cpp, cutlass2x_remap_factors).
+  // to know when CUTLASS would remap its block indices (cost_model.cpp, cutlass2x_remaps).
   int reduction_ctas_per_tile = 0;
   // Applies GemmArgs::epilogue (alpha, a bias along D's columns, an activation) while storing D.
   // Such kernels are the fused builds of a config (kernel name suffix "_bias_act") and run only
