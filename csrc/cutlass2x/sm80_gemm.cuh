@@ -167,16 +167,16 @@ struct Sm80Gemm {
   // cost model prices the same choice (cost_model.cpp, cutlass2x_balanced_split).
   static Arguments make_arguments(const GemmArgs& g) {
     Arguments args = make_arguments_over(g, g.sm_count);
-    if constexpr (kStreamK) {
-      if (g.batch == 1 && g.decomposition != Decomposition::kDataParallel && g.sm_count > 2) {
-        GemmWithoutWorkspace whole_device;
-        if (whole_device.initialize_parameters(args) == cutlass::Status::kSuccess &&
-            whole_device.remaps_block_indices()) {
-          args = make_arguments_over(g, g.sm_count - 1);
-        }
-      }
+    if (balances_stream_k(g)) {
+      GemmWithoutWorkspace gemm;
+      initialize_balanced(gemm, g, args);
     }
     return args;
+  }
+
+  // A stream-K launch of one matrix, balanced over the device's SMs (or one fewer).
+  static bool balances_stream_k(const GemmArgs& g) {
+    return kStreamK && g.batch == 1 && g.decomposition != Decomposition::kDataParallel && g.sm_count > 2;
   }
 
   // The arguments with the stream-K kernel balanced over `sms` SMs.
@@ -256,6 +256,21 @@ struct Sm80Gemm {
     }
   };
 
+  // Sets `args` to make_arguments(g) and initialises `gemm`'s parameters from them: one
+  // init_params where CUTLASS keeps its block indices, a second over one SM fewer where it would
+  // remap them.
+  static cutlass::Status initialize_balanced(GemmWithoutWorkspace& gemm, const GemmArgs& g, Arguments& args) {
+    args = make_arguments_over(g, g.sm_count);
+    cutlass::Status status = gemm.initialize_parameters(args);
+    if constexpr (kStreamK) {
+      if (status == cutlass::Status::kSuccess && balances_stream_k(g) && gemm.remaps_block_indices()) {
+        args = make_arguments_over(g, g.sm_count - 1);
+        status = gemm.initialize_parameters(args);
+      }
+    }
+    return status;
+  }
+
   static size_t workspace_bytes(const GemmArgs& g) {
     return plain_data_parallel(g) ? 0 : Gemm::get_workspace_size(make_arguments(g));
   }
@@ -269,23 +284,21 @@ struct Sm80Gemm {
     // GemmUniversalBase caches the device's SM count and the shared-memory opt-in in
     // thread-local statics per device, so initialize() is cheap after the first call.
     GemmWithoutWorkspace gemm;
-    const Arguments args = make_arguments(g);
     cutlass::Status status;
     if (plain_data_parallel(g)) {
-      status = gemm.initialize_parameters(args);
+      status = gemm.initialize_parameters(make_arguments(g));
     } else if constexpr (kStreamK) {
       // One matrix (kGemm: the mode whose workspace CUTLASS zeroes): flags already zero where
       // the stream has them, else CUTLASS's own zeroing.
-      void* flags = nullptr;
-      status = gemm.initialize_parameters(args);
-      if (status == cutlass::Status::kSuccess && g.batch == 1 && gemm.flag_bytes() > 0) {
-        flags = stream_k_flags(g.stream, gemm.flag_bytes());
-      }
+      Arguments args;
+      status = initialize_balanced(gemm, g, args);
+      const size_t flag_bytes = status == cutlass::Status::kSuccess && g.batch == 1 ? gemm.flag_bytes() : 0;
+      void* flags = flag_bytes > 0 ? stream_k_flags(g.stream, flag_bytes) : nullptr;
       if (status == cutlass::Status::kSuccess) {
         status = flags != nullptr ? gemm.use_workspace(g.workspace, flags) : gemm.initialize(args, g.workspace, g.stream);
       }
     } else {
-      status = gemm.initialize(args, g.workspace, g.stream);
+      status = gemm.initialize(make_arguments(g), g.workspace, g.stream);
     }
     if (status != cutlass::Status::kSuccess) return from_cutlass(status);
     return from_cutlass(gemm.run(g.stream));

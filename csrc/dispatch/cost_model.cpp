@@ -182,7 +182,7 @@ bool cutlass2x_separate_reduction(int64_t sk_waves, int64_t sk_blocks, int64_t s
 // places consecutive blocks on different SMs, so one wave of over SMs/2 stream-K blocks would run
 // two to an SM on half the SMs (on the H200 the DMMA 64x64 tile's stream-K runs took 1.76-1.85x
 // their prediction there). Sm80Gemm::make_arguments balances over one SM fewer in that case,
-// which CUTLASS never remaps, and the model prices the same (cutlass2x_balanced_sms).
+// which CUTLASS never remaps, and the model prices the same (cutlass2x_balanced_split).
 bool cutlass2x_remaps(int64_t sk_waves, int64_t dp_blocks, int64_t reduction_blocks, int64_t sms, int64_t occupancy) {
   return sk_waves > 0 && occupancy > 1 && sk_waves * sms + dp_blocks + reduction_blocks > 2 * sms;
 }
@@ -240,19 +240,18 @@ StreamKSplit cutlass2x_balanced_split(int64_t tiles, int64_t iters_per_tile, int
 }
 
 // CUTLASS 2.x's stream-K kernel with a split factor (every tile's K cut into `slice_blocks /
-// tiles` slices): the SMs it is balanced over (as cutlass2x_balanced_split chooses them) and
-// whether reduction CTAs sum the slices.
-std::pair<int64_t, bool> cutlass2x_balanced_slices(int64_t slice_blocks, int64_t tiles, int64_t device_sms,
-                                                   int64_t occupancy, int reduction_ctas_per_tile) {
+// tiles` slices): whether reduction CTAs sum the slices, over the SMs the launch balances it
+// (the device's, or one fewer where CUTLASS would remap its block indices, as in
+// cutlass2x_balanced_split).
+bool cutlass2x_slices_reduced_apart(int64_t slice_blocks, int64_t tiles, int64_t device_sms, int64_t occupancy,
+                                    int reduction_ctas_per_tile) {
   auto separate = [&](int64_t sms) {
     return cutlass2x_separate_reduction(ceil_div_i(slice_blocks, sms), slice_blocks, tiles, occupancy);
   };
   const int64_t reduction_blocks = separate(device_sms) ? tiles * reduction_ctas_per_tile : 0;
-  if (device_sms > 2 &&
-      cutlass2x_remaps(ceil_div_i(slice_blocks, device_sms), 0, reduction_blocks, device_sms, occupancy)) {
-    return {device_sms - 1, separate(device_sms - 1)};
-  }
-  return {device_sms, separate(device_sms)};
+  const bool remaps =
+      device_sms > 2 && cutlass2x_remaps(ceil_div_i(slice_blocks, device_sms), 0, reduction_blocks, device_sms, occupancy);
+  return separate(remaps ? device_sms - 1 : device_sms);
 }
 
 }  // namespace
@@ -385,9 +384,8 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       // turn, or by a separate reduction CTA per tile that reads the tile's s partials.
       bool separate_reduction = false;
       if (k.slice_sum == SliceSum::kStreamKWorkspace) {
-        separate_reduction = cutlass2x_balanced_slices(static_cast<int64_t>(tiles * s), static_cast<int64_t>(tiles),
-                                                       std::max(1, dev.sm_count), ctas, k.reduction_ctas_per_tile)
-                                 .second;
+        separate_reduction = cutlass2x_slices_reduced_apart(static_cast<int64_t>(tiles * s), static_cast<int64_t>(tiles),
+                                                            std::max(1, dev.sm_count), ctas, k.reduction_ctas_per_tile);
       }
       f[kFeatFixupMB] = 2.0 * (s - 1) * tiles * tile_bytes / kMB;
       f[kFeatChain] = separate_reduction ? 1 : s - 1;
