@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Time again the sweep candidates whose launch changed, on this GPU, then refit and judge the
+# model: the steps that bring one device's stored sweep and calibration up to date, in one
+# command that can be cut off and run again (every sweep step resumes where it stopped).
+#
+#   scripts/sweep_refresh.sh [OUT_DIR]   # OUT_DIR (default: $OUT, else ./sweep_refresh_out) gets
+#                                        # sweep.tgz (this device's sweep folder) and calib.tgz
+#
+# Environment:
+#   JOBS         what to time again, space-separated DTYPES:DECOMPOSITION:KERNELS items
+#                (default: CUTLASS 2.x's stream-K in every precision, then its 16-bit split-K:
+#                "all:stream-k:cutlass2x_* bf16,f16:split-k:cutlass2x_*")
+#   CONTRADICTED another device's sweep folder: also time again the candidates it contradicts by
+#                over 2x (`sweep --retime-contradicted`); empty to skip
+#   DEADLINE     seconds from the start after which no sweep step starts a new problem
+#                (default 420, for a call limited to 600 s with the fit after it)
+#   SKIP_BUILD=1 reuse the build in place; SKIP_FIT=1 time only
+# The sweep files are written in the tree (benchmarks/sweep/<device>/); unpack sweep.tgz there
+# before the next call so that it resumes from them.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT_DIR=${1:-${OUT:-sweep_refresh_out}}
+mkdir -p "$OUT_DIR"
+PYTHON=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1 MAX_JOBS=${MAX_JOBS:-$(nproc)}
+export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+JOBS=${JOBS:-"all:stream-k:cutlass2x_* bf16,f16:split-k:cutlass2x_*"}
+CONTRADICTED=${CONTRADICTED:-}
+DEADLINE=${DEADLINE:-420}
+start=$(date +%s)
+left() { echo $(( DEADLINE - ($(date +%s) - start) )); }
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  $PYTHON -m pip install --no-build-isolation --no-deps -q -e . > "$OUT_DIR/build.log" 2>&1 ||
+    { tail -30 "$OUT_DIR/build.log"; echo "BUILD FAILED"; exit 1; }
+  echo "build: $(( $(date +%s) - start )) s"
+fi
+folder=$($PYTHON -c "from cutlass_ops.calibration import sweep; print(sweep.device_folder('.').name)") || exit 1
+echo "device folder: $folder"
+
+for job in $JOBS; do
+  IFS=: read -r dtypes decomposition kernels <<< "$job"
+  [ "$(left)" -gt 0 ] || { echo "deadline: $job not started"; break; }
+  dtype_arg=(); [ "$dtypes" != all ] && dtype_arg=(--dtype "$dtypes")
+  $PYTHON -m cutlass_ops sweep "${dtype_arg[@]}" --retime "$kernels" --decomposition "$decomposition" \
+    --time-limit "$(left)" --no-progress 2>&1 | tail -n 20
+done
+if [ -n "$CONTRADICTED" ] && [ "$(left)" -gt 0 ]; then
+  $PYTHON -m cutlass_ops sweep --retime-contradicted "$CONTRADICTED" --time-limit "$(left)" --no-progress 2>&1 |
+    tail -n 20
+fi
+tar czf "$OUT_DIR/sweep.tgz" "benchmarks/sweep/$folder"
+
+if [ "${SKIP_FIT:-0}" != 1 ]; then
+  $PYTHON -m cutlass_ops fit "benchmarks/sweep/$folder" 2>&1 | tail -n 8
+  $PYTHON -m cutlass_ops evaluate "benchmarks/sweep/$folder" \
+    --json "benchmarks/sweep/$folder/evaluation.json" 2>&1 | head -n 3
+  tar czf "$OUT_DIR/calib.tgz" cutlass_ops/calibration/data "benchmarks/sweep/$folder/evaluation.json"
+fi
+echo "sweep_refresh: $(( $(date +%s) - start )) s"
