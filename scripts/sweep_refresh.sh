@@ -38,6 +38,7 @@ fi
 folder=$($PYTHON -c "from cutlass_ops.calibration import sweep; print(sweep.device_folder('.').name)") || exit 1
 echo "device folder: $folder"
 
+set -f  # the kernel patterns in JOBS are for the sweep, not the shell
 for job in $JOBS; do
   IFS=: read -r dtypes decomposition kernels <<< "$job"
   [ "$(left)" -gt 0 ] || { echo "deadline: $job not started"; break; }
@@ -45,6 +46,7 @@ for job in $JOBS; do
   $PYTHON -m cutlass_ops sweep "${dtype_arg[@]}" --retime "$kernels" --decomposition "$decomposition" \
     --time-limit "$(left)" --no-progress 2>&1 | tail -n 20
 done
+set +f
 if [ -n "$CONTRADICTED" ] && [ "$(left)" -gt 0 ]; then
   $PYTHON -m cutlass_ops sweep --retime-contradicted "$CONTRADICTED" --time-limit "$(left)" --no-progress 2>&1 |
     tail -n 20
