@@ -8,14 +8,8 @@
 # pytest arguments), SKIP_BUILD=1 (reuse the build in place), SKIP_BENCH=1, EXPORT_BUILD=1
 # (also write the built modules to OUT_DIR/build.tgz).
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT_DIR=${1:-${OUT:-gpu_check_out}}
-mkdir -p "$OUT_DIR"
-PYTHON=${PYTHON:-python3}
-export PYTHONUNBUFFERED=1 MAX_JOBS=${MAX_JOBS:-$(nproc)}
-# The tree on the path: with SKIP_BUILD=1 over modules built elsewhere and never installed, the
-# tests that start Python subprocesses import cutlass_ops from here too.
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+DEFAULT_OUT=gpu_check_out
+source "$(dirname "$0")/gpu_env.sh"
 
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit \
   --format=csv,noheader 2>&1 || echo "nvidia-smi unavailable")

@@ -18,12 +18,8 @@
 # The sweep files are written in the tree (benchmarks/sweep/<device>/); unpack sweep.tgz there
 # before the next call so that it resumes from them.
 set -uo pipefail
-cd "$(dirname "$0")/.."
-OUT_DIR=${1:-${OUT:-sweep_refresh_out}}
-mkdir -p "$OUT_DIR"
-PYTHON=${PYTHON:-python3}
-export PYTHONUNBUFFERED=1 MAX_JOBS=${MAX_JOBS:-$(nproc)}
-export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+DEFAULT_OUT=sweep_refresh_out
+source "$(dirname "$0")/gpu_env.sh"
 JOBS=${JOBS:-"all:stream-k:cutlass2x_* bf16,f16:split-k:cutlass2x_*"}
 CONTRADICTED=${CONTRADICTED:-}
 DEADLINE=${DEADLINE:-420}
