@@ -14,27 +14,7 @@ source "$(dirname "$0")/gpu_env.sh"
 gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.draw,power.limit \
   --format=csv,noheader 2>&1 || echo "nvidia-smi unavailable")
 
-build_s=0
-build_cpu=""
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  start=$(date +%s)
-  # Each log line starts with its Unix time: how long each module and kernel took to build.
-  # `time` adds the compilers' CPU seconds (user + system) to the log's last line.
-  TIMEFORMAT='build: %R s wall, %U + %S CPU-s'
-  { time {
-    $PYTHON -m pip install --no-build-isolation --no-deps -v -e . 2>&1 |
-      while IFS= read -r line; do printf '%(%s)T %s\n' -1 "$line"; done > "$OUT_DIR/build.log"
-    rc=${PIPESTATUS[0]}
-  }; } 2>> "$OUT_DIR/build.log"
-  build_cpu=$(tail -1 "$OUT_DIR/build.log" | sed -n 's/.*wall, \(.*\)/, \1/p')
-  if [ "$rc" != 0 ]; then
-    grep -E "error|FAILED" "$OUT_DIR/build.log" | head -40
-    tail -20 "$OUT_DIR/build.log"
-    echo "BUILD FAILED (log: $OUT_DIR/build.log)"
-    exit 1
-  fi
-  build_s=$(( $(date +%s) - start ))
-fi
+build_in_place || exit 1
 
 { echo "nvidia-smi: $gpu"; $PYTHON -m cutlass_ops info 2>&1; } | tee "$OUT_DIR/info.txt"
 

@@ -4,7 +4,7 @@
 # command that can be cut off and run again (every sweep step resumes where it stopped).
 #
 #   scripts/sweep_refresh.sh [OUT_DIR]   # OUT_DIR (default: $OUT, else ./sweep_refresh_out) gets
-#                                        # sweep.tgz (this device's sweep folder) and calib.tgz
+#                                        # sweep.tgz (this device's sweep folder), calib.tgz and the logs
 #
 # Environment:
 #   JOBS         what to time again, space-separated DTYPES:DECOMPOSITION:KERNELS items
@@ -26,11 +26,8 @@ DEADLINE=${DEADLINE:-420}
 start=$(date +%s)
 left() { echo $(( DEADLINE - ($(date +%s) - start) )); }
 
-if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  $PYTHON -m pip install --no-build-isolation --no-deps -q -e . > "$OUT_DIR/build.log" 2>&1 ||
-    { tail -30 "$OUT_DIR/build.log"; echo "BUILD FAILED"; exit 1; }
-  echo "build: $(( $(date +%s) - start )) s"
-fi
+build_in_place || exit 1
+echo "build: ${build_s} s${build_cpu}"
 folder=$($PYTHON -c "from cutlass_ops.calibration import sweep; print(sweep.device_folder('.').name)") || exit 1
 echo "device folder: $folder"
 
@@ -40,12 +37,12 @@ for job in $JOBS; do
   [ "$(left)" -gt 0 ] || { echo "deadline: $job not started"; break; }
   dtype_arg=(); [ "$dtypes" != all ] && dtype_arg=(--dtype "$dtypes")
   $PYTHON -m cutlass_ops sweep "${dtype_arg[@]}" --retime "$kernels" --decomposition "$decomposition" \
-    --time-limit "$(left)" --no-progress 2>&1 | tail -n 20
+    --time-limit "$(left)" --no-progress 2>&1 | tee -a "$OUT_DIR/sweep.log" | tail -n 20
 done
 set +f
 if [ -n "$CONTRADICTED" ] && [ "$(left)" -gt 0 ]; then
   $PYTHON -m cutlass_ops sweep --retime-contradicted "$CONTRADICTED" --time-limit "$(left)" --no-progress 2>&1 |
-    tail -n 20
+    tee -a "$OUT_DIR/sweep.log" | tail -n 20
 fi
 tar czf "$OUT_DIR/sweep.tgz" "benchmarks/sweep/$folder"
 
