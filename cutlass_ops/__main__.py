@@ -199,10 +199,28 @@ def cmd_sweep(args) -> int:
         occupancy = sweep.record_occupancy(folder)
         print(f"{len(occupancy)} kernels' CTAs per SM written to {folder / sweep.OCCUPANCY_FILE}")
         return 0
-    if sum(bool(x) for x in (args.add_kernels, args.retime, args.retime_contradicted)) > 1:
-        print("--add-kernels, --retime and --retime-contradicted: one at a time", file=sys.stderr)
+    if sum(bool(x) for x in (args.add_kernels, args.retime, args.retime_contradicted, args.retime_repriced)) > 1:
+        print("--add-kernels, --retime, --retime-contradicted and --retime-repriced: one at a time", file=sys.stderr)
         return 2
     files = True if args.batched else None  # --batched: its files alone; else single and batched
+    if args.retime_repriced:
+        import gzip
+        import json
+
+        folder = sweep.device_folder(args.out)
+        try:
+            with gzip.open(args.retime_repriced, "rt") as f:
+                before = json.load(f)
+            targets = sweep.repriced_targets(folder, before)
+            print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are priced "
+                  f"otherwise than by build {before['build_id']}: timing them again", file=sys.stderr)
+            sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
+                         progress=not args.no_progress, targets=targets, batched=files,
+                         targets_are=f"the candidates priced otherwise than by build {before['build_id']}")
+        except (OSError, ValueError, KeyError) as error:
+            print(f"--retime-repriced: {error}", file=sys.stderr)
+            return 2
+        return 0
     if args.retime_contradicted:
         from .calibration import compare
 
@@ -232,6 +250,20 @@ def cmd_sweep(args) -> int:
         return 0
     sweep.run(dtypes, Path(args.out), time_limit=args.time_limit, reps=args.reps, limit=args.limit,
               progress=not args.no_progress, passes=args.passes, batched=args.batched, append=args.append)
+    return 0
+
+
+def cmd_prices(args) -> int:
+    import gzip
+    import json
+
+    from .calibration import sweep
+
+    record = sweep.prices(args.sweep)
+    with gzip.open(args.out, "wt") as f:
+        json.dump(record, f, separators=(",", ":"))
+    print(f"{sum(len(r) for r in record['rows'].values())} candidates of {len(record['rows'])} rows priced by build "
+          f"{record['build_id']}: {args.out}")
     return 0
 
 
@@ -464,6 +496,9 @@ def main(argv=None) -> int:
     p.add_argument("--retime-contradicted", metavar="SWEEP",
                    help="another device's sweep folder: time again exactly the candidates of this GPU's sweep that it "
                         "contradicts by over 2x either way (`compare`), and replace them (resumable)")
+    p.add_argument("--retime-repriced", metavar="PRICES",
+                   help="a file `python -m cutlass_ops prices` wrote before a launch changed: time again exactly the "
+                        "candidates of this GPU's sweep that this build prices otherwise, and replace them (resumable)")
     p.add_argument("--decomposition", choices=["data-parallel", "split-k", "stream-k"],
                    help="with --retime or --add-kernels: only the candidates of this K decomposition")
     p.add_argument("--variant", metavar="NAMES",
@@ -480,6 +515,12 @@ def main(argv=None) -> int:
                    help="resume a file recorded on another build: measure the problems it lacks (a problem set "
                         "grown since) on this one; its header lists the builds that appended rows")
     p.set_defaults(func=cmd_sweep)
+
+    p = sub.add_parser("prices", help="what this build's cost model makes of a sweep's stored candidates, for "
+                                      "`sweep --retime-repriced` after a launch changes (no GPU needed)")
+    p.add_argument("sweep", help="one device's sweep folder")
+    p.add_argument("--out", required=True, help="the file to write (gzip JSON)")
+    p.set_defaults(func=cmd_prices)
 
     p = sub.add_parser("fit", help="fit the cost model's constants on a sweep's training split")
     p.add_argument("sweep", help="one device's sweep folder, e.g. benchmarks/sweep/sm90_132sm_nvidia_h100_80gb_hbm3")

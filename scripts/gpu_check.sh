@@ -38,10 +38,7 @@ if [ "${SKIP_BENCH:-0}" != 1 ]; then
   demo_rc=$?
 fi
 
-if [ "${EXPORT_BUILD:-0}" = 1 ]; then
-  # The built modules, to reuse on another machine with the same torch (tar xzf in the repo root).
-  tar czf "$OUT_DIR/build.tgz" cutlass_ops/_C*.so cutlass_ops/_build_info.py
-fi
+export_build
 
 echo
 echo "=== gpu_check summary ($(date -u +%Y-%m-%dT%H:%MZ)) ==="

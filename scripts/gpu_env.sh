@@ -1,9 +1,9 @@
 # Sourced by the GPU scripts (gpu_check.sh, sweep_refresh.sh) after `set -uo pipefail`, with the
 # script's default output folder in DEFAULT_OUT and its arguments: moves to the repository root
 # and sets OUT_DIR (the first argument, else $OUT, else DEFAULT_OUT; created), PYTHON (default
-# python3), MAX_JOBS (default: all cores) and PYTHONPATH; defines build_in_place. The tree goes
-# on the path so that with SKIP_BUILD=1, over modules built elsewhere and never installed, Python
-# subprocesses (the tests start some) import cutlass_ops from here too.
+# python3), MAX_JOBS (default: all cores) and PYTHONPATH; defines build_in_place and
+# export_build. The tree goes on the path so that with SKIP_BUILD=1, over modules built elsewhere
+# and never installed, Python subprocesses (the tests start some) import cutlass_ops from here too.
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 OUT_DIR=${1:-${OUT:-$DEFAULT_OUT}}
 mkdir -p "$OUT_DIR"
@@ -35,4 +35,11 @@ build_in_place() {
     return 1
   fi
   build_s=$(( $(date +%s) - start ))
+}
+
+# With EXPORT_BUILD=1, the built modules into OUT_DIR/build.tgz, to reuse on another machine with
+# the same torch (tar xzf in the repository root, then SKIP_BUILD=1).
+export_build() {
+  [ "${EXPORT_BUILD:-0}" = 1 ] || return 0
+  tar czf "$OUT_DIR/build.tgz" cutlass_ops/_C*.so cutlass_ops/_build_info.py
 }

@@ -932,6 +932,45 @@ def test_cutlass2x_stream_k_is_priced_over_one_sm_fewer_where_cutlass_would_rema
         store.install_shipped()
 
 
+def test_cutlass2x_split_k_keeps_the_whole_device_where_one_sm_fewer_would_lose_its_reduction_ctas():
+    """A split-K launch of CUTLASS 2.x's stream-K kernel that CUTLASS would remap is balanced over
+    one SM fewer, except where that brings its slices to as many waves as CTAs per SM (CUTLASS
+    then sums them one after another in the fix-up, not in reduction CTAs), the slices fill the
+    two remapped waves, which the remap only reorders, and there are 16 slices or more
+    (kReductionCtasFromSlices) (cost_model.cpp, cutlass2x_slices_reduced_apart;
+    Sm80Gemm::initialize_balanced). The 64x64x32 tile at five CTAs per SM: 1376x8x2464 "cc"
+    split 24 is 22 tiles x 24 = 528 slices, 4 waves over 132 SMs and 5 over 131, so it keeps
+    the 132 and its reduction CTAs (one fix-up step, 24 partials read); at four CTAs per SM it
+    is summed in turn over either (a chain of 23). 384x648x66840 split 6 at four CTAs per SM
+    (66 tiles, 396 slices: 3 waves over 132, 4 over 131) has too few slices to keep them: a
+    chain of 5. At two CTAs per SM, 2816x64x3072 split 3 (132 slices, one wave, 44 tiles of
+    reduction CTAs: remapped) would lose them over 131 SMs too, but the remap would put two
+    slices on half the SMs, so it is balanced over 131 and summed in turn (a chain of 2)."""
+    kernel = "cutlass2x_sm80_bf16_cc_64x64x32_4s_a2"
+    if kernel not in {k["name"] for k in _C.kernels()}:
+        pytest.skip(f"{kernel} is not built")
+
+    def chain_and_reads(problem, splits, ctas):
+        store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
+                       "ctas_per_sm": {kernel: ctas}}, "test")
+        cands = [["in-place", kernel, "split-k", splits]]
+        features = _C.cost_rows("bf16", "cc", problem, [8, 8, 8], cands, fit.H100_DESC)[0][0]
+        return features[7], features[10]  # kFeatChain, kFeatReductionReads
+
+    try:
+        _C.clear_calibrations()
+        assert chain_and_reads([1376, 8, 2464], 24, 5) == (1, 24)
+        assert chain_and_reads([1376, 8, 2464], 24, 4) == (23, 0)
+        assert chain_and_reads([1376, 8, 2464], 16, 5) == (1, 16)  # 352 slices: 3 waves over either
+        assert chain_and_reads([384, 648, 66840], 6, 4) == (5, 0)
+        assert chain_and_reads([384, 648, 66840], 6, 5) == (1, 6)  # 4 waves over 131 too: no loss
+        assert chain_and_reads([2816, 64, 3072], 3, 2) == (2, 0)
+        assert chain_and_reads([2816, 64, 3072], 3, 3) == (1, 3)  # one wave over either: no loss
+    finally:
+        _C.clear_calibrations()
+        store.install_shipped()
+
+
 def test_ragged_row_pitch_term_prices_the_hand_written_tma_kernel_only():
     """ragged_l2_mb (cost_model.h): the L2 traffic that the hand-written TMA kernel loads from an
     operand whose rows do not start 128 bytes apart. F.linear's layout with K = 920 (1,840-byte

@@ -167,3 +167,36 @@ def test_balanced_over_one_sm_fewer_where_cutlass_would_remap(dtype, kernel, sha
     assert len(grids) == 1, grids
     assert grids[0][0] < 4 * sms, f"{kernel} at {shape}: grid {grids[0]} on {sms} SMs"
     assert_matches_reference(out, a, b, dtype, context=f"{kernel} {shape}")
+
+
+def test_split_k_keeps_its_reduction_ctas_where_one_sm_fewer_would_drop_them():
+    """bf16 1376x8x2464 "cc" split 24 on the 64x64x32 tile (5 CTAs per SM on an H100 or H200):
+    528 slices, 4 waves over 132 SMs (CUTLASS adds reduction CTAs and would remap) and 5 over 131
+    (it would sum the slices one after another instead: 15.3 us against 35.6 on the H200). The
+    launch keeps the whole device: its grid holds reduction CTAs besides the slices, and its
+    results match float64's (Sm80Gemm::initialize_balanced)."""
+    kernel, splits, (m, n, k) = "cutlass2x_sm80_bf16_cc_64x64x32_4s_a2", 24, (1376, 8, 2464)
+    if kernel not in {k.name for k in cutlass_ops.list_kernels(torch.cuda.get_device_capability())}:
+        pytest.skip(f"{kernel} is not built for this GPU")
+    from cutlass_ops import _C
+
+    sms = torch.cuda.get_device_properties(0).multi_processor_count
+    occupancy = _C.kernel_occupancy(torch.cuda.current_device())[kernel]
+    slices = -(-m // 64) * -(-n // 64) * splits
+    waves = lambda sms: -(-slices // sms)  # noqa: E731
+    if not (waves(sms) < occupancy <= waves(sms - 1) and slices >= 2 * sms):
+        pytest.skip(f"{slices} slices at {occupancy} CTAs per SM on {sms} SMs: one SM fewer drops no reduction CTAs")
+    a, b = operands("bf16", "cc", m, n, k)
+    with planned(a, b, kernel, "split-k", splits):
+        cutlass_ops.mm(a, b)  # the flag buffer made outside the profile
+        out = None
+
+        def call():
+            nonlocal out
+            out = cutlass_ops.mm(a, b)
+
+        grids = cutlass_grids(call)
+    assert len(grids) == 1, grids
+    blocks = grids[0][0] * grids[0][1] * grids[0][2]
+    assert blocks > slices, f"{kernel} split {splits}: grid {grids[0]}, {slices} slices and no reduction CTAs"
+    assert_matches_reference(out, a, b, "bf16", context=f"{kernel} split {splits}")

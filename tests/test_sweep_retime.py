@@ -2,7 +2,9 @@
 retime_summary): each kernel's stored times before over after, on the candidates it held before.
 CPU only."""
 
+import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +83,47 @@ def test_an_extension_names_only_variants_rows_hold(tmp_path):
     for wrong in (["staged"], ["in-place", "padded"], []):
         with pytest.raises(ValueError, match=r"variants .*: choose from in-place, staged-row-b"):
             sweep.extend(tmp_path, ["*"], ["bf16"], progress=False, retime=True, variants=wrong)
+
+
+def _small_sweep(folder, ids):
+    """A device folder holding the H200 sweep's bf16 rows `ids`, under that file's header."""
+    import gzip
+
+    source = Path(__file__).resolve().parent.parent / "benchmarks" / "sweep" / folder.name / "bf16.jsonl.gz"
+    head, rows = sweep.read(source)
+    chosen = [r for r in rows if r["id"] in ids]
+    assert len(chosen) == len(ids)
+    folder.mkdir()
+    with gzip.open(folder / "bf16.jsonl.gz", "wt") as f:
+        f.write("".join(json.dumps(record) + "\n" for record in [head, *chosen]))
+    return chosen
+
+
+def test_the_candidates_a_build_prices_otherwise_are_the_ones_timed_again(tmp_path):
+    """`prices` keeps a digest of the cost model's features for every timed candidate of a sweep
+    folder; `sweep --retime-repriced` times again exactly those whose digest a later build
+    computes otherwise (sweep.repriced_targets), and a record of another folder or format is
+    refused by name."""
+    from cutlass_ops.calibration import fit
+
+    folder = tmp_path / "sm90_132sm_nvidia_h200"
+    rows = _small_sweep(folder, {"bf16-random-02260"})
+    before = sweep.prices(folder)
+    assert before["format"] == sweep.PRICES_FORMAT and before["folder"] == folder.name
+    row = before["rows"]["bf16 bf16-random-02260"]
+    assert set(row) == {" ".join(map(str, c[:4])) for c in fit.built_candidates(rows[0])}
+    assert sweep.prices(folder) == before  # the same build prices the same
+    assert sweep.repriced_targets(folder, before) == {}
+    split_24 = "in-place cutlass2x_sm80_bf16_cc_64x64x32_4s_a2 split-k 24"
+    if split_24 not in row:
+        pytest.skip("built without the CUTLASS 2.x 16-bit kernels")
+    # What an earlier build made of two candidates; one the earlier build did not price at all.
+    edited = json.loads(json.dumps(before))
+    edited["rows"]["bf16 bf16-random-02260"][split_24] = "0" * 12
+    edited["rows"]["bf16 bf16-random-02260"].pop("in-place cutlass2x_sm80_bf16_cc_64x64x32_4s_a4 split-k 24")
+    assert sweep.repriced_targets(folder, edited) == {
+        ("bf16", "bf16-random-02260"): {("in-place", "cutlass2x_sm80_bf16_cc_64x64x32_4s_a2", "split-k", 24)}}
+    with pytest.raises(ValueError, match=r"recorded on sm90_132sm_other's rows, not sm90_132sm_nvidia_h200's"):
+        sweep.repriced_targets(folder, {**before, "folder": "sm90_132sm_other"})
+    with pytest.raises(ValueError, match=r"not a prices file \(format 'cutlass_ops-sweep'"):
+        sweep.repriced_targets(folder, {**before, "format": "cutlass_ops-sweep"})

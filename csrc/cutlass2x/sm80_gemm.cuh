@@ -230,19 +230,21 @@ struct Sm80Gemm {
   struct GemmWithoutWorkspace : Gemm {
     cutlass::Status initialize_parameters(const Arguments& args) { return this->init_params(args); }
     bool remaps_block_indices() const { return this->params_.block_mapping.remap_block_indices; }
+    int reduction_blocks() const { return this->params_.block_mapping.reduction_blocks; }
+    int stream_k_blocks() const {
+      const auto& mapping = this->params_.block_mapping;
+      return mapping.sk_regions() * mapping.sk_blocks_per_region();
+    }
     // The stream-K kernel's workspace: its partial tiles, then its flags (cutlass::Barrier's int
     // each), every part rounded up to 128 bytes, as its Params lays them out (their size
     // functions are not public; flag_bytes() answers 0, and the caller zeroes as CUTLASS does,
     // unless the two add up to the public total).
     static size_t round_up(size_t bytes) { return (bytes + 127) / 128 * 128; }
     size_t partial_bytes() const {
-      const auto& mapping = this->params_.block_mapping;
-      return round_up(Gemm::GemmKernel::kWorkspaceBytesPerBlock *
-                      static_cast<size_t>(mapping.sk_regions() * mapping.sk_blocks_per_region()));
+      return round_up(Gemm::GemmKernel::kWorkspaceBytesPerBlock * static_cast<size_t>(stream_k_blocks()));
     }
     size_t flag_bytes() const {
-      const auto& mapping = this->params_.block_mapping;
-      const int flags = std::max(mapping.sk_regions() * mapping.sk_blocks_per_region(), mapping.reduction_blocks);
+      const int flags = std::max(stream_k_blocks(), reduction_blocks());
       const size_t bytes = round_up(sizeof(typename cutlass::Barrier::T) * static_cast<size_t>(flags));
       return partial_bytes() + bytes == this->params_.get_workspace_size() ? bytes : 0;
     }
@@ -258,14 +260,28 @@ struct Sm80Gemm {
 
   // Sets `args` to make_arguments(g) and initialises `gemm`'s parameters from them: one
   // init_params where CUTLASS keeps its block indices, a second over one SM fewer where it would
-  // remap them.
+  // remap them. A split-K launch of kReductionCtasFromSlices slices or more keeps the whole
+  // device, remapped, where one SM fewer would lose its reduction CTAs (its slices as many waves
+  // as CTAs per SM, summed one after another) and its slices fill the two remapped waves, which
+  // the remap then only reorders: bf16 1376x8x2464 "cc" split 24, 528 slices of a 5-CTA/SM tile,
+  // 4 waves over 132 SMs, 5 over 131: 15.2 us against 35.6 (H200). The cost model prices the
+  // same choice (cost_model.cpp, cutlass2x_slices_reduced_apart).
   static cutlass::Status initialize_balanced(GemmWithoutWorkspace& gemm, const GemmArgs& g, Arguments& args) {
     args = make_arguments_over(g, g.sm_count);
     cutlass::Status status = gemm.initialize_parameters(args);
     if constexpr (kStreamK) {
       if (status == cutlass::Status::kSuccess && balances_stream_k(g) && gemm.remaps_block_indices()) {
-        args = make_arguments_over(g, g.sm_count - 1);
-        status = gemm.initialize_parameters(args);
+        const bool reduced_apart = gemm.reduction_blocks() > 0;
+        const bool fills_remapped_waves = gemm.stream_k_blocks() >= 2 * g.sm_count;
+        Arguments fewer = make_arguments_over(g, g.sm_count - 1);
+        status = gemm.initialize_parameters(fewer);
+        if (status == cutlass::Status::kSuccess && g.decomposition == Decomposition::kSplitK &&
+            g.splits >= kReductionCtasFromSlices && reduced_apart && gemm.reduction_blocks() == 0 &&
+            fills_remapped_waves) {
+          status = gemm.initialize_parameters(args);  // the whole device's, as first
+        } else {
+          args = fewer;
+        }
       }
     }
     return status;

@@ -240,18 +240,27 @@ StreamKSplit cutlass2x_balanced_split(int64_t tiles, int64_t iters_per_tile, int
 }
 
 // CUTLASS 2.x's stream-K kernel with a split factor (every tile's K cut into `slice_blocks /
-// tiles` slices): whether reduction CTAs sum the slices, over the SMs the launch balances it
-// (the device's, or one fewer where CUTLASS would remap its block indices, as in
-// cutlass2x_balanced_split).
+// tiles` slices): whether reduction CTAs sum the slices, over the SMs the launch balances it.
+// That is one SM fewer where CUTLASS would remap its block indices (as in
+// cutlass2x_balanced_split), except where one SM fewer would bring the slices to as many waves
+// as CTAs per SM, trading the reduction CTAs for summing the slices one after another, the
+// remap would only reorder blocks of equal work (two waves of slices or more) and the tiles are
+// cut into kReductionCtasFromSlices slices or more: there the launch keeps the whole device
+// (Sm80Gemm::initialize_balanced). bf16 1376x8x2464 "cc" split 24, 528 slices of a 5-CTA/SM
+// tile, is 4 waves over 132 SMs and 5 over 131 (H200: 15.2 us against 35.6).
 bool cutlass2x_slices_reduced_apart(int64_t slice_blocks, int64_t tiles, int64_t device_sms, int64_t occupancy,
                                     int reduction_ctas_per_tile) {
   auto separate = [&](int64_t sms) {
     return cutlass2x_separate_reduction(ceil_div_i(slice_blocks, sms), slice_blocks, tiles, occupancy);
   };
-  const int64_t reduction_blocks = separate(device_sms) ? tiles * reduction_ctas_per_tile : 0;
+  const bool whole = separate(device_sms);
+  const int64_t reduction_blocks = whole ? tiles * reduction_ctas_per_tile : 0;
   const bool remaps =
       device_sms > 2 && cutlass2x_remaps(ceil_div_i(slice_blocks, device_sms), 0, reduction_blocks, device_sms, occupancy);
-  return separate(remaps ? device_sms - 1 : device_sms);
+  if (!remaps) return whole;
+  const bool keeps_device =
+      slice_blocks >= 2 * device_sms && slice_blocks >= kReductionCtasFromSlices * std::max<int64_t>(1, tiles);
+  return separate(device_sms - 1) || (whole && keeps_device);
 }
 
 }  // namespace

@@ -128,6 +128,17 @@ inline constexpr bool slices_meet_in_float32(SliceSum s) {
   return s == SliceSum::kStreamKWorkspace || s == SliceSum::kLastSlice;
 }
 
+// SliceSum::kStreamKWorkspace where CUTLASS would remap its block indices, and where balancing
+// over one SM fewer (which it never remaps) would bring the slices to as many waves as CTAs per
+// SM, so that CUTLASS drops its reduction CTAs and sums each tile's slices in turn: from this
+// many slices per tile the launch keeps the whole device, remapped, and its reduction CTAs
+// (Sm80Gemm::initialize_balanced; cost_model.cpp, cutlass2x_slices_reduced_apart). H200, bf16
+// and f16 on the 64x64x32 tiles, 33 such split-K launches timed both ways (2026-12-03): from 16
+// slices the whole device ran 1.04-3.5x faster (664x8x3800 "rr" split 48: 61.0 us in turn,
+// 17.6 with reduction CTAs), at 3-12 mostly slower, by up to 1.33x (384x648x66840 "cc" split 6:
+// 601 us in turn, 772 with reduction CTAs, whose CTAs wait in slots beside the slices).
+inline constexpr int kReductionCtasFromSlices = 16;
+
 struct KernelInfo {
   // ---- identity (for people: names are never compared to decide anything) ----
   const char* name = nullptr;  // stable, unique: origin_arch_precision_layouts_config

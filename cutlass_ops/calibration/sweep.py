@@ -22,6 +22,7 @@ import contextlib
 import datetime
 import fnmatch
 import gzip
+import hashlib
 import json
 import math
 import re
@@ -583,6 +584,48 @@ def read_occupancy(folder: Path, capability: Optional[Iterable[int]] = None,
             raise ValueError(f"{path}: recorded with {key} {have}, the sweep's is {want}: "
                              "run `python -m cutlass_ops sweep --occupancy` on this device")
     return {name: int(n) for name, n in data["ctas_per_sm"].items()}
+
+
+PRICES_FORMAT = "cutlass_ops-prices"
+
+
+def prices(folder: Path) -> dict:
+    """What this build's cost model makes of every timed candidate of a device folder's rows (of its kernels): a
+    digest of its features ({"dtype row id": {"variant kernel decomposition slices": digest}}),
+    under a header naming the folder and the build. Written before a change to a launch (`python
+    -m cutlass_ops prices`, no GPU needed), it tells a later build which candidates it prices
+    differently: those whose launch changed, to time again (`sweep --retime-repriced`)."""
+    from .. import tuning
+    from .fit import built_candidates, device_of  # fit imports this module
+
+    rows: dict[str, dict[str, str]] = {}
+    for head, row in iter_rows(folder):
+        cands = [c[:4] for c in built_candidates(row)]
+        costs = _C.cost_rows(row["precision"], row["layouts"], row["problem"], row["align"], cands, device_of(head),
+                             row.get("batch", 1))
+        rows[f"{head['dtype']} {row['id']}"] = {
+            " ".join(map(str, c)): hashlib.blake2b(repr(tuple(features)).encode(), digest_size=6).hexdigest()
+            for c, (features, *_) in zip(cands, costs)}
+    return {"format": PRICES_FORMAT, "folder": Path(folder).name, "build_id": tuning.build_id(), "rows": rows}
+
+
+def repriced_targets(folder: Path, before: dict) -> dict:
+    """{(dtype, row id): {candidate, ...}}: the stored candidates this build prices otherwise than
+    the build that recorded `before` (``prices``), as ``extend(targets=...)`` times them again.
+    Candidates either build lacks are left out."""
+    if before.get("format") != PRICES_FORMAT:
+        raise ValueError(f"not a prices file (format {before.get('format')!r}, expected {PRICES_FORMAT!r})")
+    if before["folder"] != Path(folder).name:
+        raise ValueError(f"the prices were recorded on {before['folder']}'s rows, not {Path(folder).name}'s")
+    now = prices(folder)["rows"]
+    targets: dict = {}
+    for key, candidates in now.items():
+        then = before["rows"].get(key, {})
+        changed = {c for c, digest in candidates.items() if then.get(c, digest) != digest}
+        if changed:
+            dtype, row_id = key.split(" ", 1)
+            targets[(dtype, row_id)] = {(v, k, d, int(n)) for v, k, d, n in (c.split(" ") for c in changed)}
+    return targets
 
 
 def iter_rows(folder: Path) -> Iterator[tuple[dict, dict]]:
