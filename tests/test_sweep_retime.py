@@ -1,6 +1,6 @@
 """What `sweep --retime` reports of a changed launch (cutlass_ops/calibration/sweep.py,
-retime_summary): each kernel's stored times before over after, on the candidates it held before.
-CPU only."""
+retime_summary): each kernel's stored times before over after, on the candidates it held before;
+and which candidates `sweep --retime-repriced` times again (repriced_targets). CPU only."""
 
 import json
 import math

@@ -42,7 +42,8 @@
 // The K decomposition priced is the one the kernel runs: CUTLASS 2.x's stream-K kernel splits
 // the tiles into data-parallel ones and stream-K blocks by its host code's heuristic, which the
 // model ports (cost_model.cpp), over the SMs the launch balances it (one fewer than the device's
-// where CUTLASS would remap its block indices: cutlass2x_balanced_split); the streaming kernels cut
+// where CUTLASS would remap its block indices: cutlass2x_balanced_split, and for a split factor
+// cutlass2x_slices_reduced_apart); the streaming kernels cut
 // K into as many slices as their workspace holds.
 //
 // Constants are per kernel and per K decomposition: a kernel's split-K and stream-K runs go
