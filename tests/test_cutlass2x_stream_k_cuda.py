@@ -146,6 +146,21 @@ def cutlass_grids(fn):
     return [e["args"]["grid"] for e in events if e.get("cat") == "kernel" and "cutlass" in e["name"]]
 
 
+def planned_launch(a, b, kernel, decomposition, splits=1):
+    """mm(a, b) on `kernel` with `decomposition` and `splits`, after a first call (which makes the
+    stream's flag buffer outside the profile): its result and the grids of its CUTLASS kernels."""
+    with planned(a, b, kernel, decomposition, splits):
+        cutlass_ops.mm(a, b)
+        out = None
+
+        def call():
+            nonlocal out
+            out = cutlass_ops.mm(a, b)
+
+        grids = cutlass_grids(call)
+    return out, grids
+
+
 @pytest.mark.parametrize("dtype,kernel,shape", REMAPPED, ids=[f"{d}-{'x'.join(map(str, s))}" for d, _, s in REMAPPED])
 def test_balanced_over_one_sm_fewer_where_cutlass_would_remap(dtype, kernel, shape):
     """The stream-K launch's grid holds its blocks alone (under four waves: a remapped launch
@@ -155,15 +170,7 @@ def test_balanced_over_one_sm_fewer_where_cutlass_would_remap(dtype, kernel, sha
     sms = torch.cuda.get_device_properties(0).multi_processor_count
     m, n, k = shape
     a, b = operands(dtype, "rr", m, n, k)
-    with planned(a, b, kernel, "stream-k"):
-        cutlass_ops.mm(a, b)  # the flag buffer made outside the profile
-        out = None
-
-        def call():
-            nonlocal out
-            out = cutlass_ops.mm(a, b)
-
-        grids = cutlass_grids(call)
+    out, grids = planned_launch(a, b, kernel, "stream-k")
     assert len(grids) == 1, grids
     assert grids[0][0] < 4 * sms, f"{kernel} at {shape}: grid {grids[0]} on {sms} SMs"
     assert_matches_reference(out, a, b, dtype, context=f"{kernel} {shape}")
@@ -172,7 +179,7 @@ def test_balanced_over_one_sm_fewer_where_cutlass_would_remap(dtype, kernel, sha
 def test_split_k_keeps_its_reduction_ctas_where_one_sm_fewer_would_drop_them():
     """bf16 1376x8x2464 "cc" split 24 on the 64x64x32 tile (5 CTAs per SM on an H100 or H200):
     528 slices, 4 waves over 132 SMs (CUTLASS adds reduction CTAs and would remap) and 5 over 131
-    (it would sum the slices one after another instead: 15.3 us against 35.6 on the H200). The
+    (it would sum the slices one after another instead: 15.2 us against 35.6 on the H200). The
     launch keeps the whole device: its grid holds reduction CTAs besides the slices, and its
     results match float64's (Sm80Gemm::initialize_balanced)."""
     kernel, splits, (m, n, k) = "cutlass2x_sm80_bf16_cc_64x64x32_4s_a2", 24, (1376, 8, 2464)
@@ -187,15 +194,7 @@ def test_split_k_keeps_its_reduction_ctas_where_one_sm_fewer_would_drop_them():
     if not (waves(sms) < occupancy <= waves(sms - 1) and slices >= 2 * sms):
         pytest.skip(f"{slices} slices at {occupancy} CTAs per SM on {sms} SMs: one SM fewer drops no reduction CTAs")
     a, b = operands("bf16", "cc", m, n, k)
-    with planned(a, b, kernel, "split-k", splits):
-        cutlass_ops.mm(a, b)  # the flag buffer made outside the profile
-        out = None
-
-        def call():
-            nonlocal out
-            out = cutlass_ops.mm(a, b)
-
-        grids = cutlass_grids(call)
+    out, grids = planned_launch(a, b, kernel, "split-k", splits)
     assert len(grids) == 1, grids
     blocks = grids[0][0] * grids[0][1] * grids[0][2]
     assert blocks > slices, f"{kernel} split {splits}: grid {grids[0]}, {slices} slices and no reduction CTAs"
