@@ -203,37 +203,29 @@ def cmd_sweep(args) -> int:
         print("--add-kernels, --retime, --retime-contradicted and --retime-repriced: one at a time", file=sys.stderr)
         return 2
     files = True if args.batched else None  # --batched: its files alone; else single and batched
-    if args.retime_repriced:
-        import gzip
-        import json
-
+    if args.retime_contradicted or args.retime_repriced:
+        # Exactly the stored candidates named, timed again and replaced (sweep.extend's targets).
         folder = sweep.device_folder(args.out)
         try:
-            with gzip.open(args.retime_repriced, "rt") as f:
-                before = json.load(f)
-            targets = sweep.repriced_targets(folder, before)
-            print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are priced "
-                  f"otherwise than by build {before['build_id']}: timing them again", file=sys.stderr)
+            if args.retime_contradicted:
+                from .calibration import compare
+
+                other = Path(args.retime_contradicted)
+                targets = compare.retime_targets(compare.compare(folder, other))
+                what, targets_are = (f"contradicted by {other} (over {compare.FACTOR:g}x either way)",
+                                     "the candidates another device's sweep contradicts")
+            else:
+                before = sweep.read_prices(Path(args.retime_repriced))
+                targets = sweep.repriced_targets(folder, before)
+                what = f"priced otherwise than by build {before['build_id']}"
+                targets_are = f"the candidates {what}"
+            print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are {what}: "
+                  "timing them again", file=sys.stderr)
             sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
-                         progress=not args.no_progress, targets=targets, batched=files,
-                         targets_are=f"the candidates priced otherwise than by build {before['build_id']}")
+                         progress=not args.no_progress, targets=targets, batched=files, targets_are=targets_are)
         except (OSError, ValueError, KeyError) as error:
-            print(f"--retime-repriced: {error}", file=sys.stderr)
-            return 2
-        return 0
-    if args.retime_contradicted:
-        from .calibration import compare
-
-        folder = sweep.device_folder(args.out)
-        other = Path(args.retime_contradicted)
-        try:
-            targets = compare.retime_targets(compare.compare(folder, other))
-            print(f"{sum(len(t) for t in targets.values())} timings in {len(targets)} rows of {folder} are contradicted "
-                  f"by {other} (over {compare.FACTOR:g}x either way): timing them again", file=sys.stderr)
-            sweep.extend(folder, [], dtypes, time_limit=args.time_limit, reps=args.reps, passes=args.passes,
-                         progress=not args.no_progress, targets=targets, batched=files)
-        except ValueError as error:
-            print(f"--retime-contradicted: {error}", file=sys.stderr)
+            flag = "--retime-contradicted" if args.retime_contradicted else "--retime-repriced"
+            print(f"{flag}: {error}", file=sys.stderr)
             return 2
         return 0
     if args.add_kernels or args.retime:
@@ -254,14 +246,12 @@ def cmd_sweep(args) -> int:
 
 
 def cmd_prices(args) -> int:
-    import gzip
-    import json
+    from pathlib import Path
 
     from .calibration import sweep
 
     record = sweep.prices(args.sweep)
-    with gzip.open(args.out, "wt") as f:
-        json.dump(record, f, separators=(",", ":"))
+    sweep.write_prices(record, Path(args.out))
     print(f"{sum(len(r) for r in record['rows'].values())} candidates of {len(record['rows'])} rows priced by build "
           f"{record['build_id']}: {args.out}")
     return 0

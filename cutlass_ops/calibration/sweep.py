@@ -590,11 +590,12 @@ PRICES_FORMAT = "cutlass_ops-prices"
 
 
 def prices(folder: Path) -> dict:
-    """What this build's cost model makes of every timed candidate of a device folder's rows (of its kernels): a
-    digest of its features ({"dtype row id": {"variant kernel decomposition slices": digest}}),
-    under a header naming the folder and the build. Written before a change to a launch (`python
-    -m cutlass_ops prices`, no GPU needed), it tells a later build which candidates it prices
-    differently: those whose launch changed, to time again (`sweep --retime-repriced`)."""
+    """What this build's cost model makes of every timed candidate of a device folder's rows (of
+    its kernels): a digest of its features ({"dtype row id": {"variant kernel decomposition
+    slices": digest}}), under a header naming the folder and the build. Written before a change
+    to a launch (`python -m cutlass_ops prices`, no GPU needed), it tells a later build which
+    candidates it prices differently: those whose launch changed, to time again (`sweep
+    --retime-repriced`)."""
     from .. import tuning
     from .fit import built_candidates, device_of  # fit imports this module
 
@@ -607,6 +608,18 @@ def prices(folder: Path) -> dict:
             " ".join(map(str, c)): hashlib.blake2b(repr(tuple(features)).encode(), digest_size=6).hexdigest()
             for c, (features, *_) in zip(cands, costs)}
     return {"format": PRICES_FORMAT, "folder": Path(folder).name, "build_id": tuning.build_id(), "rows": rows}
+
+
+def write_prices(record: dict, path: Path) -> None:
+    """``prices``' record to `path` (gzip JSON)."""
+    with gzip.open(path, "wt") as f:
+        json.dump(record, f, separators=(",", ":"))
+
+
+def read_prices(path: Path) -> dict:
+    """A record ``write_prices`` wrote."""
+    with gzip.open(path, "rt") as f:
+        return json.load(f)
 
 
 def repriced_targets(folder: Path, before: dict) -> dict:
