@@ -70,7 +70,7 @@ def test_the_h200s_own_calibration_on_its_held_out_split_is_what_results_records
     head = sweep_files.read(H200 / "bf16.jsonl.gz")[0]
     assert cutlass_ops.explain(torch.empty(64, 64, dtype=torch.bfloat16, device="meta"),
                                torch.empty(64, 64, dtype=torch.bfloat16, device="meta"),
-                               device=cutlass_ops.DeviceSpec(head["device"], (9, 0), *fit.device_of(head)[1:])
+                               device=cutlass_ops.DeviceSpec(head["device"], (9, 0), *sweep_files.device_of(head)[1:])
                                ).calibration.count(H200_CALIBRATION.name) == 1
     try:  # the same problems planned with the H100's constants alone
         _C.clear_calibrations()
@@ -118,7 +118,7 @@ def test_the_fit_and_evaluate_read_only_built_kernels():
         pytest.skip("no kernel module in this build")
     row = {"c": [["in-place", built[0], "data-parallel", 1, 9.0], ["in-place", built[1], "data-parallel", 1, None],
                  ["in-place", "cutlass3x_sm90_bf16_rc_999x999x64_1x1x1_coop", "data-parallel", 1, 1.0]]}
-    assert fit.built_candidates(row) == [row["c"][0]]
+    assert sweep_files.built_candidates(row) == [row["c"][0]]
 
 
 def test_the_fit_never_reads_the_test_split(monkeypatch):
@@ -131,11 +131,11 @@ def test_the_fit_never_reads_the_test_split(monkeypatch):
     assert 0 < held_out < len(guarded)
     monkeypatch.setattr(fit.sweep_files, "iter_rows", lambda folder: iter(guarded))
     inplace, variants = fit.training_samples(H100)
-    timed = sum(len(fit.built_candidates(row)) for _, row in sample
+    timed = sum(len(sweep_files.built_candidates(row)) for _, row in sample
                 if row["split"] == "train" and row.get("batch", 1) == 1)
     assert sum(len(s) for s in inplace.values()) + len(variants) == timed > 1000
-    read = fit.residual_rows(H100, fit.H100_DESC)
-    assert len(read) == sum(row["split"] == "train" and bool(fit.built_candidates(row)) for _, row in sample)
+    read = fit.residual_rows(H100, sweep_files.H100_DESC)
+    assert len(read) == sum(row["split"] == "train" and bool(sweep_files.built_candidates(row)) for _, row in sample)
     train = {p.id for d in problems.SIZES for p in problems.problem_set(d) if p.split == "train"}
     test = [p for d in problems.SIZES for p in problems.problem_set(d) if p.split == "test"]
     assert test and not train & {p.id for p in test}
@@ -368,7 +368,7 @@ def test_kernels_the_calibration_never_timed_rank_after_the_timed_ones():
         assert tail.count("[unmeasured: ranked after the measured ones]") == shown > 0, tail
         assert (f"... {len(unmeasured) - shown} more" in tail) == (len(unmeasured) > shown), tail
         # The stored problems rank the same way: whatever the sweep measured first.
-        ranked = _C.rank_problem("bf16", "rc", [777, 8192, 8192], [8, 8, 8], fit.H100_DESC, 1)
+        ranked = _C.rank_problem("bf16", "rc", [777, 8192, 8192], [8, 8, 8], sweep_files.H100_DESC, 1)
         assert [r[4] for r in ranked] == sorted((r[4] for r in ranked), reverse=True)
         assert not all(r[4] for r in ranked)
     finally:
@@ -388,7 +388,7 @@ def test_python_and_cpp_predictions_agree():
     for row in rows[:40]:
         cands = [c[:4] for c in row["c"] if c[0] == "in-place"]
         out = _C.cost_rows(row["precision"], row["layouts"], row["problem"], row["align"], cands,
-                           fit.device_of(head))
+                           sweep_files.device_of(head))
         for c, (features, _, predicted, calibrated) in zip(cands, out):
             constants = data["kernels"].get(c[1], {}).get(c[2])
             if constants is None:
@@ -418,7 +418,7 @@ def test_refitting_the_stored_sweep_reproduces_the_shipped_model(tmp_path):
     for row in rows[::25]:
         cands = [c[:4] for c in row["c"] if c[0] == "in-place"]
         out = _C.cost_rows(row["precision"], row["layouts"], row["problem"], row["align"], cands,
-                           fit.device_of(head))
+                           sweep_files.device_of(head))
         for c, (features, _, _, _) in zip(cands, out):
             a = refit["kernels"].get(c[1], {}).get(c[2])
             b = shipped["kernels"].get(c[1], {}).get(c[2])
@@ -533,7 +533,7 @@ def test_the_residual_correction_is_the_shrunk_weighted_mean_of_nearby_training_
     point of other layouts farther by the layout distance, and leaves every other candidate as
     the constants alone predict."""
     precision, layouts, problem, align = _bf16_rr_problem()
-    device = fit.H100_DESC
+    device = sweep_files.H100_DESC
     plain = {tuple(r[0]): r for r in _C.rank_problem(precision, layouts, problem, align, device)}
     target = next(c for c in plain if c[0] == "in-place" and c[2] == "data-parallel")
     key, layout_index = fit.residual_key(target[1])
@@ -565,7 +565,7 @@ def test_the_batched_field_has_its_own_bandwidth_and_shrinkage():
     """Batched calls read the batched field with the calibration's batched_bandwidth and
     batched_shrink (cross-validated on the batched rows); single products keep theirs."""
     precision, layouts, (m, n, k), align = "bf16", "rr", [512, 512, 64], [8, 8, 8]
-    batch, device = 64, fit.H100_DESC
+    batch, device = 64, sweep_files.H100_DESC
     plain = {tuple(r[0]): r for r in _C.rank_problem(precision, layouts, [m, n, k], align, device, batch)}
     target = next(c for c in plain if c[0] == "in-place" and c[2] == "data-parallel")
     key, layout_index = fit.residual_key(target[1])
@@ -681,9 +681,9 @@ def test_the_planner_picks_the_cheapest_ranked_candidate(judged):
     rows = [row for _, row in sweep_files.iter_rows(H100) if row["split"] == "test"][::3]
     problems_ = [(r["precision"], r["layouts"], r["problem"], r["align"]) for r in rows]
     _C.plan_cache_clear()
-    chosen = _C.plan_many(problems_, fit.H100_DESC, 2)
+    chosen = _C.plan_many(problems_, sweep_files.H100_DESC, 2)
     for p, c in zip(problems_, chosen):
-        assert tuple(c) == tuple(_C.rank_problem(*p, fit.H100_DESC)[0][0]), p
+        assert tuple(c) == tuple(_C.rank_problem(*p, sweep_files.H100_DESC)[0][0]), p
 
 
 @needs_sm90
@@ -730,7 +730,7 @@ def test_a_staged_candidate_pays_its_copies_and_their_launches(m, n, k):
         "staged-row-b": copies["us_per_mb"] * (a_mb + d_mb) + copies["transpose_us_per_mb"] * b_mb
                         + 3 * copies["launch_us"],
     }
-    rows = _C.rank_problem("bf16", "rc", [m, n, k], [1, 1, 8], fit.H100_DESC)
+    rows = _C.rank_problem("bf16", "rc", [m, n, k], [1, 1, 8], sweep_files.H100_DESC)
     seen = set()
     for candidate, _, _, copy_us, *_ in rows:
         if candidate[0] in expected:
@@ -753,7 +753,7 @@ def test_persistent_grids_with_clusters_fit_whole_gpcs():
 
     def rounds(kernel, m, n):
         cands = [["in-place", kernel, "data-parallel", 1]]
-        return _C.cost_rows("bf16", "rc", [m, n, 4096], [8, 8, 8], cands, fit.H100_DESC)[0][0][1]  # kFeatTileRounds
+        return _C.cost_rows("bf16", "rc", [m, n, 4096], [8, 8, 8], cands, sweep_files.H100_DESC)[0][0][1]  # kFeatTileRounds
 
     try:
         _C.clear_calibrations()
@@ -775,7 +775,7 @@ def test_recorded_occupancy_replaces_the_register_estimate(tmp_path):
     kernel = "cutlass2x_sm80_bf16_cc_64x64x32_2s_a1"
     if not any(k["name"] == kernel for k in _C.kernels()):
         pytest.skip(f"{kernel} is not built")
-    h100 = fit.H100_DESC
+    h100 = sweep_files.H100_DESC
     row = ("bf16", "cc", [46, 429, 26136], [2, 8, 1])
     cands = [["in-place", kernel, "split-k", 64]]
 
@@ -831,7 +831,7 @@ def test_the_streaming_kernels_k_step_is_what_their_loads_in_flight_cover():
 
     def critical_iters(k):
         cands = [["in-place", kernel, "data-parallel", 1]]
-        return _C.cost_rows("f32", "rr", [40, 216, k], [4, 4, 4], cands, fit.H100_DESC)[0][0][4]
+        return _C.cost_rows("f32", "rr", [40, 216, k], [4, 4, 4], cands, sweep_files.H100_DESC)[0][0][4]
 
     assert (critical_iters(8), critical_iters(184)) == (1, 6)
 
@@ -852,7 +852,7 @@ def test_the_streaming_kernels_cut_k_where_their_estimate_says_it_pays():
 
     def slices(kernel, layouts, m, n, k, batch=1):
         features = _C.cost_rows("bf16", layouts, [m, n, k], [8, 8, 8], [["in-place", kernel, "data-parallel", 1]],
-                                fit.H100_DESC, batch)[0][0]
+                                sweep_files.H100_DESC, batch)[0][0]
         fixup_mb = features[2]  # kFeatFixupMB: 2 x 4 bytes x slices x batch x M x N, in MB
         return round(fixup_mb * 1e6 / (8 * batch * m * n)) if fixup_mb else 1
 
@@ -883,7 +883,7 @@ def test_a_decomposition_without_constants_of_its_own_ranks_after_the_measured()
         assert "split-k" in fake["kernels"][name] and "data-parallel" in own
         fake["kernels"] = {**fake["kernels"], name: own}
         store.install(fake, "a test's calibration")
-        ranked = _C.rank_problem("bf16", "rc", [64, 512, 16384], [8, 8, 8], fit.H100_DESC, 1)
+        ranked = _C.rank_problem("bf16", "rc", [64, 512, 16384], [8, 8, 8], sweep_files.H100_DESC, 1)
         split = [i for i, r in enumerate(ranked) if r[0][1] == name and r[0][2] == "split-k"]
         measured = [i for i, r in enumerate(ranked) if r[4]]
         assert split and measured and max(measured) < min(split), ranked
@@ -892,7 +892,7 @@ def test_a_decomposition_without_constants_of_its_own_ranks_after_the_measured()
     finally:
         store.install_shipped()
     # With the shipped calibration the same split-K candidates are measured again.
-    ranked = _C.rank_problem("bf16", "rc", [64, 512, 16384], [8, 8, 8], fit.H100_DESC, 1)
+    ranked = _C.rank_problem("bf16", "rc", [64, 512, 16384], [8, 8, 8], sweep_files.H100_DESC, 1)
     assert all(r[4] for r in ranked if r[0][1] == name and r[0][2] == "split-k")
 
 
@@ -911,7 +911,7 @@ def test_cutlass2x_stream_k_is_priced_over_one_sm_fewer_where_cutlass_would_rema
     if info is None:
         pytest.skip(f"{kernel} is not built")
     assert info["reduction_ctas_per_tile"] == 4  # its epilogue's accumulator fragments
-    h100 = fit.H100_DESC
+    h100 = sweep_files.H100_DESC
 
     def critical_iters(problem):
         cands = [["in-place", kernel, "stream-k", 1]]
@@ -954,7 +954,7 @@ def test_cutlass2x_split_k_keeps_the_whole_device_where_one_sm_fewer_would_lose_
         store.install({"capability": [9, 0], "sm_count": 132, "copies": fit.COPY_DEFAULTS, "kernels": {},
                        "ctas_per_sm": {kernel: ctas}}, "test")
         cands = [["in-place", kernel, "split-k", splits]]
-        features = _C.cost_rows("bf16", "cc", problem, [8, 8, 8], cands, fit.H100_DESC)[0][0]
+        features = _C.cost_rows("bf16", "cc", problem, [8, 8, 8], cands, sweep_files.H100_DESC)[0][0]
         return features[7], features[10]  # kFeatChain, kFeatReductionReads
 
     try:
@@ -981,7 +981,7 @@ def test_ragged_row_pitch_term_prices_the_hand_written_tma_kernel_only():
     built = {k["name"] for k in _C.kernels()}
     if not {step6, cutlass, step6_cr} <= built:
         pytest.skip("built without the sm90a kernels")
-    h100 = fit.H100_DESC
+    h100 = sweep_files.H100_DESC
 
     def terms(layouts, problem, kernel):
         (features, *_), = _C.cost_rows("bf16", layouts, problem, [8, 8, 8], [["in-place", kernel, "data-parallel", 1]], h100)
@@ -1044,8 +1044,8 @@ def test_a_wide_shallow_output_is_priced_at_least_at_its_write():
     ping-pong tile, was priced at 10.2 us (below D's 12.4 us at the H100's DRAM peak) and took
     32.8; no candidate is priced below that write now."""
     head, _ = sweep_files.read(H100 / "tf32.jsonl.gz")
-    write_us = 4 * 6290 * 1644 / 1e6 * fit.write_floor(fit.device_of(head))[fit.WRITE_MB]
+    write_us = 4 * 6290 * 1644 / 1e6 * fit.write_floor(sweep_files.device_of(head))[fit.WRITE_MB]
     assert write_us == pytest.approx(12.34, abs=0.01)
-    ranked = _C.rank_problem("tf32", "rc", [6290, 1644, 4], [4, 4, 4], fit.device_of(head), 1)
+    ranked = _C.rank_problem("tf32", "rc", [6290, 1644, 4], [4, 4, 4], sweep_files.device_of(head), 1)
     assert ranked
     assert min(r[2] for r in ranked) >= write_us  # the eleven terms, before the residual factor

@@ -111,7 +111,7 @@ def test_the_candidates_a_build_prices_otherwise_are_the_ones_timed_again(tmp_pa
     before = sweep.prices(folder)
     assert before["format"] == sweep.PRICES_FORMAT and before["folder"] == folder.name
     row = before["rows"]["bf16 bf16-random-02260"]
-    assert set(row) == {" ".join(map(str, c[:4])) for c in fit.built_candidates(rows[0])}
+    assert set(row) == {" ".join(map(str, c[:4])) for c in sweep.built_candidates(rows[0])}
     assert sweep.prices(folder) == before  # the same build prices the same
     assert sweep.repriced_targets(folder, before) == {}
     split_24 = "in-place cutlass2x_sm80_bf16_cc_64x64x32_4s_a2 split-k 24"

@@ -26,7 +26,8 @@ from typing import Iterable, Optional
 
 from .. import _extension
 from . import sweep as sweep_files
-from .fit import built_candidates, device_of, geomean
+from .fit import geomean
+from .sweep import built_candidates, device_of
 
 _C = _extension._C
 
@@ -87,7 +88,7 @@ def judge(folder: Path, splits: Iterable[str] = ("test",), unseen_by: Optional[P
     for head, row in sweep_files.iter_rows(folder):
         if row["split"] not in splits or problem_key(row) in seen:
             continue
-        # The best candidate is the best this build has (fit.built_candidates).
+        # The best candidate is the best this build has (sweep.built_candidates).
         measured = {tuple(c[:4]): c[4] for c in built_candidates(row)}
         if not measured:
             continue

@@ -29,7 +29,6 @@ a percent. Test rows are never read here.
 from __future__ import annotations
 
 import datetime
-import functools
 import math
 import re
 import zlib
@@ -39,6 +38,7 @@ from typing import Optional
 
 from .. import _extension
 from . import sweep as sweep_files
+from .sweep import built_candidates, device_of, kernel_traits
 from . import store
 from .store import FORMAT, FORMAT_VERSION
 
@@ -96,33 +96,9 @@ def write_floor(device) -> list[float]:
         lower[WRITE_MB] = 1e6 / (device[4] * 1e9) * 1e6
     return lower
 
-# A device that sweeps did not record (files written before the header said): an H100 SXM.
-H100_DESC = (90, 132, 232448, 1980, 3352)
-
-
-def device_of(head: dict) -> tuple[int, int, int, int, int]:
-    if "desc" in head:
-        return tuple(head["desc"])
-    if (head["capability"], head["sm_count"]) == ([9, 0], 132):
-        return H100_DESC
-    raise ValueError(f"sweep header for {head['device']} has no device description")
-
-
 def fit_key(kernel: str) -> str:
     """Kernels that share constants: the float16 and bfloat16 builds of one config and layout."""
     return re.sub(r"_(bf16|f16)_", "_16bit_", kernel)
-
-
-@functools.lru_cache(maxsize=None)
-def _traits() -> dict:
-    return {k["name"]: k for k in _C.kernels()}
-
-
-def built_candidates(row: dict) -> list:
-    """A sweep row's timed candidates whose kernel this build has: the sweep may hold kernels the
-    kernel table has since left out (docs/findings.md, "Groups the set cover leaves out"), and
-    the fit, like the planner, knows only the built ones (their fastest is the row's best)."""
-    return [c for c in row["c"] if c[4] is not None and c[1] in _traits()]
 
 
 def constants_key(kernel: str) -> str:
@@ -131,7 +107,7 @@ def constants_key(kernel: str) -> str:
     fp32 products whatever they are listed under), which pool their samples with the fp32
     build's: a 3xTF32 build alone may have too few training rows to fit."""
     key = fit_key(kernel)
-    info = _traits().get(kernel)
+    info = kernel_traits().get(kernel)
     if info is not None and info["math"] == "simt" and info["precision"] in ("tf32", "3xtf32"):
         key = key.replace(f"_{info['precision']}_", "_f32_", 1)
     return key

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import fnmatch
+import functools
 import gzip
 import hashlib
 import json
@@ -47,6 +48,32 @@ DECOMPOSITIONS = ("data-parallel", "split-k", "stream-k")  # the K decomposition
 VARIANTS = ("in-place", "staged-row-b", "staged-col-b", "kmajor-b")
 
 TORCH_DTYPES = precisions.TORCH_DTYPE
+
+
+# A device that sweeps did not record (files written before the header said): an H100 SXM.
+H100_DESC = (90, 132, 232448, 1980, 3352)
+
+
+def device_of(head: dict) -> tuple[int, int, int, int, int]:
+    """The device description (cost_model.h DeviceDesc) a sweep file's header records."""
+    if "desc" in head:
+        return tuple(head["desc"])
+    if (head["capability"], head["sm_count"]) == ([9, 0], 132):
+        return H100_DESC
+    raise ValueError(f"sweep header for {head['device']} has no device description")
+
+
+@functools.lru_cache(maxsize=None)
+def kernel_traits() -> dict:
+    """This build's kernels, by name (``_C.kernels()``'s dicts)."""
+    return {k["name"]: k for k in _C.kernels()}
+
+
+def built_candidates(row: dict) -> list:
+    """A sweep row's timed candidates whose kernel this build has: the sweep may hold kernels the
+    kernel table has since left out (docs/findings.md, "Groups the set cover leaves out"), and
+    the fit, like the planner, knows only the built ones (their fastest is the row's best)."""
+    return [c for c in row["c"] if c[4] is not None and c[1] in kernel_traits()]
 
 
 def device_key(name: str, capability: tuple[int, int], sm_count: int) -> str:
@@ -597,7 +624,6 @@ def prices(folder: Path) -> dict:
     candidates it prices differently: those whose launch changed, to time again (`sweep
     --retime-repriced`)."""
     from .. import tuning
-    from .fit import built_candidates, device_of  # fit imports this module
 
     rows: dict[str, dict[str, str]] = {}
     for head, row in iter_rows(folder):
