@@ -111,11 +111,16 @@ def clear() -> None:
 
 
 def build_id() -> str:
-    """Identifies the kernel set of this build (recorded in tuning caches and sweep files)."""
-    from ._build_info import CUTLASS_VERSION
+    """Identifies this build: its CUTLASS version, kernel set and sources (setup.py's digest of
+    csrc/, where the build recorded one). Recorded in tuning caches and sweep files."""
+    from . import _build_info
 
     names = sorted(k["name"] for k in _C.kernels())
-    digest = hashlib.sha1("\n".join([CUTLASS_VERSION, *names]).encode()).hexdigest()
+    parts = [_build_info.CUTLASS_VERSION, *names]
+    sources = getattr(_build_info, "SOURCES_DIGEST", None)  # builds before it was recorded: none
+    if sources:
+        parts.append(f"sources {sources}")
+    digest = hashlib.sha1("\n".join(parts).encode()).hexdigest()
     return digest[:16]
 
 

@@ -1,6 +1,7 @@
 """setup.py's build plan, without compiling: when the modules build side by side, each in its
 own build folder, and which of a module's files ninja starts first. Runs without a GPU."""
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -186,3 +187,50 @@ def test_the_sources_stay_cxx17():
     assert len(sources) > 40
     found = {str(p.relative_to(ROOT)): cxx20_constructs(p.read_text()) for p in sources}
     assert not {p: what for p, what in found.items() if what}, "C++20 in csrc (torch 2.11 builds C++17)"
+
+
+def test_the_sources_digest_follows_the_sources_and_nothing_else(setup_py, tmp_path):
+    """setup.py's digest of csrc/ (recorded in _build_info, folded into tuning.build_id()):
+    another source's content or name changes it; a file the compiler never reads does not."""
+    csrc = tmp_path / "csrc"
+    (csrc / "dispatch").mkdir(parents=True)
+    (csrc / "dispatch" / "cost_model.cpp").write_text("int a = 1;\n")
+    (csrc / "kernel.cuh").write_text("// a kernel\n")
+    first = setup_py.sources_digest(csrc)
+    (csrc / "compile_seconds.json").write_text("{}")
+    assert setup_py.sources_digest(csrc) == first
+    (csrc / "dispatch" / "cost_model.cpp").write_text("int a = 2;\n")
+    second = setup_py.sources_digest(csrc)
+    assert second != first
+    (csrc / "kernel.cuh").rename(csrc / "kernel2.cuh")
+    assert setup_py.sources_digest(csrc) not in (first, second)
+
+
+def test_an_entry_only_build_records_its_sources_digest(setup_py, tmp_path):
+    """CUTLASS_OPS_ENTRY_ONLY=1 keeps the kernel modules' _build_info.py but writes the digest of
+    the sources it compiles into _C: in place of the one there, or added to an older file."""
+    info = tmp_path / "_build_info.py"
+    info.write_text("ARCHS = ('80', '90a')\nSOURCES_DIGEST = 'stale'\nNVCC_VERSION = '13.0'\n")
+    setup_py.update_sources_digest(info)
+    text = info.read_text()
+    assert f"SOURCES_DIGEST = {setup_py.sources_digest()!r}\n" in text and "stale" not in text
+    assert text.startswith("ARCHS = ('80', '90a')\n") and "NVCC_VERSION = '13.0'\n" in text
+    info.write_text("ARCHS = ('80', '90a')\n")
+    setup_py.update_sources_digest(info)
+    assert info.read_text() == f"ARCHS = ('80', '90a')\nSOURCES_DIGEST = {setup_py.sources_digest()!r}\n"
+
+
+def test_the_build_id_names_the_sources_too(monkeypatch):
+    """Two builds of one kernel set from different sources have different build ids (the sweep
+    files and the prices records name them); a build that recorded no digest keeps its id."""
+    import cutlass_ops
+    from cutlass_ops import _build_info, tuning
+
+    monkeypatch.setattr(_build_info, "SOURCES_DIGEST", "0123456789abcdef", raising=False)
+    one = tuning.build_id()
+    monkeypatch.setattr(_build_info, "SOURCES_DIGEST", "fedcba9876543210")
+    assert tuning.build_id() != one
+    monkeypatch.delattr(_build_info, "SOURCES_DIGEST")
+    names = sorted(k["name"] for k in cutlass_ops._extension._C.kernels())
+    legacy = hashlib.sha1("\n".join([_build_info.CUTLASS_VERSION, *names]).encode()).hexdigest()[:16]
+    assert tuning.build_id() == legacy

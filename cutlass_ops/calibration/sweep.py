@@ -6,7 +6,8 @@ judged on its test split (``fit.py``, ``evaluate.py``).
 
 One gzip-compressed JSON-lines file per precision and device (``<out>/<device>/<dtype>.jsonl.gz``):
 a header line (format, device, build, versions), then one line per problem. A sweep resumes
-where the file ends (device time comes in slices), and refuses to mix builds or devices.
+where the file ends (device time comes in slices), and refuses to mix builds (a build is its
+kernel set and sources: ``tuning.build_id``) or devices.
 
 Each candidate is timed by the C++ timer the autotuner uses (``csrc/ops/timing.h``): after
 25 ms of GPU work that raises the clocks from idle, a warm-up call, then ``reps`` timings of the
