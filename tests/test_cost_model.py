@@ -836,6 +836,33 @@ def test_the_streaming_kernels_k_step_is_what_their_loads_in_flight_cover():
     assert (critical_iters(8), critical_iters(184)) == (1, 6)
 
 
+@pytest.mark.parametrize(("kernel", "steps"), [
+    # (K step at 1, 2, 4 and 8 rows): 4 warps x RowMajorB::unroll rows of B in flight.
+    ("handwritten_sm80_bf16_rr_skinny_m_a1_elementwise", (128, 128, 64, 32)),
+    ("handwritten_sm80_bf16_rr_skinny_m_a1", (16, 16, 16, 8)),
+    ("handwritten_sm80_bf16_rr_skinny_m", (32, 32, 32, 32)),
+])
+def test_the_streaming_kernels_k_step_is_that_of_the_instance_that_runs(kernel, steps):
+    """The CUDA-core streaming kernel runs a problem on its instance for the problem's rows (1, 2,
+    4 or 8 a chunk), and with fewer rows its row-major-B builds keep more rows of B in flight
+    (RowMajorB::unroll): the model counts that instance's steps down K (KernelInfo::k_step), not
+    the 8-row instance's (KernelInfo::tile_k) whatever the rows."""
+    info = {k["name"]: k for k in _C.kernels()}.get(kernel)
+    if info is None:
+        pytest.skip(f"{kernel} is not built")
+    assert info["tile"][2] == steps[-1]
+    n, k = 4096, 65536
+
+    def features(m):
+        cands = [["in-place", kernel, "data-parallel", 1]]
+        return _C.cost_rows("bf16", "rr", [m, n, k], [1, 1, 1], cands, sweep_files.H100_DESC)[0][0]
+
+    for m, step in zip((1, 2, 4, 8), steps):
+        f = features(m)
+        slices = round(f[2] * 1e6 / (8 * m * n)) if f[2] else 1  # kFeatFixupMB: 2 x 4 bytes x slices x M x N
+        assert f[4] == pytest.approx(f[1] * math.ceil(k / step) / slices), (m, step)  # rounds x steps / slices
+
+
 def test_the_streaming_kernels_cut_k_where_their_estimate_says_it_pays():
     """The streaming kernels choose their K slices by an estimate of the launch (streaming_slab,
     csrc/handwritten/handwritten.cuh), which the cost model reads from their workspace (one float32

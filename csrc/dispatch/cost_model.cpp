@@ -105,8 +105,8 @@ double main_loop_efficiency(const KernelInfo& k) {
 // K slices a streaming kernel (Mainloop::kStreaming) cuts a problem into: its workspace is one
 // float32 M x N slab per slice (and matrix of a batch) when it cuts more than one
 // (KernelInfo::workspace_bytes).
-double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
-  if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
+// The arguments a kernel's plan-time functions (workspace_bytes, k_step) read of a problem.
+GemmArgs plan_args(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
   GemmArgs g;
   g.m = p.m;
   g.n = p.n;
@@ -115,8 +115,20 @@ double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& de
   g.layout_a = k.layout_a;
   g.layout_b = k.layout_b;
   g.sm_count = std::max(1, dev.sm_count);
+  return g;
+}
+
+double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
+  if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
+  const GemmArgs g = plan_args(k, p, dev);
   const double slab_bytes = 4.0 * static_cast<double>(g.batch) * static_cast<double>(p.m) * static_cast<double>(p.n);
   return std::max(1.0, std::round(static_cast<double>(k.workspace_bytes(g)) / slab_bytes));
+}
+
+// The K of one main-loop step on this problem: KernelInfo::k_step where the kernel has one.
+int k_step(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
+  if (k.k_step == nullptr || p.m <= 0 || p.n <= 0) return std::max(1, k.tile_k);
+  return std::max(1, k.k_step(plan_args(k, p, dev)));
 }
 
 // What CUTLASS 2.x's stream-K kernel launches for a problem of `tiles` output tiles of
@@ -339,7 +351,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
   const int64_t m = p.m, n = p.n;
   // 3xTF32's presplit GEMM runs over the three TF32 parts side by side: 3K, K rounded up to 4.
   const int64_t depth = k.pass == OperandPass::kPresplit ? 3 * round_up(p.k, 4) : p.k;
-  const int tm = std::max(1, k.tile_m), tn = std::max(1, k.tile_n), tk = std::max(1, k.tile_k);
+  const int tm = std::max(1, k.tile_m), tn = std::max(1, k.tile_n), tk = k_step(k, p, dev);
   const int cm = std::max(1, k.cluster_m), cn = std::max(1, k.cluster_n);
   // A batch's tiles are one grid (the batch is the grid's third dimension).
   const double batch = static_cast<double>(std::max<int64_t>(1, p.batch));

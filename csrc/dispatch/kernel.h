@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 16;
+inline constexpr int kKernelAbiVersion = 17;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -203,6 +203,10 @@ struct KernelInfo {
   // say. `sweep --occupancy` records it with the device's sweep, and the cost model reads the
   // recorded figure (Calibration::ctas_per_sm) in place of its estimate (ctas_per_sm()).
   int (*max_active_ctas)() = nullptr;
+  // The K one main-loop step covers on this problem, where it depends on the problem and not on
+  // the tile alone: the CUDA-core streaming kernel's instance for the problem's rows keeps more
+  // loads in flight the fewer its rows (gemm_skinny_m_sm80.cu, RowMajorB::unroll). Null: tile_k.
+  int (*k_step)(const GemmArgs&) = nullptr;
 
   bool supports(Decomposition d) const { return (decompositions & decomposition_bit(d)) != 0; }
   const char* config() const { return configs::config_name(config_id); }

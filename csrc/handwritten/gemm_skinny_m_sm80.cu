@@ -557,6 +557,14 @@ void launch(const Problem<Element<P>>& p, const Split& s, float* ws, cudaStream_
   }
 }
 
+// The K one step of the main loop covers, for the instance (rows per chunk) that runs the
+// problem: rr keeps more rows of B in flight the fewer its rows (RowMajorB::unroll), which the
+// cost model counts as fewer steps down K (KernelInfo::k_step).
+template <Precision P, Layout L, Loads kLoads>
+int k_step(const GemmArgs& g) {
+  return Shape<L>::slab_quantum(kPiece<P, kLoads>, kLoads, plan_split<P, L, kLoads>(g).rows);
+}
+
 template <Precision P, Layout L, Loads kLoads>
 size_t workspace_bytes(const GemmArgs& g) {
   const Split s = plan_split<P, L, kLoads>(g);
@@ -622,6 +630,7 @@ KernelInfo skinny_info(const char* name) {
   info.layout_b = L;
   if (kAnyAlign) info.max_m = kMaxRowsUnaligned;
   info.workspace_bytes = &workspace_bytes<P, L, kLoads>;
+  info.k_step = &k_step<P, L, kLoads>;
   info.role = Role::kProduct;
   info.math = MathClass::kSimt;
   info.mainloop = Mainloop::kStreaming;
