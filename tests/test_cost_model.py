@@ -753,7 +753,8 @@ def test_persistent_grids_with_clusters_fit_whole_gpcs():
 
     def rounds(kernel, m, n):
         cands = [["in-place", kernel, "data-parallel", 1]]
-        return _C.cost_rows("bf16", "rc", [m, n, 4096], [8, 8, 8], cands, sweep_files.H100_DESC)[0][0][1]  # kFeatTileRounds
+        features = _C.cost_rows("bf16", "rc", [m, n, 4096], [8, 8, 8], cands, sweep_files.H100_DESC)[0][0]
+        return features[1]  # kFeatTileRounds
 
     try:
         _C.clear_calibrations()
