@@ -255,8 +255,8 @@ def extensions(archs: list[str], cutlass) -> tuple[list, dict[str, int]]:
             name="cutlass_ops._C",
             sources=rel([*(CSRC / "ops").glob("*.cpp"), *(CSRC / "ops").glob("*.cu"), *(CSRC / "dispatch").glob("*.cpp")]),
             include_dirs=[str(CSRC)],
-            # Its CUDA files (the K-major copy, csrc/ops/kmajor_copy.cu; the epilogue pass,
-            # csrc/ops/epilogue.cu) run on every GPU the SM80 family does.
+            # Its CUDA files (the K-major copy, csrc/ops/kmajor_copy_kernels.cu; the epilogue pass,
+            # csrc/ops/epilogue_kernels.cu; the padded copies) run on every GPU the SM80 family does.
             extra_compile_args={"cxx": COMMON_CXX, "nvcc": COMMON_NVCC + family_gencode("80")},
             extra_link_args=COMMON_LINK,
         )

@@ -244,7 +244,7 @@ the ones the sweep found fastest most often for 16-bit problems of 64 rows or mo
 (benchmarks/sweep, bf16: 128x256 coop, 128x128 ping-pong, 64x128 ping-pong, 128x128 stream-K),
 and the swapped tiles that run row counts just past a multiple of 128 (257 tokens: 144 rows) and
 mid-size row counts (80 and 112 rows), whose bias is CUTLASS's per-row one (they compute D^T).
-Without a fused build the planner adds the bias in a pass over D (ops/epilogue.cu): at 257x4096
+Without a fused build the planner adds the bias in a pass over D (ops/epilogue_kernels.cu): at 257x4096
 -> 4096 that pass, or the fused 128x128 tile chosen instead, cost 1.29x the plain product (H100,
 2026-11-25)."""
 

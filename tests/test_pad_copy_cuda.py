@@ -1,7 +1,7 @@
-"""The staging copies (csrc/ops/pad_copy.cu), run directly through cutlass_ops._C.padded_copies:
+"""The staging copies (csrc/ops/pad_copy.cpp, its kernels in pad_copy_kernels.cu), run directly through cutlass_ops._C.padded_copies:
 every destination element is its source's or zero, bit for bit, at 2-, 4- and 8-byte elements,
 any strides, offsets and margins; and each copy lands on the kernel, and each pair on the number
-of launches, that pad_copy.cu's rules give (the cost model counts those launches)."""
+of launches, that pad_copy.cpp's rules give (the cost model counts those launches)."""
 
 from __future__ import annotations
 
@@ -80,7 +80,7 @@ def assert_padded_copy(src, dst, storage, context):
     assert storage[outside].isnan().all(), f"{context}: wrote outside dst"
 
 
-# (source form, offset, destination form, the kernel pad_copy.cu picks)
+# (source form, offset, destination form, the kernel pad_copy.cpp picks)
 ONE_COPY = [
     ("rows", 0, "aligned", REALIGNED),
     ("rows", 1, "aligned", REALIGNED),     # rows start off 16 bytes: two words shifted into place

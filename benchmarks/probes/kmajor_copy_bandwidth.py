@@ -1,4 +1,4 @@
-"""Bandwidth of the K-major copy of B (csrc/ops/kmajor_copy.cu), read off torch.profiler.
+"""Bandwidth of the K-major copy of B (csrc/ops/kmajor_copy_kernels.cu), read off torch.profiler.
 
 A row-major x row-major TF32 product can copy B K-major before the GEMM (Plan::copy_b_kmajor,
 where the cost model says it pays); this pins each shape's cheapest such candidate
@@ -17,7 +17,7 @@ from torch.profiler import ProfilerActivity, profile
 import cutlass_ops
 from cutlass_ops.bench.timing import L2_FLUSH_BYTES
 
-# The copy's kernel as the profiler names it (kmajor_copy.cu).
+# The copy's kernel as the profiler names it (kmajor_copy_kernels.cu).
 KERNEL_NAMES = ("transpose_kernel",)
 SHAPES = [(8192, 4096, 4096), (8192, 14336, 4096), (8192, 4096, 14336), (16384, 16384, 16384), (8192, 128256, 4096)]
 

@@ -7,7 +7,7 @@
 // ActivationSiluKernel.cu), in float, with the hardware's approximate tanh and exp2 (MUFU,
 // relative error about 2^-11 and 2^-22) and a fast reciprocal where torch calls tanhf, expf and
 // divides: the fused kernels store 16-bit D, whose rounding (2^-9 for bf16, 2^-12 for f16) is as
-// large or larger. The elementwise pass after kernels without a fused epilogue (ops/epilogue.cu)
+// large or larger. The elementwise pass after kernels without a fused epilogue (ops/epilogue_kernels.cu)
 // computes the same formulas with tanhf and expf.
 #pragma once
 

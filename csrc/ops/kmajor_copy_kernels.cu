@@ -1,4 +1,4 @@
-// A tiled transpose for the K-major copy of B (see kmajor_copy.h).
+// A tiled transpose for the K-major copy of B (see kmajor_copy.h, kmajor_copy_kernels.h).
 //
 // Each 32 x 32 tile of B goes through shared memory: a warp reads 32 consecutive elements of
 // one row of B (coalesced), then writes 32 consecutive elements of one row of the copy, that
@@ -8,18 +8,12 @@
 // Measured on an H100 (fp32, 16384 x 16384, L2 flushed): torch's strided copy
 // (b.t().contiguous()) 2.28 ms, a plain copy (b.clone()) 0.72 ms, this kernel 0.87 ms; 2.37-2.51
 // TB/s read + write on B of 4096 x 4096 to 4096 x 128256. On an H200 (2026-11-30) 2.7-3.2 TB/s,
-// torch's strided copy 2.4-2.9x its time; pad_copy.cu's tile kernel, which pads, groups copies
+// torch's strided copy 2.4-2.9x its time; pad_copy_kernels.cu's tile kernel, which pads, groups copies
 // and takes any strides, ran the same copies at 2.0-2.4 TB/s, so this one stays
 // (python benchmarks/probes/kmajor_copy_bandwidth.py).
-#include "ops/kmajor_copy.h"
+#include "ops/kmajor_copy_kernels.h"
 
 #include <algorithm>
-#include <cstdint>
-
-#include <ATen/ATen.h>
-#include <c10/cuda/CUDAException.h>
-#include <c10/cuda/CUDAGuard.h>
-#include <c10/cuda/CUDAStream.h>
 
 #include "dispatch/kernel.h"
 
@@ -27,7 +21,7 @@ namespace cutlass_ops {
 
 namespace {
 
-constexpr int kTile = 32;         // tile side, elements: one warp's row
+constexpr int kTile = kTransposeTile;
 constexpr int kRowsPerPass = 8;   // a block is 32 x 8 threads; each moves 4 elements each way
 
 // dst (cols x rows, row-major, ld_dst) = src (rows x cols, row-major, ld_src) transposed.
@@ -60,32 +54,16 @@ __global__ void __launch_bounds__(kTile * kRowsPerPass)
   }
 }
 
-template <typename T>
-void launch_transpose(const at::Tensor& src, at::Tensor& dst) {
-  const int64_t rows = src.size(0), cols = src.size(1);
+}  // namespace
+
+cudaError_t launch_transpose32(const void* src, int64_t ld_src, void* dst, int64_t ld_dst, int64_t rows, int64_t cols,
+                               cudaStream_t stream) {
   const dim3 block(kTile, kRowsPerPass);
   const dim3 grid(static_cast<unsigned>((cols + kTile - 1) / kTile),
                   static_cast<unsigned>(std::min<int64_t>((rows + kTile - 1) / kTile, kMaxGridYZ)));
-  transpose_kernel<T><<<grid, block, 0, c10::cuda::getCurrentCUDAStream(src.get_device()).stream()>>>(
-      static_cast<const T*>(src.const_data_ptr()), src.stride(0), static_cast<T*>(dst.data_ptr()), dst.stride(0), rows,
-      cols);
-  C10_CUDA_KERNEL_LAUNCH_CHECK();
-}
-
-}  // namespace
-
-at::Tensor kmajor_copy(const at::Tensor& b) {
-  const int64_t rows = b.size(0), cols = b.size(1);
-  const bool row_major = b.stride(1) == 1 && (rows <= 1 || b.stride(0) >= cols);
-  // One grid column per 32 columns of B: gridDim.x takes up to 2^31 - 1.
-  if (!b.is_cuda() || !row_major || b.element_size() != 4 || rows == 0 || cols == 0 ||
-      (cols + kTile - 1) / kTile > INT32_MAX) {
-    return b.t().contiguous().t();
-  }
-  const c10::cuda::CUDAGuard guard(b.device());
-  at::Tensor copy = at::empty({cols, rows}, b.options());  // B^T, contiguous
-  launch_transpose<uint32_t>(b, copy);
-  return copy.t();
+  transpose_kernel<uint32_t><<<grid, block, 0, stream>>>(static_cast<const uint32_t*>(src), ld_src,
+                                                         static_cast<uint32_t*>(dst), ld_dst, rows, cols);
+  return cudaGetLastError();
 }
 
 }  // namespace cutlass_ops
