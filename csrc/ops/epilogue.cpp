@@ -16,15 +16,15 @@ void epilogue_pass(const at::Tensor& d, double alpha, const at::Tensor& bias, Ac
   if (d.numel() == 0) return;
   TORCH_INTERNAL_ASSERT(d.dim() == 2 && (!bias.defined() || (bias.is_contiguous() && bias.numel() == d.size(1) &&
                                                               bias.scalar_type() == d.scalar_type())));
-  const auto launch = [&](EpilogueElement element) {
+  const auto launch = [&](Precision element) {
     C10_CUDA_CHECK(launch_epilogue(element, d.data_ptr(), d.size(0), d.size(1), d.stride(0), d.stride(1),
                                    static_cast<float>(alpha), bias.defined() ? bias.const_data_ptr() : nullptr,
                                    activation, c10::cuda::getCurrentCUDAStream().stream()));
   };
   switch (d.scalar_type()) {
-    case at::kHalf: launch(EpilogueElement::kF16); break;
-    case at::kBFloat16: launch(EpilogueElement::kBF16); break;
-    case at::kFloat: launch(EpilogueElement::kF32); break;
+    case at::kHalf: launch(Precision::kF16); break;
+    case at::kBFloat16: launch(Precision::kBF16); break;
+    case at::kFloat: launch(Precision::kF32); break;
     case at::kDouble: {
       // float64 keeps its precision: torch's own ops, in double.
       if (alpha != 1.0) d.mul_(alpha);

@@ -5,8 +5,7 @@
 
 #include <algorithm>
 
-#include <cuda_bf16.h>
-#include <cuda_fp16.h>
+#include "handwritten/handwritten.cuh"
 
 namespace cutlass_ops {
 
@@ -27,57 +26,49 @@ __device__ __forceinline__ float activate(float x, Activation kind) {
   return x;
 }
 
-// Conversions to and from float, rounding to nearest even as torch's c10::Half and
-// c10::BFloat16 do.
-__device__ __forceinline__ float to_float(float x) { return x; }
-__device__ __forceinline__ float to_float(__half x) { return __half2float(x); }
-__device__ __forceinline__ float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
-template <typename T>
-__device__ __forceinline__ T from_float(float x);
-template <>
-__device__ __forceinline__ float from_float<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __half from_float<__half>(float x) { return __float2half_rn(x); }
-template <>
-__device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
-
-template <typename T>
+// T: the storage type of precision P; its conversions to and from float (round to nearest even,
+// as torch's c10::Half and c10::BFloat16) are the hand-written kernels' element traits.
+template <Precision P, typename T = typename handwritten::ElementTraits<P>::Element>
 __global__ void epilogue_kernel(T* __restrict__ d, int64_t rows, int64_t cols, int64_t stride_row,
                                 int64_t stride_col, float alpha, const T* __restrict__ bias, Activation kind) {
+  using Traits = handwritten::ElementTraits<P>;
   const int64_t total = rows * cols;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < total;
        i += static_cast<int64_t>(gridDim.x) * blockDim.x) {
     const int64_t row = i / cols, col = i - row * cols;
     T* p = d + row * stride_row + col * stride_col;
-    float x = alpha * to_float(*p);
-    if (bias != nullptr) x += to_float(bias[col]);
-    *p = from_float<T>(activate(x, kind));
+    float x = alpha * Traits::to_float(*p);
+    if (bias != nullptr) x += Traits::to_float(bias[col]);
+    *p = Traits::from_float(activate(x, kind));
   }
 }
 
-template <typename T>
+template <Precision P>
 cudaError_t launch(void* d, int64_t rows, int64_t cols, int64_t stride_row, int64_t stride_col, float alpha,
                    const void* bias, Activation kind, cudaStream_t stream) {
   const int64_t total = rows * cols;
   constexpr int kThreads = 256;
   constexpr int64_t kMaxBlocks = 4096;  // a few waves on any GPU; the grid-stride loop does the rest
   const int64_t blocks = std::min<int64_t>((total + kThreads - 1) / kThreads, kMaxBlocks);
-  epilogue_kernel<T><<<static_cast<unsigned>(std::max<int64_t>(1, blocks)), kThreads, 0, stream>>>(
+  using T = typename handwritten::ElementTraits<P>::Element;
+  epilogue_kernel<P><<<static_cast<unsigned>(std::max<int64_t>(1, blocks)), kThreads, 0, stream>>>(
       static_cast<T*>(d), rows, cols, stride_row, stride_col, alpha, static_cast<const T*>(bias), kind);
   return cudaGetLastError();
 }
 
 }  // namespace
 
-cudaError_t launch_epilogue(EpilogueElement element, void* d, int64_t rows, int64_t cols, int64_t stride_row,
+cudaError_t launch_epilogue(Precision element, void* d, int64_t rows, int64_t cols, int64_t stride_row,
                             int64_t stride_col, float alpha, const void* bias, Activation kind, cudaStream_t stream) {
   switch (element) {
-    case EpilogueElement::kF16: return launch<__half>(d, rows, cols, stride_row, stride_col, alpha, bias, kind, stream);
-    case EpilogueElement::kBF16:
-      return launch<__nv_bfloat16>(d, rows, cols, stride_row, stride_col, alpha, bias, kind, stream);
-    case EpilogueElement::kF32: return launch<float>(d, rows, cols, stride_row, stride_col, alpha, bias, kind, stream);
+    case Precision::kF16:
+      return launch<Precision::kF16>(d, rows, cols, stride_row, stride_col, alpha, bias, kind, stream);
+    case Precision::kBF16:
+      return launch<Precision::kBF16>(d, rows, cols, stride_row, stride_col, alpha, bias, kind, stream);
+    case Precision::kF32:
+      return launch<Precision::kF32>(d, rows, cols, stride_row, stride_col, alpha, bias, kind, stream);
+    default: return cudaErrorInvalidValue;
   }
-  return cudaErrorInvalidValue;
 }
 
 }  // namespace cutlass_ops

@@ -11,12 +11,11 @@
 
 namespace cutlass_ops {
 
-enum class EpilogueElement { kF16, kBF16, kF32 };
-
-// D = activation(alpha * D + bias), in float, in place: d is rows x cols with the given element
-// strides; bias is cols contiguous elements of D's type, or null. Launched on `stream`;
-// returns the launch's error.
-cudaError_t launch_epilogue(EpilogueElement element, void* d, int64_t rows, int64_t cols, int64_t stride_row,
+// D = activation(alpha * D + bias), in float, in place: d is rows x cols of `element`'s storage
+// type (kF16, kBF16 or kF32) with the given element strides; bias is cols contiguous elements
+// of that type, or null. Launched on `stream`; returns the launch's error
+// (cudaErrorInvalidValue for another precision).
+cudaError_t launch_epilogue(Precision element, void* d, int64_t rows, int64_t cols, int64_t stride_row,
                             int64_t stride_col, float alpha, const void* bias, Activation kind, cudaStream_t stream);
 
 }  // namespace cutlass_ops

@@ -1,5 +1,6 @@
-// Zero-padded 2-D copies (see pad_copy.h, pad_copy_kernels.h): the kernels. Two kernels, both memory-bound; each block fills a
-// piece of its destination, margins included, so no destination element is written twice.
+// Zero-padded 2-D copies (see pad_copy.h, pad_copy_kernels.h): the kernels. Two kernels, both
+// memory-bound; each block fills a piece of its destination, margins included, so no
+// destination element is written twice.
 //
 // - Row kernel: a destination whose rows are contiguous and 16-byte aligned, from a source of
 //   the same layout (the staged operands' padded buffers). Each thread fills one 16-byte run of
