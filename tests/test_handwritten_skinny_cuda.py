@@ -2,10 +2,11 @@
 kernel= and checked against a float64 reference, relative to torch.mm's own error. The cases
 cover an M sweep across the kernel's row chunks (1, 2, 4 and 8 rows, then several chunks), N
 and K from one vector to long, K long enough to split into many slabs, padded leading dims,
-storage offsets and a padded output, with A row-major and, for the 32-bit builds, column-major
-too. Two runs of a split-K shape must agree bit for bit. The
-`_a1` and `_a1_elementwise` builds (every operand at alignment 1, up to 16 rows) run the same
-cases on shapes, leading dims and offsets of any element count."""
+storage offsets and a padded output, with A row-major and, for the 32- and 64-bit builds,
+column-major too (the float64 builds sum in float64 and are held to torch.mm's float64 error).
+Two runs of a split-K shape must agree bit for bit. The `_a1` and `_a1_elementwise` builds
+(every operand at alignment 1, up to 16 rows) run the same cases on shapes, leading dims and
+offsets of any element count."""
 
 import pytest
 import torch
@@ -16,8 +17,8 @@ from mm_testing import (aligned_shape, assert_matches_reference, check_forced, c
 
 pytestmark = pytest.mark.gpu
 
-NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m{suffix}" for dtype in ("f32", "tf32", "3xtf32", "bf16", "f16")
-         for layouts in ("rr", "rc", "cr", "cc") if dtype in ("f32", "tf32", "3xtf32") or layouts[0] == "r"
+NAMES = {f"handwritten_sm80_{dtype}_{layouts}_skinny_m{suffix}" for dtype in ("f32", "tf32", "3xtf32", "bf16", "f16", "f64")
+         for layouts in ("rr", "rc", "cr", "cc") if dtype in ("f32", "tf32", "3xtf32", "f64") or layouts[0] == "r"
          for suffix in ("", "_a1", "_a1_elementwise")}
 
 # M on both sides of each row-chunk size (1, 2, 4, 8) and of several chunks of 8.
@@ -59,7 +60,7 @@ def test_all_skinny_kernels_are_registered():
             assert k.alignment[1] == 16 // KERNEL_BYTES[k.dtype] and k.max_m is None, k
 
 
-KERNEL_BYTES = {"f32": 4, "tf32": 4, "3xtf32": 4, "bf16": 2, "f16": 2}
+KERNEL_BYTES = {"f32": 4, "tf32": 4, "3xtf32": 4, "bf16": 2, "f16": 2, "f64": 8}
 
 
 def rows_it_takes(kernel, m):

@@ -1732,9 +1732,10 @@ struct Handwritten_6_WgmmaTmaSwapAB_256x128x64 {
 // (streaming_slab, handwritten.cuh), with a deterministic two-pass sum; rr and rc, fp32 (also
 // registered for TF32: full fp32 products), bf16, f16; cr and cc (a column-major A, staged like
 // a row-major one) for the 32-bit precisions, whose few-row products there had only 64-row tiles
-// (TF32 long reductions 0.35-0.7x torch.mm, H200 sweep). The `_a1` and `_a1_elementwise` builds
-// take B and D at any alignment (up to 16 rows): aligned 16-byte loads realigned in registers,
-// or one element per load.
+// (TF32 long reductions 0.35-0.7x torch.mm, H200 sweep); float64 in all four layouts, summed in
+// float64, whose few-row long reductions had only CUTLASS's DMMA tiles (0.3-0.7x torch.mm, H200
+// sweep). The `_a1` and `_a1_elementwise` builds take B and D at any alignment (up to 16 rows):
+// aligned 16-byte loads realigned in registers, or one element per load.
 struct Handwritten_SkinnyM {
   static constexpr ConfigId kId = ConfigId::kHandwritten_SkinnyM;
   static constexpr const char* kName = "skinny_m_streaming";

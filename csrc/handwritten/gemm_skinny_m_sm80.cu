@@ -84,6 +84,8 @@ constexpr int target_warps_per_sm(Loads loads) { return loads == Loads::kElement
 constexpr int kMaxSplits = 64;
 
 // rr: one column block of 32 lanes x kVec columns per block; its 4 warps take alternate K rows.
+// `Acc` is the type the kernel sums in (float; double for float64).
+template <class Acc>
 struct RowMajorB {
   static constexpr int kWarps = 4;
   static constexpr int kMinBlocks = 4;  // per SM, the launch bounds' (128 registers a thread)
@@ -95,28 +97,31 @@ struct RowMajorB {
   }
   static constexpr int cols(int vec) { return 32 * vec; }
   static constexpr int slab_quantum(int, Loads loads, int rows) { return kWarps * unroll(loads, rows); }
-  static constexpr int smem_floats(int rows, int vec) { return std::max(kChunk, kWarps * cols(vec)) * rows; }
+  // Accumulators in shared memory: the A chunk, then the warps' partial sums.
+  static constexpr int smem_elements(int rows, int vec) { return std::max(kChunk, kWarps * cols(vec)) * rows; }
 };
 
 // rc: 8 warps of 4 columns each; lanes take alternate 16-byte pieces of K.
+template <class Acc>
 struct ColMajorB {
   static constexpr int kWarps = 8, kCols = 4;
   static constexpr int kMinBlocks = 2;  // per SM, the launch bounds' (128 registers a thread)
-  static constexpr int kChunk = 1024;  // K values of A staged at a time
+  // K values of A staged at a time: 4 KiB a row (8 rows fit the 48 KiB of static shared memory).
+  static constexpr int kChunk = 4096 / static_cast<int>(sizeof(Acc));
   // x kCols loads of B in flight per lane; kRealigned holds each column's extra vector too.
   static constexpr int unroll(Loads loads, int = 0) {
     return loads == Loads::kVector ? 2 : loads == Loads::kRealigned ? 1 : 4;
   }
   static constexpr int cols(int) { return kWarps * kCols; }
   static constexpr int slab_quantum(int vec, Loads loads, int) { return 32 * vec * unroll(loads); }
-  static constexpr int smem_floats(int rows, int) { return kChunk * rows; }
+  static constexpr int smem_elements(int rows, int) { return kChunk * rows; }
 };
-
-template <Layout L>
-using Shape = std::conditional_t<L == Layout::kRowMajor, RowMajorB, ColMajorB>;
 
 template <Precision P>
 using Element = typename ElementTraits<P>::Element;
+
+template <Precision P, Layout L>
+using Shape = std::conditional_t<L == Layout::kRowMajor, RowMajorB<Accumulator<P>>, ColMajorB<Accumulator<P>>>;
 
 template <Precision P>
 constexpr int kVec = 16 / sizeof(Element<P>);  // elements per 16-byte access
@@ -125,9 +130,11 @@ constexpr int kVec = 16 / sizeof(Element<P>);  // elements per 16-byte access
 template <Precision P, Loads kLoads>
 constexpr int kPiece = kLoads == Loads::kElement ? 1 : kVec<P>;
 
-// What a lane holds of one load of B.
-template <Loads kLoads>
-using Raw = std::conditional_t<kLoads == Loads::kElement, uint32_t, uint4>;
+// What a lane holds of one load of B: 16 bytes, or one element in a 32-bit (64-bit for
+// float64) register.
+template <Precision P, Loads kLoads>
+using Raw = std::conditional_t<kLoads == Loads::kElement,
+                               std::conditional_t<sizeof(Element<P>) == 8, uint64_t, uint32_t>, uint4>;
 
 // How one launch divides the problem. A function of GemmArgs alone, so that workspace_bytes()
 // and run() agree.
@@ -141,17 +148,18 @@ struct Split {
 
 template <Precision P, Layout L, Loads kLoads>
 Split plan_split(const GemmArgs& g) {
-  using S = Shape<L>;
+  using S = Shape<P, L>;
   Split s;
   s.rows = 1;
   while (s.rows < std::min<int64_t>(g.m, kMaxRows)) s.rows *= 2;
   s.row_chunks = ceil_div(g.m, s.rows);
   s.col_blocks = ceil_div(g.n, S::cols(kPiece<P, kLoads>));
-  // Each slab stays long enough that its fp32 partial sums (written, then read back) cost at
-  // most an eighth of its B traffic: 2 * rows * 4 bytes per column against slab *
+  // Each slab stays long enough that its partial sums (written, then read back) cost at most an
+  // eighth of its B traffic: 2 * rows * sizeof(accumulator) bytes per column against slab *
   // sizeof(element).
   const int quantum = S::slab_quantum(kPiece<P, kLoads>, kLoads, s.rows);
-  const int64_t min_slab = std::max<int64_t>(quantum, 64 * s.rows / static_cast<int>(sizeof(Element<P>)));
+  const int64_t min_slab = std::max<int64_t>(
+      quantum, 16 * s.rows * static_cast<int>(sizeof(Accumulator<P>)) / static_cast<int>(sizeof(Element<P>)));
   const int64_t max_splits = std::clamp<int64_t>(g.k / min_slab, 1, kMaxSplits);
   if (s.rows < kMaxRows) {
     // How many slices: the estimate of handwritten.cuh (streaming_slab); a step is one unrolled
@@ -159,7 +167,9 @@ Split plan_split(const GemmArgs& g) {
     const StreamingGrid grid{s.row_chunks * s.col_blocks, int64_t{std::max(g.sm_count, 1)} * S::kMinBlocks, g.k,
                              quantum, /*in_flight=*/1,
                              static_cast<double>(g.n) * static_cast<double>(g.k) * sizeof(Element<P>),
-                             4.0 * static_cast<double>(g.m) * static_cast<double>(g.n), g.sm_count, max_splits};
+                             static_cast<double>(sizeof(Accumulator<P>)) * static_cast<double>(g.m) *
+                                 static_cast<double>(g.n),
+                             g.sm_count, max_splits};
     s.slab = streaming_slab(grid);
   } else {
     // Chunks of 8 rows do 8 FMAs per element of B per row chunk and are bound by them more than
@@ -226,31 +236,36 @@ __device__ void store16(void* p, uint4 v) {
   asm volatile("st.global.v4.u32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v.x), "r"(v.y), "r"(v.z), "r"(v.w) : "memory");
 }
 
-// 16 bytes of B as kVec floats, and kVec results as 16 bytes of D (rounded once, here).
+// c + a * b, rounded once, in the accumulator's type.
+__device__ __forceinline__ float multiply_add(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ __forceinline__ double multiply_add(double a, double b, double c) { return fma(a, b, c); }
+
+// 16 bytes of B as kVec accumulators, and kVec results as 16 bytes of D (rounded once, here).
 template <Precision P>
-__device__ void unpack(uint4 raw, float (&x)[kVec<P>]) {
+__device__ void unpack(uint4 raw, Accumulator<P> (&x)[kVec<P>]) {
   Element<P> e[kVec<P>];
   memcpy(e, &raw, sizeof(raw));
 #pragma unroll
-  for (int i = 0; i < kVec<P>; ++i) x[i] = ElementTraits<P>::to_float(e[i]);
+  for (int i = 0; i < kVec<P>; ++i) x[i] = to_accumulator<P>(e[i]);
 }
 
-// The `_a1` builds' piece of B for this lane as kVec floats: its aligned 16 bytes `raw` and the
+// The `_a1` builds' piece of B for this lane as kVec accumulators: its aligned 16 bytes `raw` and the
 // next ones (the next lane's `raw`, or for lane 31 its own `tail` load), shifted by `mis`
 // elements. Element j is element `first + j` of a row (rr) or piece (rc) that ends at `end`;
 // those at or past it (past N; past the K piece: not zeros of A times B's neighbours) read as
 // 0. Every lane of the warp calls it (a shuffle).
 template <Precision P>
-__device__ void unpack_realigned(uint4 raw, uint4 tail, int lane, int mis, int first, int end, float (&x)[kVec<P>]) {
+__device__ void unpack_realigned(uint4 raw, uint4 tail, int lane, int mis, int first, int end,
+                                 Accumulator<P> (&x)[kVec<P>]) {
   const uint4 next = shuffle_down(raw);
   unpack<P>(realign(raw, lane == 31 ? tail : next, mis * static_cast<int>(sizeof(Element<P>))), x);
 #pragma unroll
-  for (int j = 0; j < kVec<P>; ++j) x[j] = first + j < end ? x[j] : 0.0f;
+  for (int j = 0; j < kVec<P>; ++j) x[j] = first + j < end ? x[j] : Accumulator<P>{0};
 }
 
-// One element of B, loaded alone, as a float.
+// One element of B, loaded alone, as an accumulator.
 template <Precision P>
-__device__ void unpack(uint32_t raw, float (&x)[1]) {
+__device__ void unpack(Raw<P, Loads::kElement> raw, Accumulator<P> (&x)[1]) {
   Element<P> e;
   if constexpr (sizeof(e) == 2) {
     const auto half = static_cast<uint16_t>(raw);
@@ -258,59 +273,63 @@ __device__ void unpack(uint32_t raw, float (&x)[1]) {
   } else {
     memcpy(&e, &raw, sizeof(e));
   }
-  x[0] = ElementTraits<P>::to_float(e);
+  x[0] = to_accumulator<P>(e);
 }
 
 // One element of B, under the L2 policy.
 template <Precision P>
-__device__ uint32_t load_element(const Element<P>* p, uint64_t policy) {
+__device__ Raw<P, Loads::kElement> load_element(const Element<P>* p, uint64_t policy) {
   if constexpr (sizeof(Element<P>) == 2) {
     return ptx::ld_global_2(p, policy);
-  } else {
+  } else if constexpr (sizeof(Element<P>) == 4) {
     return ptx::ld_global_4(p, policy);
+  } else {
+    return ptx::ld_global_8(p, policy);
   }
 }
 
 template <Precision P>
-__device__ uint4 pack(const float (&x)[kVec<P>]) {
+__device__ uint4 pack(const Accumulator<P> (&x)[kVec<P>]) {
   Element<P> e[kVec<P>];
 #pragma unroll
-  for (int i = 0; i < kVec<P>; ++i) e[i] = ElementTraits<P>::from_float(x[i]);
+  for (int i = 0; i < kVec<P>; ++i) e[i] = from_accumulator<P>(x[i]);
   uint4 raw;
   memcpy(&raw, e, sizeof(raw));
   return raw;
 }
 
-// A's rows [row0, row0 + kRows) x K [c0, c0 + len) into shared memory as fp32, element (r, kk)
+// A's rows [row0, row0 + kRows) x K [c0, c0 + len) into shared memory as accumulators, element (r, kk)
 // at smem[at(r, kk)]; zeros past M and past len, so padding rows and K steps add nothing.
 // Consecutive threads read consecutive elements of A in memory: K along one row of a row-major
 // A; the chunk's rows, then the next K, of a column-major one (element (r, k) at
 // a[k * lda + r]: with lda = M, one contiguous run).
 template <Precision P, Layout LA, int kRows, int kChunk, int kThreads, class At>
-__device__ void stage_a(const Problem<Element<P>>& p, int64_t row0, int64_t c0, int len, float* smem, At at) {
+__device__ void stage_a(const Problem<Element<P>>& p, int64_t row0, int64_t c0, int len, Accumulator<P>* smem,
+                        At at) {
   constexpr bool kColA = LA == Layout::kColMajor;
   for (int i = static_cast<int>(threadIdx.x); i < kRows * kChunk; i += kThreads) {
     const int r = kColA ? i % kRows : i / kChunk, kk = kColA ? i / kRows : i % kChunk;
     const bool in = row0 + r < p.m && kk < len;
     const int64_t at_a = kColA ? (c0 + kk) * p.lda + row0 + r : (row0 + r) * p.lda + c0 + kk;
-    smem[at(r, kk)] = in ? ElementTraits<P>::to_float(p.a[at_a]) : 0.0f;
+    smem[at(r, kk)] = in ? to_accumulator<P>(p.a[at_a]) : Accumulator<P>{0};
   }
 }
 
 // ---- rr: B row-major -----------------------------------------------------------------------
 
 template <Precision P, Layout LA, Loads kLoads, int kRows>
-__global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
-    skinny_rr(Problem<Element<P>> p, Split s, float* ws) {
-  using S = RowMajorB;
+__global__ void __launch_bounds__(RowMajorB<Accumulator<P>>::kWarps * 32, RowMajorB<Accumulator<P>>::kMinBlocks)
+    skinny_rr(Problem<Element<P>> p, Split s, Accumulator<P>* ws) {
+  using S = RowMajorB<Accumulator<P>>;
+  using Acc = Accumulator<P>;
   constexpr int V = kPiece<P, kLoads>, kCols = S::cols(V), kWarps = S::kWarps, kUnroll = S::unroll(kLoads, kRows);
   constexpr bool kRealign = kLoads == Loads::kRealigned;
   constexpr int kChunk = S::kChunk;
   constexpr int kThreads = kWarps * 32;
   static_assert(kChunk % (kWarps * kUnroll) == 0, "a warp's unrolled rows stay inside the staged chunk");
-  // First the A chunk, transposed (kRows floats per K row: one broadcast read per row of B),
-  // at the end the warps' partial sums.
-  __shared__ __align__(16) float smem[S::smem_floats(kRows, V)];
+  // First the A chunk, transposed (kRows accumulators per K row: one broadcast read per row of
+  // B), at the end the warps' partial sums.
+  __shared__ __align__(16) Acc smem[S::smem_elements(kRows, V)];
 
   const Work w = block_work(s, kRows, kCols, p.k);
   const uint64_t policy = ptx::l2_stream_policy(s.evict_first);  // for B
@@ -320,7 +339,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
   const int64_t row_step = kWarps * p.ldb;
   const int64_t cols_left = p.n - w.col0;  // columns of the block's rows inside the matrix
 
-  float acc[kRows][V] = {};
+  Acc acc[kRows][V] = {};
   for (int64_t c0 = w.k_begin; c0 < w.k_end; c0 += kChunk) {
     const int len = static_cast<int>(min(int64_t{kChunk}, w.k_end - c0));
     __syncthreads();  // no warp still reads the previous chunk
@@ -329,7 +348,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
     const Element<P>* b = p.b + (c0 + warp) * p.ldb + (kRealign ? w.col0 : col);
 #pragma unroll 1
     for (int kk = warp; kk < len; kk += kWarps * kUnroll, b += kUnroll * row_step) {
-      Raw<kLoads> raw[kUnroll];  // all issued before the first is used
+      Raw<P, kLoads> raw[kUnroll];  // all issued before the first is used
       uint4 tail[kUnroll];  // `_a1`: the vector after the block's, for the last lane
       int mis[kUnroll];     // `_a1`: elements from each row's aligned 16 bytes to its start
 #pragma unroll
@@ -346,26 +365,26 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
                         ? load16(aligned + 32 * V, policy)
                         : uint4{};
         } else if constexpr (kLoads == Loads::kElement) {
-          raw[u] = col_in && row_in ? load_element<P>(b + u * row_step, policy) : 0u;
+          raw[u] = col_in && row_in ? load_element<P>(b + u * row_step, policy) : Raw<P, kLoads>{0};
         } else {
           raw[u] = col_in && row_in ? load16(b + u * row_step, policy) : uint4{};
         }
       }
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
-        float bv[V], av[kRows];
+        Acc bv[V], av[kRows];
         if constexpr (kRealign) {
           unpack_realigned<P>(raw[u], tail[u], lane, mis[u], lane * V, cols_left, bv);
         } else {
           unpack<P>(raw[u], bv);
         }
-        const float* a = smem + (kk + u * kWarps) * kRows;
+        const Acc* a = smem + (kk + u * kWarps) * kRows;
 #pragma unroll
         for (int r = 0; r < kRows; ++r) av[r] = a[r];
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
 #pragma unroll
-          for (int j = 0; j < V; ++j) acc[r][j] = fmaf(av[r], bv[j], acc[r][j]);
+          for (int j = 0; j < V; ++j) acc[r][j] = multiply_add(av[r], bv[j], acc[r][j]);
         }
       }
     }
@@ -383,7 +402,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
     const int r = group / 32, c = group % 32 * V;
     const int64_t row = w.row0 + r, col0 = w.col0 + c;
     if (row >= p.m || col0 >= p.n) continue;
-    float sum[V];
+    Acc sum[V];
 #pragma unroll
     for (int j = 0; j < V; ++j) sum[j] = smem[r * kCols + c + j];
 #pragma unroll
@@ -396,7 +415,7 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
       for (int j = 0; j < V; ++j) {
         if (col0 + j >= p.n) break;
         if (s.splits == 1) {
-          p.d[row * p.ldd + col0 + j] = ElementTraits<P>::from_float(sum[j]);
+          p.d[row * p.ldd + col0 + j] = from_accumulator<P>(sum[j]);
         } else {
           ws[(w.split * p.m + row) * p.n + col0 + j] = sum[j];
         }
@@ -404,11 +423,19 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
     } else if (s.splits == 1) {
       store16(p.d + row * p.ldd + col0, pack<P>(sum));
     } else {
-      float* out = ws + (w.split * p.m + row) * p.n + col0;  // N % V == 0: 16-byte aligned
+      Acc* out = ws + (w.split * p.m + row) * p.n + col0;  // N % V == 0: 16-byte aligned
+      if constexpr (sizeof(Acc) == 4) {
 #pragma unroll
-      for (int j = 0; j < V; j += 4) {
-        store16(out + j, make_uint4(__float_as_uint(sum[j]), __float_as_uint(sum[j + 1]), __float_as_uint(sum[j + 2]),
-                                    __float_as_uint(sum[j + 3])));
+        for (int j = 0; j < V; j += 4) {
+          store16(out + j, make_uint4(__float_as_uint(sum[j]), __float_as_uint(sum[j + 1]),
+                                      __float_as_uint(sum[j + 2]), __float_as_uint(sum[j + 3])));
+        }
+      } else {
+#pragma unroll
+        for (int j = 0; j < V; j += 2) {
+          store16(out + j, make_uint4(__double2loint(sum[j]), __double2hiint(sum[j]), __double2loint(sum[j + 1]),
+                                      __double2hiint(sum[j + 1])));
+        }
       }
     }
   }
@@ -417,20 +444,23 @@ __global__ void __launch_bounds__(RowMajorB::kWarps * 32, RowMajorB::kMinBlocks)
 // ---- rc: B column-major --------------------------------------------------------------------
 
 template <Precision P, Layout LA, Loads kLoads, int kRows>
-__global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
-    skinny_rc(Problem<Element<P>> p, Split s, float* ws) {
-  using S = ColMajorB;
+__global__ void __launch_bounds__(ColMajorB<Accumulator<P>>::kWarps * 32, ColMajorB<Accumulator<P>>::kMinBlocks)
+    skinny_rc(Problem<Element<P>> p, Split s, Accumulator<P>* ws) {
+  using S = ColMajorB<Accumulator<P>>;
+  using Acc = Accumulator<P>;
   constexpr int V = kPiece<P, kLoads>, kCols = S::kCols, kUnroll = S::unroll(kLoads), kChunk = S::kChunk;
   constexpr bool kRealign = kLoads == Loads::kRealigned;
   constexpr int kThreads = S::kWarps * 32;
   constexpr int kStep = 32 * V;     // K covered by one load of every lane
-  constexpr int kQuads = V / 4;     // float4s of A per lane, row and load (none for single elements)
+  // float4s of A per lane, row and load (none for single elements, nor for float64's pairs)
+  constexpr int kQuads = sizeof(Acc) == 4 ? V / 4 : 0;
   static_assert(kChunk % (kStep * kUnroll) == 0, "a lane's unrolled loads stay inside the staged chunk");
   static_assert(kRows * kCols <= 32, "one lane stores each result");
   // The A chunk, row-major. For 16-bit B a lane needs 8 floats of a row; stored as two float4
   // planes kChunk / 2 apart, a warp's float4 reads are contiguous (no bank conflicts). For
-  // single elements the row is plain: consecutive lanes read consecutive floats.
-  __shared__ __align__(16) float as[S::smem_floats(kRows, V)];
+  // single elements, and float64's pairs, the row is plain: consecutive lanes read consecutive
+  // accumulators.
+  __shared__ __align__(16) Acc as[S::smem_elements(kRows, V)];
   constexpr int kPlane = kQuads > 0 ? kChunk / kQuads : kChunk;
 
   const Work w = block_work(s, kRows, S::cols(V), p.k);
@@ -442,7 +472,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
 #pragma unroll
   for (int c = 0; c < kCols; ++c) col_in[c] = n0 + c < p.n;
 
-  float acc[kRows][kCols] = {};
+  Acc acc[kRows][kCols] = {};
   for (int64_t c0 = w.k_begin; c0 < w.k_end; c0 += kChunk) {
     const int len = static_cast<int>(min(int64_t{kChunk}, w.k_end - c0));  // a multiple of V
     __syncthreads();  // no warp still reads the previous chunk
@@ -464,7 +494,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
 #pragma unroll 1
     for (int k0 = 0; k0 < len; k0 += kStep * kUnroll) {
       const int kk = k0 + lane * V;
-      Raw<kLoads> raw[kUnroll][kCols];  // all issued before the first is used
+      Raw<P, kLoads> raw[kUnroll][kCols];  // all issued before the first is used
       uint4 tail[kUnroll][kCols];  // `_a1`: the vector after the warp's, for the last lane
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
@@ -478,7 +508,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
                              ? load16(aligned[c] + k + V, policy)
                              : uint4{};
           } else if constexpr (kLoads == Loads::kElement) {
-            raw[u][c] = col_in[c] && k < len ? load_element<P>(b + c * p.ldb + c0 + k, policy) : 0u;
+            raw[u][c] = col_in[c] && k < len ? load_element<P>(b + c * p.ldb + c0 + k, policy) : Raw<P, kLoads>{0};
           } else {
             raw[u][c] = col_in[c] && k < len ? load16(b + c * p.ldb + c0 + k, policy) : uint4{};
           }
@@ -487,7 +517,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         const int k = kk + u * kStep;
-        float bv[kCols][V];
+        Acc bv[kCols][V];
 #pragma unroll
         for (int c = 0; c < kCols; ++c) {
           if constexpr (kRealign) {
@@ -498,23 +528,24 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
         }
 #pragma unroll
         for (int r = 0; r < kRows; ++r) {
-          float av[V];
+          Acc av[V];
           if constexpr (kQuads == 0) {
 #pragma unroll
             for (int j = 0; j < V; ++j) av[j] = as[r * kChunk + k + j];
-          }
+          } else {
 #pragma unroll
-          for (int q = 0; q < kQuads; ++q) {
-            const float4 a4 = *reinterpret_cast<const float4*>(as + r * kChunk + q * kPlane + k / V * 4);
-            av[4 * q] = a4.x;
-            av[4 * q + 1] = a4.y;
-            av[4 * q + 2] = a4.z;
-            av[4 * q + 3] = a4.w;
+            for (int q = 0; q < kQuads; ++q) {
+              const float4 a4 = *reinterpret_cast<const float4*>(as + r * kChunk + q * kPlane + k / V * 4);
+              av[4 * q] = a4.x;
+              av[4 * q + 1] = a4.y;
+              av[4 * q + 2] = a4.z;
+              av[4 * q + 3] = a4.w;
+            }
           }
 #pragma unroll
           for (int c = 0; c < kCols; ++c) {
 #pragma unroll
-            for (int j = 0; j < V; ++j) acc[r][c] = fmaf(av[j], bv[c][j], acc[r][c]);
+            for (int j = 0; j < V; ++j) acc[r][c] = multiply_add(av[j], bv[c][j], acc[r][c]);
           }
         }
       }
@@ -537,7 +568,7 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
       const int64_t row = w.row0 + r, col = n0 + c;
       if (lane != r * kCols + c || row >= p.m || col >= p.n) continue;
       if (s.splits == 1) {
-        p.d[row * p.ldd + col] = ElementTraits<P>::from_float(acc[r][c]);
+        p.d[row * p.ldd + col] = from_accumulator<P>(acc[r][c]);
       } else {
         ws[(w.split * p.m + row) * p.n + col] = acc[r][c];
       }
@@ -548,12 +579,12 @@ __global__ void __launch_bounds__(ColMajorB::kWarps * 32, ColMajorB::kMinBlocks)
 // ---- host side -----------------------------------------------------------------------------
 
 template <Precision P, Layout LA, Layout L, Loads kLoads, int kRows>
-void launch(const Problem<Element<P>>& p, const Split& s, float* ws, cudaStream_t stream) {
+void launch(const Problem<Element<P>>& p, const Split& s, Accumulator<P>* ws, cudaStream_t stream) {
   const auto grid = static_cast<unsigned>(s.blocks());
   if constexpr (L == Layout::kRowMajor) {
-    skinny_rr<P, LA, kLoads, kRows><<<grid, RowMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+    skinny_rr<P, LA, kLoads, kRows><<<grid, Shape<P, L>::kWarps * 32, 0, stream>>>(p, s, ws);
   } else {
-    skinny_rc<P, LA, kLoads, kRows><<<grid, ColMajorB::kWarps * 32, 0, stream>>>(p, s, ws);
+    skinny_rc<P, LA, kLoads, kRows><<<grid, Shape<P, L>::kWarps * 32, 0, stream>>>(p, s, ws);
   }
 }
 
@@ -562,13 +593,13 @@ void launch(const Problem<Element<P>>& p, const Split& s, float* ws, cudaStream_
 // cost model counts as fewer steps down K (KernelInfo::k_step).
 template <Precision P, Layout L, Loads kLoads>
 int k_step(const GemmArgs& g) {
-  return Shape<L>::slab_quantum(kPiece<P, kLoads>, kLoads, plan_split<P, L, kLoads>(g).rows);
+  return Shape<P, L>::slab_quantum(kPiece<P, kLoads>, kLoads, plan_split<P, L, kLoads>(g).rows);
 }
 
 template <Precision P, Layout L, Loads kLoads>
 size_t workspace_bytes(const GemmArgs& g) {
   const Split s = plan_split<P, L, kLoads>(g);
-  return s.splits > 1 ? static_cast<size_t>(s.splits * g.m * g.n) * sizeof(float) : 0;
+  return s.splits > 1 ? static_cast<size_t>(s.splits * g.m * g.n) * sizeof(Accumulator<P>) : 0;
 }
 
 template <Precision P, Layout LA, Layout L, Loads kLoads>
@@ -593,7 +624,7 @@ template <Precision P, Layout LA, Layout L, Loads kLoads>
 KernelStatus run(const GemmArgs& g) {
   const Split s = plan_split<P, L, kLoads>(g);
   const Problem<Element<P>> p = make_problem<Element<P>>(g);
-  float* ws = static_cast<float*>(g.workspace);
+  auto* ws = static_cast<Accumulator<P>*>(g.workspace);
   switch (s.rows) {
     case 1: launch<P, LA, L, kLoads, 1>(p, s, ws, g.stream); break;
     case 2: launch<P, LA, L, kLoads, 2>(p, s, ws, g.stream); break;
@@ -613,7 +644,7 @@ KernelStatus run(const GemmArgs& g) {
 // accurate as either). LA, L: A's and B's layouts. kLoads: how it reads B (Loads).
 template <Precision Registered, Precision P, Layout LA, Layout L, Loads kLoads = Loads::kVector>
 KernelInfo skinny_info(const char* name) {
-  using S = Shape<L>;
+  using S = Shape<P, L>;
   constexpr bool kAnyAlign = kLoads != Loads::kVector;
   const int vec = kPiece<P, kLoads>;
   const int align_b = kAnyAlign ? 1 : vec, align_d = kAnyAlign || L == Layout::kColMajor ? 1 : vec;
@@ -624,7 +655,7 @@ KernelInfo skinny_info(const char* name) {
   // measured (H200 sweep; six steps of 32 rows now).
   KernelInfo info = make_info({name, kConfig, Registered, /*align_a=*/1, align_b, align_d, kMaxRows, S::cols(vec),
                                S::slab_quantum(vec, kLoads, kMaxRows),
-                               static_cast<int>(S::smem_floats(kMaxRows, vec) * sizeof(float)),
+                               static_cast<int>(S::smem_elements(kMaxRows, vec) * sizeof(Accumulator<P>)),
                                &can_implement<P, LA, L, kLoads>, &run<P, LA, L, kLoads>});
   info.layout_a = LA;
   info.layout_b = L;
@@ -639,7 +670,7 @@ KernelInfo skinny_info(const char* name) {
 }
 
 constexpr Precision kF32 = Precision::kF32, kTF32 = Precision::kTF32, kTF32x3 = Precision::kTF32x3,
-                    kF16 = Precision::kF16, kBF16 = Precision::kBF16;
+                    kF16 = Precision::kF16, kBF16 = Precision::kBF16, kF64 = Precision::kF64;
 constexpr Layout kRow = Layout::kRowMajor, kCol = Layout::kColMajor;
 constexpr Loads kRealigned = Loads::kRealigned, kElement = Loads::kElement;
 
@@ -697,6 +728,22 @@ const KernelRegistrar registrars[] = {
     KernelRegistrar(skinny_info<kTF32, kF32, kCol, kCol, kElement>("handwritten_sm80_tf32_cc_skinny_m_a1_elementwise")),
     KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kRow, kElement>("handwritten_sm80_3xtf32_cr_skinny_m_a1_elementwise")),
     KernelRegistrar(skinny_info<kTF32x3, kF32, kCol, kCol, kElement>("handwritten_sm80_3xtf32_cc_skinny_m_a1_elementwise")),
+    // float64 in every layout, summed in float64 (CUDA-core FMAs, as torch.mm's are exact
+    // float64 products): the tile kernels for float64 are CUTLASS's DMMA builds, on which few-row
+    // long reductions ran 0.3-0.7x torch.mm (H200 sweep: 94 problems of at most 16 rows, the
+    // best built kernel 0.82x torch.mm geomean, against 1.10x for fp32 with this kernel).
+    KernelRegistrar(skinny_info<kF64, kF64, kRow, kRow>("handwritten_sm80_f64_rr_skinny_m")),
+    KernelRegistrar(skinny_info<kF64, kF64, kRow, kCol>("handwritten_sm80_f64_rc_skinny_m")),
+    KernelRegistrar(skinny_info<kF64, kF64, kCol, kRow>("handwritten_sm80_f64_cr_skinny_m")),
+    KernelRegistrar(skinny_info<kF64, kF64, kCol, kCol>("handwritten_sm80_f64_cc_skinny_m")),
+    KernelRegistrar(skinny_info<kF64, kF64, kRow, kRow, kRealigned>("handwritten_sm80_f64_rr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF64, kF64, kRow, kCol, kRealigned>("handwritten_sm80_f64_rc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF64, kF64, kCol, kRow, kRealigned>("handwritten_sm80_f64_cr_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF64, kF64, kCol, kCol, kRealigned>("handwritten_sm80_f64_cc_skinny_m_a1")),
+    KernelRegistrar(skinny_info<kF64, kF64, kRow, kRow, kElement>("handwritten_sm80_f64_rr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF64, kF64, kRow, kCol, kElement>("handwritten_sm80_f64_rc_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF64, kF64, kCol, kRow, kElement>("handwritten_sm80_f64_cr_skinny_m_a1_elementwise")),
+    KernelRegistrar(skinny_info<kF64, kF64, kCol, kCol, kElement>("handwritten_sm80_f64_cc_skinny_m_a1_elementwise")),
 };
 
 }  // namespace

@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -29,8 +30,8 @@ namespace cutlass_ops::handwritten {
 __host__ __device__ constexpr int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 // ---- element traits ------------------------------------------------------------------
-// The storage type of each precision and its conversions to and from the fp32
-// accumulator. Explicit intrinsics, not operators: torch's build flags
+// The storage type of each precision, the type it sums in (fp32; float64 for float64) and the
+// conversions to and from fp32. Explicit intrinsics, not operators: torch's build flags
 // (-D__CUDA_NO_HALF_OPERATORS__ and friends) hide the operators.
 template <Precision P>
 struct ElementTraits;
@@ -39,6 +40,7 @@ template <>
 struct ElementTraits<Precision::kF32> {
   using Element = float;
   using Element2 = float2;
+  using Accumulator = float;
   __device__ static float to_float(float x) { return x; }
   __device__ static float from_float(float x) { return x; }
   __device__ static float2 from_float2(float x, float y) { return make_float2(x, y); }
@@ -52,6 +54,7 @@ template <>
 struct ElementTraits<Precision::kF16> {
   using Element = __half;
   using Element2 = __half2;
+  using Accumulator = float;
   __device__ static float to_float(__half x) { return __half2float(x); }
   __device__ static __half from_float(float x) { return __float2half_rn(x); }
   __device__ static __half2 from_float2(float x, float y) { return __floats2half2_rn(x, y); }
@@ -61,10 +64,42 @@ template <>
 struct ElementTraits<Precision::kBF16> {
   using Element = __nv_bfloat16;
   using Element2 = __nv_bfloat162;
+  using Accumulator = float;
   __device__ static float to_float(__nv_bfloat16 x) { return __bfloat162float(x); }
   __device__ static __nv_bfloat16 from_float(float x) { return __float2bfloat16_rn(x); }
   __device__ static __nv_bfloat162 from_float2(float x, float y) { return __floats2bfloat162_rn(x, y); }
 };
+
+// float64 sums in float64 (as torch.mm does): only the CUDA-core streaming kernel
+// (gemm_skinny_m_sm80.cu) is built for it here; the tile kernels are CUTLASS's DMMA builds.
+template <>
+struct ElementTraits<Precision::kF64> {
+  using Element = double;
+  using Accumulator = double;
+};
+
+// Element -> accumulator and back, for code that sums in either (the streaming kernel and the
+// split-K slabs' sum): fp32 through the conversions above, float64 unchanged.
+template <Precision P>
+using Accumulator = typename ElementTraits<P>::Accumulator;
+
+template <Precision P>
+__device__ __forceinline__ Accumulator<P> to_accumulator(typename ElementTraits<P>::Element x) {
+  if constexpr (std::is_same_v<Accumulator<P>, typename ElementTraits<P>::Element>) {
+    return x;
+  } else {
+    return ElementTraits<P>::to_float(x);
+  }
+}
+
+template <Precision P>
+__device__ __forceinline__ typename ElementTraits<P>::Element from_accumulator(Accumulator<P> x) {
+  if constexpr (std::is_same_v<Accumulator<P>, typename ElementTraits<P>::Element>) {
+    return x;
+  } else {
+    return ElementTraits<P>::from_float(x);
+  }
+}
 
 // ---- the problem as the kernels see it -------------------------------------------------
 // Row-major A (M x K), B (K x N) and D (M x N) with their leading dims. Sizes are 32-bit
@@ -179,26 +214,26 @@ struct SliceLoader {
 };
 
 // ---- split-K: the slabs' sum ------------------------------------------------------------
-// Kernels that split K over blocks write each slab's fp32 partial sums to a workspace laid
-// out [split][M][N] (for a batch, [matrix][split][M][N], the matrix along gridDim.y); this adds
-// them into D, slab 0 first: the same order every run, so the result is deterministic (no
-// atomics).
+// Kernels that split K over blocks write each slab's partial sums (in the precision's
+// accumulator: fp32, float64 for float64) to a workspace laid out [split][M][N] (for a batch,
+// [matrix][split][M][N], the matrix along gridDim.y); this adds them into D, slab 0 first: the
+// same order every run, so the result is deterministic (no atomics).
 template <Precision P>
-__global__ void __launch_bounds__(256)
-    sum_slabs(Problem<typename ElementTraits<P>::Element> p, const float* ws, int64_t splits, int64_t batch_stride_d) {
+__global__ void __launch_bounds__(256) sum_slabs(Problem<typename ElementTraits<P>::Element> p,
+                                                 const Accumulator<P>* ws, int64_t splits, int64_t batch_stride_d) {
   const int64_t mn = int64_t{p.m} * p.n, i = int64_t{blockIdx.x} * 256 + threadIdx.x;
   if (i >= mn) return;
   ws += int64_t{blockIdx.y} * splits * mn;
   p.d += int64_t{blockIdx.y} * batch_stride_d;
-  float sum = ws[i];
+  Accumulator<P> sum = ws[i];
   // Unrolled so several loads are in flight; the adds still go slab 0, 1, 2, ...
 #pragma unroll 8
   for (int64_t split = 1; split < splits; ++split) sum += ws[split * mn + i];
-  p.d[i / p.n * p.ldd + i % p.n] = ElementTraits<P>::from_float(sum);
+  p.d[i / p.n * p.ldd + i % p.n] = from_accumulator<P>(sum);
 }
 
 template <Precision P>
-void launch_sum_slabs(const Problem<typename ElementTraits<P>::Element>& p, const float* ws, int64_t splits,
+void launch_sum_slabs(const Problem<typename ElementTraits<P>::Element>& p, const Accumulator<P>* ws, int64_t splits,
                       cudaStream_t stream, int64_t batch = 1, int64_t batch_stride_d = 0) {
   const dim3 grid(static_cast<unsigned>(ceil_div(int64_t{p.m} * p.n, 256)), static_cast<unsigned>(batch));
   sum_slabs<P><<<grid, 256, 0, stream>>>(p, ws, splits, batch_stride_d);
@@ -230,7 +265,7 @@ inline bool stream_b_evict_first(const GemmArgs& g, int element_bytes) {
 // slices, 18.1 in one), and too few slices were as costly where K is long (1 x 256 x 16384: 20.9 us
 // in one slice, 12.3 in 12). So the count is the one that minimises
 //   max(waves(s) * round_trips(s) * kLoadRoundTripUs, B's bytes / DRAM)
-//     + (s > 1) * (kSliceCostUs + the s float32 slabs written and read back / DRAM),
+//     + (s > 1) * (kSliceCostUs + the s slabs of partial sums written and read back / DRAM),
 // the fewest slices on a tie. (Without the slabs' traffic, batches of attention's few-column
 // products, 16 x 4096 x 96 x 4096 and the like, whose grids are many waves deep, were cut into
 // slices that cost 2.6-3.3x their time; the same H200 re-time.)
@@ -248,7 +283,7 @@ struct StreamingGrid {
   int64_t quantum;    // K a block covers per step: slabs are multiples of it
   int in_flight;      // steps whose loads a block keeps in flight
   double b_bytes;     // bytes of B streamed
-  double slab_bytes;  // one float32 slab of partial sums: 4 x batch x M x N bytes
+  double slab_bytes;  // one slab of partial sums: the accumulator's bytes x batch x M x N
   int sm_count;
   int64_t max_slices;
 

@@ -46,7 +46,7 @@ __device__ inline uint4 ld_global_16(const void* global, uint64_t policy) {
       : "l"(global), "l"(policy));
   return r;
 }
-// One 2- or 4-byte element global -> register under an L2 cache policy: the loads of the
+// One 2-, 4- or 8-byte element global -> register under an L2 cache policy: the loads of the
 // unaligned streaming kernels (gemm_skinny_m_sm80.cu), whose rows may start at any element.
 __device__ inline uint16_t ld_global_2(const void* global, uint64_t policy) {
   uint16_t r;
@@ -56,6 +56,11 @@ __device__ inline uint16_t ld_global_2(const void* global, uint64_t policy) {
 __device__ inline uint32_t ld_global_4(const void* global, uint64_t policy) {
   uint32_t r;
   asm("ld.global.L2::cache_hint.b32 %0, [%1], %2;\n" : "=r"(r) : "l"(global), "l"(policy));
+  return r;
+}
+__device__ inline uint64_t ld_global_8(const void* global, uint64_t policy) {
+  uint64_t r;
+  asm("ld.global.L2::cache_hint.b64 %0, [%1], %2;\n" : "=l"(r) : "l"(global), "l"(policy));
   return r;
 }
 // cp_async_16 under an L2 cache policy (l2_stream_policy).
