@@ -80,7 +80,9 @@ double flop_per_clock_per_sm(const KernelInfo& k, int cc) {
       if (k.precision == Precision::kF64 || k.precision == Precision::kF32) return hopper ? 256 : 128;  // DMMA
       return sixteen ? 2048 : 1024;
     case MathClass::kSimt:
-      return hopper ? 256 : 128;  // FP32 FMA units; 16-bit SIMT converts to float
+      // FP32 FMA units (16-bit SIMT converts to float); float64's FMA units are half as many.
+      if (k.precision == Precision::kF64) return hopper ? 128 : 64;
+      return hopper ? 256 : 128;
   }
   return 128;
 }
@@ -102,8 +104,12 @@ double main_loop_efficiency(const KernelInfo& k) {
   return kPipelined * width;
 }
 
+// Bytes of one partial sum in a streaming kernel's slabs: its accumulator's, float64 for
+// float64 and float32 otherwise (handwritten.cuh, ElementTraits::Accumulator).
+double slab_element_bytes(Precision p) { return p == Precision::kF64 ? 8.0 : 4.0; }
+
 // K slices a streaming kernel (Mainloop::kStreaming) cuts a problem into: its workspace is one
-// float32 M x N slab per slice (and matrix of a batch) when it cuts more than one
+// M x N slab of partial sums per slice (and matrix of a batch) when it cuts more than one
 // (KernelInfo::workspace_bytes).
 // The arguments a kernel's plan-time functions (workspace_bytes, k_step) read of a problem.
 GemmArgs plan_args(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
@@ -121,7 +127,8 @@ GemmArgs plan_args(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
 double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
   if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
   const GemmArgs g = plan_args(k, p, dev);
-  const double slab_bytes = 4.0 * static_cast<double>(g.batch) * static_cast<double>(p.m) * static_cast<double>(p.n);
+  const double slab_bytes = slab_element_bytes(k.precision) * static_cast<double>(g.batch) * static_cast<double>(p.m) *
+                            static_cast<double>(p.n);
   return std::max(1.0, std::round(static_cast<double>(k.workspace_bytes(g)) / slab_bytes));
 }
 
@@ -366,14 +373,14 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
   switch (p.decomposition) {
     case Decomposition::kDataParallel: {
       // The streaming kernels split K themselves until their grid fills the GPU, and a second
-      // kernel sums the float32 slabs (gemm_skinny_m*.cu plan_split); their workspace holds one
-      // M x N slab per slice, so the kernel's own workspace_bytes says how many it cuts.
+      // kernel sums the slabs (gemm_skinny_m*.cu plan_split); their workspace holds one M x N
+      // slab per slice, so the kernel's own workspace_bytes says how many it cuts.
       const double slices = streaming_slices(k, p, dev);
       const double rounds = ceil_div(tiles * slices, slots);
       f[kFeatTileRounds] = rounds;
       f[kFeatCriticalIters] = rounds * k_tiles / slices;
       if (slices > 1) {
-        f[kFeatFixupMB] = 2.0 * 4.0 * slices * batch * static_cast<double>(m) * n / kMB;
+        f[kFeatFixupMB] = 2.0 * slab_element_bytes(k.precision) * slices * batch * static_cast<double>(m) * n / kMB;
         f[kFeatLaunch] = 2;  // the slab-summing kernel
       }
       break;

@@ -109,11 +109,14 @@ struct ColMajorB {
   // K values of A staged at a time: 4 KiB a row (8 rows fit the 48 KiB of static shared memory).
   static constexpr int kChunk = 4096 / static_cast<int>(sizeof(Acc));
   // x kCols loads of B in flight per lane; kRealigned holds each column's extra vector too.
-  // float64's 8 x 4 accumulators take 64 registers: with the vector and element builds' loads
-  // above, their 8-row instances spilled (ptxas, sm_90), so float64 keeps half as many of those
-  // in flight.
+  // float64's 8 x 4 accumulators take 64 registers: with two vectors a column in flight its
+  // 8-row vector instances spilled (ptxas, sm_90), so they keep one (3-4% faster on the H200
+  // sweep's rows). Its element builds keep four: at two they ran 2-5% slower, though ptxas
+  // reported less spilled.
   static constexpr int unroll(Loads loads, int = 0) {
-    if constexpr (sizeof(Acc) == 8) return loads == Loads::kElement ? 2 : 1;
+    if constexpr (sizeof(Acc) == 8) {
+      if (loads == Loads::kVector) return 1;
+    }
     return loads == Loads::kVector ? 2 : loads == Loads::kRealigned ? 1 : 4;
   }
   static constexpr int cols(int) { return kWarps * kCols; }
