@@ -7,25 +7,26 @@
 // load with several loads in flight per thread; and where N alone yields too few blocks, or
 // blocks with too long a walk down K, split K across blocks too, when the estimate of
 // streaming_slab (handwritten.cuh) says the shorter walks outweigh a split's cost. Each block
-// then writes its slab's fp32 partial sums to a workspace, and a second small kernel adds the
-// slabs in a fixed order: deterministic, no atomics. With a single slab, blocks write D directly.
+// then writes its slab's partial sums (fp32; float64 for float64) to a workspace, and a second
+// small kernel adds the slabs in a fixed order: deterministic, no atomics. With a single slab,
+// blocks write D directly.
 //
-// A is tiny: each block stages its rows, one K chunk at a time, in shared memory as fp32, so
-// every use of A is a shared-memory read, and A may be row- or column-major ("cr" and "cc"):
-// only the staging reads it. A chunk of rows is 1, 2, 4 or 8 rows (one kernel
-// instance each, so M = 1 runs no multiply-adds on padding rows). Larger M takes several
-// chunks. The grid orders them fastest, so the chunks that read the same piece of B run
+// A is tiny: each block stages its rows, one K chunk at a time, in shared memory as fp32
+// (float64 for float64), so every use of A is a shared-memory read, and A may be row- or
+// column-major ("cr" and "cc"): only the staging reads it. A chunk of rows is 1, 2, 4 or 8
+// rows (one kernel instance each, so M = 1 runs no multiply-adds on padding rows). Larger M
+// takes several chunks. The grid orders them fastest, so the chunks that read the same piece of B run
 // together and share it through L2.
 //
-// rr (B row-major, K x N): a lane owns 4 (fp32) or 8 (16-bit) consecutive columns, so a warp
-// reads 512 contiguous bytes of a row of B. The 4 warps of a block share one column block and
+// rr (B row-major, K x N): a lane owns 2 (float64), 4 (fp32) or 8 (16-bit) consecutive
+// columns, so a warp reads 512 contiguous bytes of a row of B. The 4 warps of a block share one column block and
 // take alternate rows of its K slab; shared memory adds their partial sums at the end.
 // rc (B column-major: element (k, n) at b[n * ldb + k], the N x K weight of F.linear): a warp
 // owns 4 columns, each a dot product of A's rows with a contiguous row of the weight. Its
 // lanes take alternate 16-byte pieces of K, and a shuffle butterfly adds them at the end.
 //
-// Alignment: B, and for rr also D, are read and written 16 bytes at a time, hence 4 (fp32) or
-// 8 (16-bit) elements. The planner guarantees that the address, leading dim and contiguous
+// Alignment: B, and for rr also D, are read and written 16 bytes at a time, hence 2 (float64),
+// 4 (fp32) or 8 (16-bit) elements. The planner guarantees that the address, leading dim and contiguous
 // extent are multiples of that, so a vector is wholly in or wholly out of the matrix. A is
 // read element by element, and rc's D is written that way, so both take alignment 1.
 //
