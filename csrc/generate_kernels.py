@@ -192,6 +192,9 @@ class KernelGroup:
     what: str
     kernels: tuple[tuple[str, str, str, str], ...]
     wgmma_n: int = 0  # CUTLASS 3.x: the N of its WGMMA instruction (kernel_table.Sm90.wgmma_n)
+    # The group whose GEMMs these kernels launch in another mode (CUTLASS 2.x's split-K-sum
+    # builds: kernel_table.Sm80.splitk_sum): packed into its file, so each GEMM compiles once.
+    launches_gemms_of: str = ""
 
     @property
     def extended_mma(self) -> bool:
@@ -263,14 +266,25 @@ def sm80_groups(c: kt.Sm80) -> list[KernelGroup]:
     for precision, alignments in c.builds.items():
         for align in alignments:
             token = f"{c.name}_a{align}"
-            kernels = [(lay, f"cutlass2x_sm{c.arch}_{precision}_{lay}_{token}",
-                        f"cutlass_ops::sm80::Sm80Gemm<cutlass_ops::configs::{c.struct}, "
-                        f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, "
-                        f"{layout_enum(lay[0])}, {layout_enum(lay[1])}, {align}>", "")
-                       for lay in kt.LAYOUTS]
+            gemms = {lay: (f"cutlass_ops::sm80::Sm80Gemm<cutlass_ops::configs::{c.struct}, "
+                           f"cutlass_ops::Precision::{PRECISION_ENUM[precision]}, "
+                           f"{layout_enum(lay[0])}, {layout_enum(lay[1])}, {align}>") for lay in kt.LAYOUTS}
+            kernels = [(lay, f"cutlass2x_sm{c.arch}_{precision}_{lay}_{token}", gemms[lay], "") for lay in kt.LAYOUTS]
             what = f"{precision}, configs::{c.struct}, {align}-element alignment: {layouts_comment(kt.LAYOUTS)}."
-            groups.append(KernelGroup(c.family, c.arch, precision, f"cutlass2x_sm{c.arch}_{precision}_{token}",
-                                      "cutlass2x/sm80_gemm.cuh", what, tuple(kernels)))
+            name = f"cutlass2x_sm{c.arch}_{precision}_{token}"
+            groups.append(KernelGroup(c.family, c.arch, precision, name, "cutlass2x/sm80_gemm.cuh", what,
+                                      tuple(kernels)))
+            if precision in c.splitk_sum:
+                # The same GEMMs in CUTLASS's parallel split-K mode, their K slices summed by a
+                # second kernel: registrations only, in the file of the GEMMs they launch.
+                sum_token = f"{c.splitk_sum_name}_a{align}"
+                kernels = [(lay, f"cutlass2x_sm{c.arch}_{precision}_{lay}_{sum_token}",
+                            f"cutlass_ops::sm80::Sm80SplitKSum<{gemms[lay]}>", "") for lay in kt.LAYOUTS]
+                what = (f"{precision}, configs::{c.struct}, {align}-element alignment, split-K summed by a second "
+                        f"kernel: {layouts_comment(kt.LAYOUTS)}.")
+                groups.append(KernelGroup(c.family, c.arch, precision, f"cutlass2x_sm{c.arch}_{precision}_{sum_token}",
+                                          "cutlass2x/sm80_splitk_sum.cuh", what, tuple(kernels),
+                                          launches_gemms_of=name))
     return groups
 
 
@@ -303,15 +317,23 @@ def translation_unit(path: Path, what: str, groups: list[KernelGroup]) -> Genera
 
 def packed(groups: list[KernelGroup], per_file: int) -> list[list[KernelGroup]]:
     """First fit, in table order: each group to the first file that stays within per_file
-    kernels with it, else to a new file (a group larger than that gets a file alone). Adding
-    a group at the table's end changes one file."""
-    parts: list[list[KernelGroup]] = []
+    kernels with it, else to a new file (a group larger than that gets a file alone). A group
+    that launches another's GEMMs (launches_gemms_of) travels with that group as one unit.
+    Adding a group at the table's end changes one file."""
+    units: list[list[KernelGroup]] = []
     for g in groups:
-        room = [p for p in parts if sum(len(h.kernels) for h in p) + len(g.kernels) <= per_file]
-        if room:
-            room[0].append(g)
+        if g.launches_gemms_of and units and units[-1][0].name == g.launches_gemms_of:
+            units[-1].append(g)
         else:
-            parts.append([g])
+            units.append([g])
+    parts: list[list[KernelGroup]] = []
+    for unit in units:
+        size = sum(len(g.kernels) for g in unit)
+        room = [p for p in parts if sum(len(h.kernels) for h in p) + size <= per_file]
+        if room:
+            room[0].extend(unit)
+        else:
+            parts.append(list(unit))
     return parts
 
 
@@ -344,7 +366,8 @@ def builds_text(c: kt.Config) -> str:
         fused = "; ".join(f"{p}: {' '.join(lay)}" for p, lay in c.fused.items())
         return text + (f" (fused bias + activation: {fused})" if fused else "")
     if isinstance(c, kt.Sm80):
-        return "; ".join(f"{p}: a{'/a'.join(map(str, al))}" for p, al in c.builds.items())
+        text = "; ".join(f"{p}: a{'/a'.join(map(str, al))}" for p, al in c.builds.items())
+        return text + (f" (also split-K summed by a 2nd kernel: {', '.join(c.splitk_sum)})" if c.splitk_sum else "")
     return "(hand-written TU)"
 
 

@@ -172,6 +172,12 @@ class Sm80(Config):
     math: str = "mma"
     stream_k: bool = False            # CUTLASS 2.x's stream-K kernel (it also runs data-parallel)
     builds: dict[str, tuple[int, ...]] = field(default_factory=dict)  # precision -> alignments (elements)
+    # Precisions whose builds are registered a second time as split-K kernels summed by a second
+    # kernel (kernel names "<config>_splitk_sum_a<alignment>"): the same GEMM launched in CUTLASS's
+    # parallel split-K mode, each K slice writing its partial D to a workspace, the slices then
+    # summed in order (cutlass2x/sm80_splitk_sum.cuh). Only where D holds the accumulator (TF32,
+    # float64), so that the partials are D's own type; no second GEMM is compiled.
+    splitk_sum: tuple[str, ...] = ()
 
     family = "cutlass2x"
 
@@ -179,6 +185,8 @@ class Sm80(Config):
         assert self.math in ("mma", "simt", "dmma16x8x4", "dmma16x8x8") and self.stages >= 2
         for p in self.builds:
             assert p in PRECISIONS, p
+        for p in self.splitk_sum:
+            assert p in self.builds and p in ("tf32", "f64") and not self.stream_k, (p, self.name)
 
     @property
     def arch(self) -> int:
@@ -194,6 +202,11 @@ class Sm80(Config):
     def name(self) -> str:
         prefix = {"mma": "", "simt": "simt_", "dmma16x8x4": "dmma16x8x4_", "dmma16x8x8": "dmma16x8x8_"}[self.math]
         return f"{prefix}{self.tile_text()}_{self.stages}s" + ("_streamk" if self.stream_k else "")
+
+    @property
+    def splitk_sum_name(self) -> str:
+        """The config name of its split-K-sum builds (their kernel names add the alignment)."""
+        return f"{self.name}_splitk_sum"
 
     @property
     def decompositions(self) -> tuple[str, ...]:
@@ -597,10 +610,22 @@ rows swapped (CUTLASS 128x112, extended WGMMA N) make 9 x 13 = 117 tiles at 1000
 
 # ---- CUTLASS 2.x (SM80-class; DMMA configs SM90) -----------------------------------------
 
+_SPLITK_SUM_2X = """Also built as split-K summed by a second kernel (``splitk_sum``; kernel names
+``..._splitk_sum_a<N>``, cutlass2x/sm80_splitk_sum.cuh): the same GEMM in CUTLASS's parallel split-K
+mode, every K slice at once writing its partial D to a workspace, then a kernel adding the slices
+in order. Serial split-K's slices take turns at each tile, so its launches stop paying at a dozen
+slices; small outputs over a long K need dozens to bring the SMs in. Those were the largest class
+below 0.8x torch.mm among 32- and 64-bit problems: on the H200 sweep, rows whose best built
+candidate was a CUTLASS 2.x split-K launch ran 0.740x (TF32, 69 rows) and 0.774x (float64, 97)
+torch.mm at best (TF32 192x40x14920 "cc": 37.8 us in 8 slices against 14.3). With their slices
+summed apart, those rows' best built kernel reached 0.917x (TF32) and 0.986x (float64), and
+192x40x14920 17.1 us in 32 slices (H200 sweep, 2026-12-04; docs/findings.md, "Small outputs over
+a long K")."""
+
 _DMMA_SMALL = """float64 below a wave of 128x128 tiles, on Hopper's DMMA 16x8x4: 64x64 (four warps of
 32x32) and, for up to 32 rows, 32x64 (four warps of 16x32), so that small and few-row problems
 get 4x (2x) the CTAs of 128x128; with split-K for a long K. Smem: 4 x (64 + 64) x 16 x 8 B = 64
-KiB, 5 x (32 + 64) x 16 x 8 B = 60 KiB."""
+KiB, 5 x (32 + 64) x 16 x 8 B = 60 KiB. """ + _SPLITK_SUM_2X
 
 _DMMA_F32 = """IEEE float32 on Hopper's FP64 tensor cores, widened in registers
 (cutlass2x/f32_on_dmma_warp.h): float operands copied into shared memory as they are (16-byte
@@ -643,14 +668,14 @@ kernel reached 0.72x torch.mm (geomean; median 10.5 us against 8.2), most of the
 alignment-1 kernel; cuBLAS runs CUTLASS 2.x alignment-1 kernels with 64x64 tiles there.
 Stream-K stands in for split-K (16-bit D). Smem: 2 x (64 + 64) x 32 x 2 B = 16 KiB."""),
     Sm80((64, 64, 32), warp=(32, 32, 32), stages=4, builds={"f16": (4, 2), "bf16": (4, 2), "tf32": (4, 2, 1)},
-         why="""Small 16-bit problems with operands aligned to 4 or 8 bytes: the cp.async multistage
+         splitk_sum=("tf32",), why="""Small 16-bit problems with operands aligned to 4 or 8 bytes: the cp.async multistage
 128x128 kernel's copies on a 64x64 tile (four warps of 32x32), four stages. On the sweep's 228
 problems under 0.1 GFLOP aligned to 4 bytes the best built kernel, the 128x128 one, reached
 median 8.8 us against torch.mm's 6.0. Smem: 4 x (64 + 64) x 32 x 2 B = 32 KiB. The same for
 TF32 at alignments 4, 2 and 1 (cp.async copies of 16, 8 and 4 bytes), where cuBLAS runs
 CUTLASS 2.x 64x64 tensor-op kernels split along K: on the sweep's TF32 problems under 0.1
 GFLOP with an unaligned operand the best built kernel reached 0.71x torch.mm (geomean, H100,
-2026-11-24), mostly on the 128x128 one. Smem: 64 KiB (TF32)."""),
+2026-11-24), mostly on the 128x128 one. Smem: 64 KiB (TF32). """ + _SPLITK_SUM_2X),
     Sm80((64, 64, 64), warp=(32, 32, 64), stages=5, builds={"f16": (8,), "bf16": (8,)}, why="""Small
 problems and few rows, 16-bit, 16-byte aligned operands (also SM86/89's path: it fits their 99
 KiB). Four warps of 32x32, five stages of (64 + 64) x 64 x 2 B = 80 KiB. A 64x64 tile gives
@@ -662,8 +687,10 @@ at 256^3-1024^3. With serial split-K it is also a few-row kernel."""),
     Sm80((128, 128, 16), warp=(32, 64, 16), stages=3, math="dmma16x8x4", builds={"f64": (1,)}, why="""float64
 on Hopper's DMMA (16x8x4, twice the depth of SM80's 8x8x4): CUTLASS 2.x's multistage kernel with
 the SM90 instruction, built for sm_90a. Smem: 3 x (128 + 128) x 16 x 8 B = 96 KiB."""),
-    Sm80((64, 64, 16), warp=(32, 32, 16), stages=4, math="dmma16x8x4", builds={"f64": (1,)}, why=_DMMA_SMALL),
-    Sm80((32, 64, 16), warp=(16, 32, 16), stages=5, math="dmma16x8x4", builds={"f64": (1,)}, why=_DMMA_SMALL),
+    Sm80((64, 64, 16), warp=(32, 32, 16), stages=4, math="dmma16x8x4", builds={"f64": (1,)}, splitk_sum=("f64",),
+         why=_DMMA_SMALL),
+    Sm80((32, 64, 16), warp=(16, 32, 16), stages=5, math="dmma16x8x4", builds={"f64": (1,)}, splitk_sum=("f64",),
+         why=_DMMA_SMALL),
     Sm80((128, 128, 16), warp=(32, 64, 16), stages=3, math="dmma16x8x4", stream_k=True, builds={"f64": (1,)},
          why="""The 128x128 DMMA tile on CUTLASS 2.x's stream-K kernel (sm80_gemm.cuh, kStreamK), for
 float64 problems whose tiles leave a ragged last wave: 128x14336 is 112 tiles of 128x128, 0.85

@@ -268,8 +268,8 @@ class KernelInfo:
     batched: bool = False  # runs a batch of products (bmm) in one launch
     max_batch: Optional[int] = None  # most matrices one batched launch takes; None: no limit or not batched
     # How split-K's K slices are summed (KernelInfo::slice_sum, csrc/dispatch/kernel.h): "serial" (in
-    # turn, in the output), "second-kernel" (float32 partials summed by a second kernel: the
-    # slice-summing builds), "stream-k-workspace" (CUTLASS 2.x's stream-K kernel, 16-bit) or
+    # turn, in the output), "second-kernel" (partials summed by a second kernel: the slice-summing
+    # builds, float32 for 16-bit, D's own type for TF32 and float64), "stream-k-workspace" (CUTLASS 2.x's stream-K kernel, 16-bit) or
     # "last-slice" (the last K slice adds the others' float32 partials: the hand-written TMA kernel)
     slice_sum: str = "serial"
     # Split-K's slices meet in a float32 workspace, not in the output (slices_meet_in_float32): any

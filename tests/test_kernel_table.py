@@ -72,6 +72,7 @@ def test_generated_units_cover_every_build():
     expected = sum(len(layouts) for c in kt.SM90 for layouts in c.builds.values())
     expected += sum(len(layouts) for c in kt.SM90 for layouts in c.fused.values())
     expected += sum(len(kt.LAYOUTS) * len(aligns) for c in kt.SM80 for aligns in c.builds.values())
+    expected += sum(len(kt.LAYOUTS) * len(c.builds[p]) for c in kt.SM80 for p in c.splitk_sum)
     assert len(names) == expected
     for u in units:
         assert u.path.parent.parent == ROOT / "csrc" / "generated"
@@ -111,7 +112,19 @@ def test_files_are_packed_to_their_kernel_limit():
     groups = generate_kernels.kernel_groups()
     units = generate_kernels.all_units()
     unit_of = {name: i for i, u in enumerate(units) for name in u.names}
+    by_name = {g.name: g for g in groups}
+    # A group that launches another's GEMMs shares its file (each GEMM compiles once) and is
+    # packed with it as one unit.
+    companions = {g.launches_gemms_of: g for g in groups if g.launches_gemms_of}
+    assert companions
+    for base, g in companions.items():
+        assert groups.index(g) == groups.index(by_name[base]) + 1, g.name
+        assert unit_of[g.kernels[0][1]] == unit_of[by_name[base].kernels[0][1]], g.name
+        assert {k[0] for k in g.kernels} == {k[0] for k in by_name[base].kernels}, g.name
     for index, g in enumerate(groups):
+        if g.launches_gemms_of:
+            continue
+        size = len(g.kernels) + (len(companions[g.name].kernels) if g.name in companions else 0)
         here = unit_of[g.kernels[0][1]]
         limit = generate_kernels.KERNELS_PER_FILE[g.family]
         for i, u in enumerate(units[:here]):
@@ -119,7 +132,7 @@ def test_files_are_packed_to_their_kernel_limit():
                 continue
             # what file i held before g arrived (the groups of the table before g)
             before = [h for h in groups[:index] if unit_of[h.kernels[0][1]] == i]
-            assert sum(len(h.kernels) for h in before) + len(g.kernels) > limit, (g.name, u.path, units[here].path)
+            assert sum(len(h.kernels) for h in before) + size > limit, (g.name, u.path, units[here].path)
     assert generate_kernels.packed([], 8) == []
 
 
@@ -197,6 +210,13 @@ def test_registered_kernels_carry_their_rows_facts():
         elif isinstance(row, kt.Sm80):
             assert k.stages == row.stages and k.math == ("simt" if row.math == "simt" else "mma"), k.name
             assert k.alignment[0] in row.builds[k.dtype], k.name
+            if f"_{row.splitk_sum_name}_a" in k.name:
+                # The split-K-sum registration of a build: split-K alone, its slices summed apart.
+                assert k.dtype in row.splitk_sum, k.name
+                assert k.decompositions == ("split-k",) and k.slice_sum == "second-kernel", k.name
+                assert not k.batched and not k.split_k_in_workspace, k.name
+                checked += 1
+                continue
             offered = {d.replace("_", "-") for d in row.decompositions}
             in_workspace = k.dtype in ("f16", "bf16") and not row.stream_k
             assert k.slice_sum == ("stream-k-workspace" if in_workspace else "serial"), k.name

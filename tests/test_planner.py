@@ -560,6 +560,28 @@ def test_slice_summing_kernels_are_offered_every_count_that_cuts_k_evenly():
     assert 9 not in counts[False] and 4 in counts[False], p
 
 
+def test_cutlass2x_slice_summing_kernels_are_offered_any_count(tf32_matmul):
+    """CUTLASS 2.x's parallel split-K builds (TF32, float64) cut K into any count of slices, the
+    last one shorter: a small output over a long K is offered them past serial split-K's 16, at
+    counts that do not divide K (14927 is prime), and nothing else of theirs (their data-parallel
+    launch is the plain build's)."""
+    tf32_matmul(True)
+    kernels = {k.name: k for k in cutlass_ops.list_kernels()}
+    if not any(k.family == "cutlass2x" and k.slice_sum == "second-kernel" for k in kernels.values()):
+        pytest.skip("built without the CUTLASS 2.x kernels")
+    for dtype, precision in ((torch.float32, "tf32"), (torch.float64, "f64")):
+        p = plan(meta(192, 14927, dtype, "c"), meta(14927, 40, dtype, "c"), device="h200")
+        summing = [c for c in p.candidates if kernels[c.kernel].family == "cutlass2x"
+                   and kernels[c.kernel].slice_sum == "second-kernel"]
+        assert summing and all(c.decomposition == "split-k" for c in summing), p
+        assert all(kernels[c.kernel].dtype == precision for c in summing), p
+        counts = {c.splits for c in summing}
+        assert max(counts) > 16 and {3, 24, 48} <= counts, counts
+        serial = {c.splits for c in p.candidates if c.decomposition == "split-k"
+                  and kernels[c.kernel].slice_sum == "serial"}
+        assert serial and max(serial) <= 16, serial
+
+
 def test_sixteen_bit_cutlass2x_kernels_never_meet_k_slices_in_16_bit():
     """Serial split-K would round every partial sum to D's 16-bit type (fuzz seed 18: 7x2x911 at
     8x torch's error); those kernels split K on CUTLASS's stream-K kernel instead, whose

@@ -117,6 +117,7 @@ struct Sm80Gemm {
   using ArchTag = std::conditional_t<Config::kArch == 90, cutlass::arch::Sm90, cutlass::arch::Sm80>;
   using Element = typename Traits::Element;
   using Accumulator = typename Traits::Accumulator;
+  using ElementOut = ElementD;
   using OpClass = std::conditional_t<Config::kSimt, cutlass::arch::OpClassSimt, cutlass::arch::OpClassTensorOp>;
   using InstructionShape =
       std::conditional_t<Config::kSimt, cutlass::gemm::GemmShape<1, 1, 1>, typename Traits::Instruction>;
@@ -341,6 +342,7 @@ struct Sm80Gemm {
         .max_cc = Config::kArch == 90 ? 90 : kAnyNewerCC,
         .max_n = kMaxN,
         .math = Config::kSimt ? MathClass::kSimt : MathClass::kMma,
+        .accumulator_bytes = static_cast<int>(sizeof(Accumulator)),
         .mainloop = kMainloop,
         .tile_m = Config::kTileM,
         .tile_n = Config::kTileN,

@@ -27,39 +27,10 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "common/slice_sum.cuh"
 #include "cutlass3x/sm90_gemm.cuh"
 
 namespace cutlass_ops::sm90 {
-
-namespace splitk_sum {
-
-// D (M x N, row-major, ldd) = sum over s of W[s] (M x ldw each, slice_stride apart), in s
-// order. One thread per 4 columns of a row: 16-byte loads of W, element stores into D (any
-// alignment of D).
-template <class T>
-__global__ void sum_slices(const float* __restrict__ w, int slices, int64_t m, int64_t n, int64_t ldw,
-                           T* __restrict__ d, int64_t ldd) {
-  const int64_t quads = ldw / 4;
-  const int64_t idx = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  const int64_t row = idx / quads, col = (idx % quads) * 4;
-  if (row >= m || col >= n) return;
-  const int64_t slice_stride = m * ldw;
-  const float* p = w + row * ldw + col;
-  float4 acc = *reinterpret_cast<const float4*>(p);
-  for (int s = 1; s < slices; ++s) {
-    const float4 v = *reinterpret_cast<const float4*>(p + s * slice_stride);
-    acc.x += v.x;
-    acc.y += v.y;
-    acc.z += v.z;
-    acc.w += v.w;
-  }
-  const float sums[4] = {acc.x, acc.y, acc.z, acc.w};
-  T* out = d + row * ldd + col;
-  const int cols = static_cast<int>(n - col < 4 ? n - col : 4);
-  for (int j = 0; j < cols; ++j) out[j] = T(sums[j]);
-}
-
-}  // namespace splitk_sum
 
 template <class Config, Precision P, Layout LA, Layout LB>
 struct SplitKSum {
@@ -74,7 +45,7 @@ struct SplitKSum {
     while (s > 1 && (g.k % s != 0 || (g.k / s) % Partial::kAlignment != 0)) --s;
     return s;
   }
-  static int64_t slice_ld(const GemmArgs& g) { return (g.n + 3) / 4 * 4; }  // 16-byte rows for TMA
+  static int64_t slice_ld(const GemmArgs& g) { return slice_sum::padded_ld<float>(g.n); }  // 16-byte rows for TMA
   static size_t partials_bytes(const GemmArgs& g) {
     const size_t bytes = static_cast<size_t>(slices(g)) * g.m * slice_ld(g) * sizeof(float);
     return (bytes + kAlign - 1) / kAlign * kAlign;
@@ -104,11 +75,8 @@ struct SplitKSum {
     const GemmArgs p = partial_args(g);
     const KernelStatus status = Partial::run_sliced(p, s);
     if (!status.ok()) return status;
-    const int64_t threads = g.m * (slice_ld(g) / 4);
-    constexpr int kBlock = 256;
-    splitk_sum::sum_slices<Element><<<static_cast<unsigned>((threads + kBlock - 1) / kBlock), kBlock, 0, g.stream>>>(
-        static_cast<const float*>(p.d), s, g.m, g.n, p.ldd, static_cast<Element*>(g.d), g.ldd);
-    return from_cuda(cudaGetLastError());
+    return from_cuda(slice_sum::launch(static_cast<const float*>(p.d), s, g.m, g.n, static_cast<Element*>(g.d), g.ldd,
+                                       g.stream));
   }
 
   static KernelInfo info(const char* name) {
@@ -124,6 +92,7 @@ struct SplitKSum {
     k.can_implement = &can_implement;
     k.run = &run;
     k.slice_sum = SliceSum::kSecondKernel;
+    k.equal_slices = true;
     k.batched = false;  // its batch mode holds the K slices
     return k;
   }

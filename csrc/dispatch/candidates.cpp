@@ -121,7 +121,9 @@ namespace {
 // supports that can pay.
 void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan& plan, const KernelInfo& k,
                         const DeviceDesc& dev, const Calibration* cal) {
-  out.push_back({variant, &k, Decomposition::kDataParallel, 1});
+  // (CUTLASS 2.x's split-K-sum builds offer split-K alone: their data-parallel launch is the
+  // plain kernel's.)
+  if (k.supports(Decomposition::kDataParallel)) out.push_back({variant, &k, Decomposition::kDataParallel, 1});
   // A batch's tiles already fill the GPU more often than not; split-K and stream-K of batches
   // are not wired (the slice-summing kernels' batch mode holds the K slices).
   if (plan.batch > 1) return;
@@ -145,9 +147,9 @@ void add_decompositions(std::vector<Candidate>& out, Variant variant, const Plan
   if (!k.supports(Decomposition::kSplitK) || tiles >= slots) return;
   // s slices pay while they fill at most two rounds of the SMs and each keeps two k-tiles.
   const auto fits = [&](int s) { return s * tiles <= 2 * slots && k_tiles >= 2 * s; };
-  if (k.slice_sum == SliceSum::kSecondKernel) {
-    // The slice-summing kernels cut K into equal 16-byte multiples only, so they are offered
-    // every count that does (44136 = 9 x 4904: 3 and 9 slices, where the list below has 3).
+  if (k.slice_sum == SliceSum::kSecondKernel && k.equal_slices) {
+    // The slice-summing kernels that cut K into equal 16-byte multiples only are offered every
+    // count that does (44136 = 9 x 4904: 3 and 9 slices, where the list below has 3).
     for (int s = 2; s <= kMaxRecordedSplits && fits(s); ++s) {
       if (plan.k % (int64_t{s} * k.align_a) == 0) out.push_back({variant, &k, Decomposition::kSplitK, s});
     }

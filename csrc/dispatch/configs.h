@@ -1237,7 +1237,18 @@ struct Sm80_64x64x32_32x32x32_2s {
 // TF32 at alignments 4, 2 and 1 (cp.async copies of 16, 8 and 4 bytes), where cuBLAS runs
 // CUTLASS 2.x 64x64 tensor-op kernels split along K: on the sweep's TF32 problems under 0.1
 // GFLOP with an unaligned operand the best built kernel reached 0.71x torch.mm (geomean, H100,
-// 2026-11-24), mostly on the 128x128 one. Smem: 64 KiB (TF32).
+// 2026-11-24), mostly on the 128x128 one. Smem: 64 KiB (TF32). Also built as split-K summed by a
+// second kernel (``splitk_sum``; kernel names ``..._splitk_sum_a<N>``,
+// cutlass2x/sm80_splitk_sum.cuh): the same GEMM in CUTLASS's parallel split-K mode, every K
+// slice at once writing its partial D to a workspace, then a kernel adding the slices in order.
+// Serial split-K's slices take turns at each tile, so its launches stop paying at a dozen
+// slices; small outputs over a long K need dozens to bring the SMs in. Those were the largest
+// class below 0.8x torch.mm among 32- and 64-bit problems: on the H200 sweep, rows whose best
+// built candidate was a CUTLASS 2.x split-K launch ran 0.740x (TF32, 69 rows) and 0.774x
+// (float64, 97) torch.mm at best (TF32 192x40x14920 "cc": 37.8 us in 8 slices against 14.3).
+// With their slices summed apart, those rows' best built kernel reached 0.917x (TF32) and 0.986x
+// (float64), and 192x40x14920 17.1 us in 32 slices (H200 sweep, 2026-12-04; docs/findings.md,
+// "Small outputs over a long K").
 struct Sm80_64x64x32_32x32x32_4s {
   static constexpr ConfigId kId = ConfigId::kSm80_64x64x32_32x32x32_4s;
   static constexpr const char* kName = "64x64x32_4s";
@@ -1301,7 +1312,17 @@ struct Sm90Dmma_128x128x16_32x64x16_3s {
 // float64 below a wave of 128x128 tiles, on Hopper's DMMA 16x8x4: 64x64 (four warps of 32x32)
 // and, for up to 32 rows, 32x64 (four warps of 16x32), so that small and few-row problems get 4x
 // (2x) the CTAs of 128x128; with split-K for a long K. Smem: 4 x (64 + 64) x 16 x 8 B = 64 KiB,
-// 5 x (32 + 64) x 16 x 8 B = 60 KiB.
+// 5 x (32 + 64) x 16 x 8 B = 60 KiB. Also built as split-K summed by a second kernel
+// (``splitk_sum``; kernel names ``..._splitk_sum_a<N>``, cutlass2x/sm80_splitk_sum.cuh): the
+// same GEMM in CUTLASS's parallel split-K mode, every K slice at once writing its partial D to a
+// workspace, then a kernel adding the slices in order. Serial split-K's slices take turns at
+// each tile, so its launches stop paying at a dozen slices; small outputs over a long K need
+// dozens to bring the SMs in. Those were the largest class below 0.8x torch.mm among 32- and
+// 64-bit problems: on the H200 sweep, rows whose best built candidate was a CUTLASS 2.x split-K
+// launch ran 0.740x (TF32, 69 rows) and 0.774x (float64, 97) torch.mm at best (TF32 192x40x14920
+// "cc": 37.8 us in 8 slices against 14.3). With their slices summed apart, those rows' best
+// built kernel reached 0.917x (TF32) and 0.986x (float64), and 192x40x14920 17.1 us in 32 slices
+// (H200 sweep, 2026-12-04; docs/findings.md, "Small outputs over a long K").
 struct Sm90Dmma_64x64x16_32x32x16_4s {
   static constexpr ConfigId kId = ConfigId::kSm90Dmma_64x64x16_32x32x16_4s;
   static constexpr const char* kName = "dmma16x8x4_64x64x16_4s";

@@ -104,9 +104,9 @@ double main_loop_efficiency(const KernelInfo& k) {
   return kPipelined * width;
 }
 
-// Bytes of one partial sum in a streaming kernel's slabs: its accumulator's, float64 for
-// float64 and float32 otherwise (handwritten.cuh, ElementTraits::Accumulator).
-double slab_element_bytes(Precision p) { return p == Precision::kF64 ? 8.0 : 4.0; }
+// Bytes of one partial sum, wherever K slices leave them (a streaming kernel's slabs, split-K's
+// partial tiles and slices, stream-K's): the kernel's accumulator's.
+double partial_bytes(const KernelInfo& k) { return std::max(4, k.accumulator_bytes); }
 
 // K slices a streaming kernel (Mainloop::kStreaming) cuts a problem into: its workspace is one
 // M x N slab of partial sums per slice (and matrix of a batch) when it cuts more than one
@@ -127,7 +127,7 @@ GemmArgs plan_args(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
 double streaming_slices(const KernelInfo& k, const Plan& p, const DeviceDesc& dev) {
   if (k.mainloop != Mainloop::kStreaming || k.workspace_bytes == nullptr || p.m <= 0 || p.n <= 0) return 1;
   const GemmArgs g = plan_args(k, p, dev);
-  const double slab_bytes = slab_element_bytes(k.precision) * static_cast<double>(g.batch) * static_cast<double>(p.m) *
+  const double slab_bytes = partial_bytes(k) * static_cast<double>(g.batch) * static_cast<double>(p.m) *
                             static_cast<double>(p.n);
   return std::max(1.0, std::round(static_cast<double>(k.workspace_bytes(g)) / slab_bytes));
 }
@@ -369,7 +369,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
   const double slots = k.persistent ? persistent_ctas(dev.sm_count, cluster)
                                     : static_cast<double>(std::max(1, dev.sm_count)) * ctas;
   const double k_tiles = ceil_div(static_cast<double>(depth), tk);
-  const double tile_bytes = 4.0 * tm * tn;  // a float32 partial tile
+  const double tile_bytes = partial_bytes(k) * tm * tn;  // a partial tile
   switch (p.decomposition) {
     case Decomposition::kDataParallel: {
       // The streaming kernels split K themselves until their grid fills the GPU, and a second
@@ -380,7 +380,7 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       f[kFeatTileRounds] = rounds;
       f[kFeatCriticalIters] = rounds * k_tiles / slices;
       if (slices > 1) {
-        f[kFeatFixupMB] = 2.0 * slab_element_bytes(k.precision) * slices * batch * static_cast<double>(m) * n / kMB;
+        f[kFeatFixupMB] = 2.0 * partial_bytes(k) * slices * batch * static_cast<double>(m) * n / kMB;
         f[kFeatLaunch] = 2;  // the slab-summing kernel
       }
       break;
@@ -391,9 +391,8 @@ Features features(const Plan& p, const KernelInfo& k, const DeviceDesc& dev, con
       f[kFeatTileRounds] = rounds;
       f[kFeatCriticalIters] = rounds * ceil_div(k_tiles, s);
       if (k.slice_sum == SliceSum::kSecondKernel) {
-        // Slice summing: every slice writes a float32 partial D that a second kernel sums, all
-        // at once.
-        f[kFeatFixupMB] = 2.0 * 4.0 * s * static_cast<double>(m) * n / kMB;
+        // Slice summing: every slice writes a partial D that a second kernel sums, all at once.
+        f[kFeatFixupMB] = 2.0 * partial_bytes(k) * s * static_cast<double>(m) * n / kMB;
         break;
       }
       if (k.slice_sum == SliceSum::kLastSlice) {

@@ -21,7 +21,7 @@
 
 namespace cutlass_ops {
 
-inline constexpr int kKernelAbiVersion = 17;
+inline constexpr int kKernelAbiVersion = 18;
 inline constexpr const char* kKernelTableCapsuleName = "cutlass_ops.KernelTable";
 
 // Where a kernel's code comes from.
@@ -95,9 +95,11 @@ enum class SliceSum : int8_t {
   // CUTLASS's serial split-K: the slices take turns to add theirs into D, so a slice waits its
   // turn at the tile, and past 16 slices that wait dominates (candidates.cpp, kMaxSerialSplits).
   kSerial = 0,
-  // A batch of K slices that each write a float32 partial D, then a second kernel sums them in
-  // slice order (cutlass3x/sm90_splitk_sum.cuh): any slice count that divides K into 16-byte
-  // multiples, and no serial fix-up between slices.
+  // The K slices run at once, each writing its partial D to a workspace, then a second kernel
+  // sums them in slice order (common/slice_sum.cuh): no serial fix-up between slices. CUTLASS
+  // 3.x's runs the slices as a batch of equal ones (cutlass3x/sm90_splitk_sum.cuh,
+  // KernelInfo::equal_slices), CUTLASS 2.x's in its parallel split-K mode, the last slice shorter
+  // (cutlass2x/sm80_splitk_sum.cuh).
   kSecondKernel = 1,
   // CUTLASS 2.x's stream-K kernel with its split factor, for a kernel whose D is narrower than its
   // accumulator (16-bit): serial split-K would meet the K slices in D and round each partial sum
@@ -162,6 +164,9 @@ struct KernelInfo {
 
   // ---- how: the facts the cost model (dispatch/cost_model.h) reads ----
   MathClass math = MathClass::kMma;
+  // Bytes of one accumulator: what a partial sum that K slices leave in a workspace takes
+  // (float64 for float64, and for IEEE float32 widened to float64 on DMMA; float32 otherwise).
+  int accumulator_bytes = 4;
   Mainloop mainloop = Mainloop::kCpAsyncMultistage;
   OperandPass pass = OperandPass::kNone;
   int tile_m = 0, tile_n = 0, tile_k = 0;  // CTA tile, in the problem's terms (swap-AB included)
@@ -176,6 +181,9 @@ struct KernelInfo {
   bool orders_tiles = false;  // honours GemmArgs::tile_order (persistent tile schedulers)
   // How its split-K meets the K slices of a tile (SliceSum; serial for every kernel not saying).
   SliceSum slice_sum = SliceSum::kSerial;
+  // SliceSum::kSecondKernel: the slices must be equal and whole 16-byte units of K, so only the
+  // counts that divide K so run (a batch of slices); false: any count (candidates.cpp).
+  bool equal_slices = false;
   // CUTLASS 2.x's stream-K kernel: the reduction CTAs it launches per stream-K tile where it sums
   // partial tiles in CTAs of their own (one per accumulator fragment of its epilogue,
   // Epilogue::kAccumulatorFragments); 0 for every other kernel. The cost model needs the count

@@ -672,6 +672,7 @@ KernelInfo skinny_info(const char* name) {
   info.k_step = &k_step<P, L, kLoads>;
   info.role = Role::kProduct;
   info.math = MathClass::kSimt;
+  info.accumulator_bytes = static_cast<int>(sizeof(Accumulator<P>));
   info.mainloop = Mainloop::kStreaming;
   info.threads = S::kWarps * 32;
   return info;

@@ -713,6 +713,12 @@ Explanation explain_call(const at::Tensor& self, const at::Tensor& mat2, const a
       e.refused.emplace_back(k, describe_rejection(why, *k, normalized, device));
     } else if (k->role == Role::kTeaching) {
       e.refused.emplace_back(k, "a teaching kernel (a step of the hand-written ladder): runs only when forced with kernel=");
+    } else if (!k->supports(Decomposition::kDataParallel) && kernel_candidates(normalized, *k, device, cal).empty()) {
+      // CUTLASS 2.x's split-K-sum builds: their data-parallel launch is their plain build's.
+      e.refused.emplace_back(k, "runs split-K alone, and no slice count is offered here: split-K is offered while the "
+                                "output's tiles are fewer than the GPU holds at once (" +
+                                std::to_string(tile_count(*k, normalized.m, normalized.n)) +
+                                " here) and K gives every slice two K tiles or more");
     }
   }
   return e;
