@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import cutlass_ops
-from mm_testing import KERNEL_DTYPES, assert_matches_reference, capability, matrix, planned
+from mm_testing import aligned_shape, assert_matches_reference, capability, forced_operands, matrix, planned
 
 pytestmark = pytest.mark.gpu
 
@@ -23,17 +23,6 @@ def sum_kernels(cap=None):
     return [k for k in cutlass_ops.list_kernels(cap) if k.family == "cutlass2x" and k.slice_sum == "second-kernel"]
 
 
-def operands(kernel, m, n, k):
-    dtype = KERNEL_DTYPES[kernel.dtype]
-    return matrix(m, k, dtype, kernel.layouts[0]), matrix(k, n, dtype, kernel.layouts[1])
-
-
-def shape_for(kernel, m, n, k):
-    """(m, n, k) rounded up to the kernel's alignment (an alignment-1 build takes them as they are)."""
-    align = kernel.alignment[0]
-    return tuple((x + align - 1) // align * align for x in (m, n, k))
-
-
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
 @pytest.mark.parametrize("m,n,k,slices", [
     (192, 40, 14920, 48),  # three 64x64 tiles (six of 32x64), 48 slices of 312 (TF32) / 320 (float64) and a short last
@@ -41,56 +30,44 @@ def shape_for(kernel, m, n, k):
     (64, 64, 4096, 64),    # one tile, the most slices offered
     (33, 17, 2000, 3),     # a few slices over a ragged single tile
 ])
-def test_slices_sum_to_the_reference(kernel, m, n, k, slices):
-    m, n, k = shape_for(kernel, m, n, k)
-    a, b = operands(kernel, m, n, k)
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
-    try:
-        with planned(a, b, kernel.name, "split-k", slices):
-            plan = cutlass_ops.explain(a, b)
-            assert (plan.kernel, plan.decomposition, plan.splits) == (kernel.name, "split-k", slices), plan
-            out = cutlass_ops.mm(a, b)
-            assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} x{slices}")
-            # The slices are summed in a fixed order: the same bits on every run.
-            assert torch.equal(out, cutlass_ops.mm(a, b))
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
+def test_slices_sum_to_the_reference(kernel, m, n, k, slices, tf32_matmul):
+    tf32_matmul(kernel.dtype == "tf32")
+    m, n, k = aligned_shape(kernel, m, n, k)
+    a, b = forced_operands(kernel, m, n, k)
+    with planned(a, b, kernel.name, "split-k", slices):
+        plan = cutlass_ops.explain(a, b)
+        assert (plan.kernel, plan.decomposition, plan.splits) == (kernel.name, "split-k", slices), plan
+        out = cutlass_ops.mm(a, b)
+        assert_matches_reference(out, a, b, kernel.dtype, context=f"{kernel.name} x{slices}")
+        # The slices are summed in a fixed order: the same bits on every run.
+        assert torch.equal(out, cutlass_ops.mm(a, b))
 
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
-def test_strided_out_is_written_only_where_it_should_be(kernel):
-    m, n, k = shape_for(kernel, 100, 60, 8192)
-    a, b = operands(kernel, m, n, k)
+def test_strided_out_is_written_only_where_it_should_be(kernel, tf32_matmul):
+    tf32_matmul(kernel.dtype == "tf32")
+    m, n, k = aligned_shape(kernel, 100, 60, 8192)
+    a, b = forced_operands(kernel, m, n, k)
     ld = n + 4 * kernel.alignment[2]  # a wider row, D's alignment kept
     big = torch.full((m, ld), 7.0, dtype=a.dtype, device="cuda")
     start = kernel.alignment[2]
     out = big[:, start:start + n]
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
-    try:
-        with planned(a, b, kernel.name, "split-k", 24, out=out):
-            cutlass_ops.mm(a, b, out=out)
-        assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
-        assert (big[:, :start] == 7).all() and (big[:, start + n:] == 7).all()
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
+    with planned(a, b, kernel.name, "split-k", 24, out=out):
+        cutlass_ops.mm(a, b, out=out)
+    assert_matches_reference(out, a, b, kernel.dtype, context=kernel.name)
+    assert (big[:, :start] == 7).all() and (big[:, start + n:] == 7).all()
 
 
 @pytest.mark.parametrize("kernel", sum_kernels(), ids=lambda k: k.name)
-def test_forced_without_a_split_runs_the_plain_build(kernel):
+def test_forced_without_a_split_runs_the_plain_build(kernel, tf32_matmul):
     """Forced where the planner offers it no split (tiles that fill the GPU), the kernel runs its
     plain build's data-parallel launch."""
-    m, n, k = shape_for(kernel, 2048, 2048, 64)
-    a, b = operands(kernel, m, n, k)
+    tf32_matmul(kernel.dtype == "tf32")
+    m, n, k = aligned_shape(kernel, 2048, 2048, 64)
+    a, b = forced_operands(kernel, m, n, k)
     plan = cutlass_ops.explain(a, b, kernel=kernel.name)
     assert plan.decomposition == "data-parallel", plan
-    previous = torch.backends.cuda.matmul.allow_tf32
-    torch.backends.cuda.matmul.allow_tf32 = kernel.dtype == "tf32"
-    try:
-        assert_matches_reference(cutlass_ops.mm(a, b, kernel=kernel.name), a, b, kernel.dtype, context=kernel.name)
-    finally:
-        torch.backends.cuda.matmul.allow_tf32 = previous
+    assert_matches_reference(cutlass_ops.mm(a, b, kernel=kernel.name), a, b, kernel.dtype, context=kernel.name)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
